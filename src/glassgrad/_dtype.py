@@ -1,0 +1,149 @@
+"""Dtypes and PyTorch's type-promotion rules.
+
+PyTorch promotes in three tiers (tensors with dimensions, 0-d tensors, Python
+scalars) and a lower tier only wins when it brings a higher category
+(bool < integer < floating). NumPy's rules differ (float16 + int64 is float64
+there, float16 here), so promotion is computed here, never by NumPy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class dtype:  # noqa: N801 - PyTorch's name
+    __slots__ = ("_category", "itemsize", "name", "np")
+
+    def __init__(self, name: str, np_dtype: type, category: int) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self._category = category
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self._category == FLOAT
+
+    @property
+    def is_signed(self) -> bool:
+        return self.name not in ("bool", "uint8")
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def to_real(self) -> dtype:
+        return self
+
+    def __repr__(self) -> str:
+        return f"glassgrad.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+BOOL, INTEGER, FLOAT = 0, 1, 2
+
+bool_ = dtype("bool", np.bool_, BOOL)
+uint8 = dtype("uint8", np.uint8, INTEGER)
+int8 = dtype("int8", np.int8, INTEGER)
+int16 = dtype("int16", np.int16, INTEGER)
+int32 = dtype("int32", np.int32, INTEGER)
+int64 = dtype("int64", np.int64, INTEGER)
+float16 = dtype("float16", np.float16, FLOAT)
+float32 = dtype("float32", np.float32, FLOAT)
+float64 = dtype("float64", np.float64, FLOAT)
+
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+_BY_NUMPY = {d.np: d for d in ALL_DTYPES}
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME.update(half=float16, float=float32, double=float64, long=int64, int=int32, short=int16)
+
+_default_float = float32
+
+
+def get_default_dtype() -> dtype:
+    return _default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    global _default_float
+    if not isinstance(d, dtype) or not d.is_floating_point:
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_float = d
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
+    try:
+        return _BY_NUMPY[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def to_dtype(spec: object) -> dtype:
+    """Accept a glassgrad dtype, a NumPy dtype, a Python type or a name."""
+    if isinstance(spec, dtype):
+        return spec
+    if spec is float:
+        return _default_float
+    if spec is int:
+        return int64
+    if spec is bool:
+        return bool_
+    if isinstance(spec, str) and spec in _BY_NAME:
+        return _BY_NAME[spec]
+    try:
+        return from_numpy_dtype(np.dtype(spec))  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(f"{spec!r} is not a dtype glassgrad supports") from None
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    if a is b:
+        return a
+    if a._category != b._category:
+        return a if a._category > b._category else b
+    if a._category == FLOAT:
+        return a if a.itemsize >= b.itemsize else b
+    return _BY_NUMPY[np.promote_types(a.np, b.np)]
+
+
+def _scalar_dtype(value: object) -> dtype:
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, (int, np.integer)):
+        return int64
+    return _default_float
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    if higher is None:
+        return lower
+    if lower is None or higher._category == FLOAT:
+        return higher
+    if higher is bool_ or lower._category == FLOAT:
+        return promote_types(higher, lower)
+    return higher
+
+
+def result_type(*operands: object) -> dtype:
+    """The dtype PyTorch gives an elementwise op over these tensors and scalars."""
+    from .tensor import Tensor
+
+    dim_result = zero_result = scalar_result = None
+    for x in operands:
+        if isinstance(x, Tensor):
+            d = x.dtype
+            if x._data.ndim:
+                dim_result = d if dim_result is None else promote_types(dim_result, d)
+            else:
+                zero_result = d if zero_result is None else promote_types(zero_result, d)
+        elif x is not None:
+            d = _scalar_dtype(x)
+            scalar_result = d if scalar_result is None else promote_types(scalar_result, d)
+    result = _combine(dim_result, _combine(zero_result, scalar_result))
+    assert result is not None, "result_type needs at least one operand"
+    return result

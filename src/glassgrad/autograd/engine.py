@@ -1,0 +1,321 @@
+"""The backward engine: dependency counting over the reachable graph, one run per node.
+
+Shared work lives here and nowhere else: reducing a broadcast gradient back to
+its input's shape and dtype, summing the gradients that reach one input,
+running tensor, node and retain_grad hooks, capturing what autograd.grad asked
+for, and releasing each node's saved tensors as soon as it has run.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import Any
+
+from ..diagnostics import sites
+from ..tensor import Tensor
+from . import grad_mode
+from .graph import AccumulateGrad, Node, edge_to
+
+Edge = tuple[Node | None, int]
+
+
+def _as_tuple(x: Any) -> tuple[Any, ...]:
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def _root_grads(outputs: tuple[Tensor, ...], grad_outputs: tuple[Any, ...] | None, create_graph: bool) -> list[Tensor]:
+    if grad_outputs is not None and len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"got {len(grad_outputs)} tensors and {len(outputs)} gradients")
+    grads = []
+    for i, out in enumerate(outputs):
+        if not isinstance(out, Tensor):
+            raise TypeError(f"expected a Tensor as output {i}, got {type(out).__name__}")
+        if not out._requires_grad:
+            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+        given = None if grad_outputs is None else grad_outputs[i]
+        if given is None:
+            if out._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if not out.dtype.is_floating_point:
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
+            from ..ops.creation import ones_like
+
+            given = ones_like(out)
+        elif not isinstance(given, Tensor):
+            from ..ops.creation import tensor
+
+            given = tensor(given, dtype=out.dtype)
+        elif given.shape != out.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {given.shape} and output[{i}] has a shape "
+                f"of {out.shape}."
+            )
+        grads.append(given if create_graph else given.detach())
+    return grads
+
+
+def _dependencies(roots: list[Node]) -> dict[Node, int]:
+    deps: dict[Node, int] = {}
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        for child, _ in node.next_functions:
+            if child is None:
+                continue
+            deps[child] = deps.get(child, 0) + 1
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return deps
+
+
+def _needed(roots: list[Node], targets: set[Node]) -> set[Node]:
+    """Nodes from which some target is reachable: the only ones worth running."""
+    needed = set(targets)
+    seen: set[Node] = set()
+    stack: list[tuple[Node, bool]] = [(r, False) for r in roots]
+    while stack:  # iterative post-order: every child is decided before its parents
+        node, children_done = stack.pop()
+        if children_done:
+            if any(c in needed for c, _ in node.next_functions):
+                needed.add(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        stack.extend((c, False) for c, _ in node.next_functions if c is not None and c not in seen)
+    return needed
+
+
+def _fit_to_input(grad: Tensor, meta: tuple[Any, Any], node: Node, index: int) -> Tensor:
+    shape, dtype = meta
+    if grad._data.shape != shape:
+        from ..ops.shape import sum_to_size
+
+        try:
+            grad = sum_to_size(grad, shape)
+        except RuntimeError:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {index} - got "
+                f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
+                f"[{', '.join(map(str, shape))}]"
+            ) from None
+    if grad._data.dtype != dtype.np:
+        grad = grad.to(dtype)
+    return grad
+
+
+def _call_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
+    """Tensor hooks (which may replace a gradient), then retain_grad, as PyTorch orders them."""
+    if isinstance(node, AccumulateGrad):
+        hooks = node.variable._backward_hooks
+        by_output = {0: list(hooks.values())} if hooks else {}
+    else:
+        by_output = {nr: list(h.values()) for nr, h in node._tensor_pre_hooks.items()} if node._tensor_pre_hooks else {}
+    for nr, hooks_for_output in by_output.items():
+        for hook in hooks_for_output:
+            if grads[nr] is not None:
+                new = hook(grads[nr])
+                if new is not None:
+                    grads[nr] = new
+    if node._retains_grad:
+        for nr, ref in list(node._retains_grad.items()):
+            tensor = ref()
+            g = grads[nr]
+            if tensor is not None and g is not None and tensor.grad_fn is node:
+                tensor.grad = g.clone() if tensor.grad is None else tensor.grad + g
+    return grads
+
+
+def run_backward(
+    roots: Sequence[Edge],
+    root_grads: list[Tensor],
+    keep_graph: bool,
+    create_graph: bool,
+    capture: Sequence[Edge] | None = None,
+    accumulate: bool = True,
+) -> list[Tensor | None]:
+    """Run backward from `roots`; return the gradients that reached the `capture` edges."""
+    caller_site = sites.creation_site()
+    root_nodes = [n for n, _ in roots if n is not None]
+    deps = _dependencies(root_nodes)
+    targets = {n for n, _ in capture if n is not None} if capture is not None else None
+    needed = _needed(root_nodes, targets) if targets is not None else None
+    captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}
+
+    buffers: dict[Node, list[Tensor | None]] = {}
+    for (node, nr), grad in zip(roots, root_grads, strict=True):
+        if node is None:
+            continue
+        buf = buffers.setdefault(node, [None] * node.num_outputs)
+        buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+
+    ready = [(-node._sequence_nr, id(node), node) for node in buffers if deps.get(node, 0) == 0]
+    heapq.heapify(ready)
+    with grad_mode.set_grad_enabled(create_graph):
+        while ready:
+            node = heapq.heappop(ready)[2]
+            grads = _call_pre_hooks(node, buffers.pop(node))
+            if captured:
+                for nr, g in enumerate(grads):
+                    if (node, nr) in captured:
+                        captured[(node, nr)] = g
+            if isinstance(node, AccumulateGrad):
+                runs = accumulate and (targets is None or node in targets)
+            else:
+                runs = needed is None or node in needed
+            if runs:
+                if node._pre_hooks:
+                    for hook in list(node._pre_hooks.values()):
+                        new = hook(tuple(grads))
+                        if new is not None:
+                            grads = list(new)
+                outputs = node.apply(grads)
+                if node._hooks:
+                    for hook in list(node._hooks.values()):
+                        new = hook(tuple(outputs), tuple(grads))
+                        if new is not None:
+                            outputs = tuple(new)
+                if not keep_graph:
+                    node.release(caller_site)
+            else:
+                outputs = ()
+            del grads
+            for i, (child, nr) in enumerate(node.next_functions):
+                if child is None:
+                    continue
+                grad = outputs[i] if i < len(outputs) else None
+                if grad is not None:
+                    grad = _fit_to_input(grad, node._input_meta[i], node, i)
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * child.num_outputs
+                    buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+                deps[child] -= 1
+                if deps[child] == 0:
+                    if child in buffers:
+                        heapq.heappush(ready, (-child._sequence_nr, id(child), child))
+                    else:
+                        _skip(child, deps, buffers, ready)
+    return [captured[e] for e in capture] if capture is not None else []
+
+
+def _skip(node: Node, deps: dict[Node, int], buffers: dict[Node, list[Tensor | None]], ready: list[Any]) -> None:
+    """A node that received no gradient at all still releases its consumers' dependency counts."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        for child, _ in n.next_functions:
+            if child is None:
+                continue
+            deps[child] -= 1
+            if deps[child] == 0:
+                if child in buffers:
+                    heapq.heappush(ready, (-child._sequence_nr, id(child), child))
+                else:
+                    stack.append(child)
+
+
+def _input_edges(inputs: tuple[Tensor, ...], what: str) -> list[Edge]:
+    edges = []
+    for i, t in enumerate(inputs):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"{what} must be Tensors, got {type(t).__name__} at position {i}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        edges.append(edge_to(t))
+    return edges
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    grad_variables: Any = None,
+    inputs: Any = None,
+) -> None:
+    """Accumulate d(tensors)/d(leaf) into each leaf's `.grad` (or only `inputs`' when given)."""
+    outputs = _as_tuple(tensors)
+    if grad_variables is not None:
+        grad_tensors = grad_variables
+    grad_outputs = None if grad_tensors is None else _as_tuple(grad_tensors) if not isinstance(grad_tensors, Tensor) else (grad_tensors,)
+    if grad_outputs is not None and len(outputs) == 1 and len(grad_outputs) == 0:
+        grad_outputs = None
+    keep = create_graph if retain_graph is None else retain_graph
+    if create_graph:
+        import warnings
+
+        warnings.warn(
+            "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+            "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+            "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters "
+            "to None after use to break the cycle and avoid the leak.",
+            UserWarning,
+            stacklevel=3,
+        )
+    roots = [edge_to(t) if isinstance(t, Tensor) else (None, 0) for t in outputs]
+    grads = _root_grads(outputs, grad_outputs, create_graph)
+    input_list = _as_tuple(inputs)
+    if inputs is not None and not input_list:
+        raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+    if not input_list:
+        run_backward(roots, grads, keep, create_graph)
+        return
+    edges = _input_edges(input_list, "inputs")
+    captured = run_backward(roots, grads, keep, create_graph, capture=edges, accumulate=True)
+    for t, g in zip(input_list, captured, strict=True):
+        if t.grad_fn is not None and g is not None:  # a non-leaf named in inputs= gets .grad, as in PyTorch
+            t.grad = g.detach() if t.grad is None else t.grad + g.detach()
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """Return d(outputs)/d(inputs) without touching any `.grad`."""
+    if is_grads_batched:
+        raise NotImplementedError("is_grads_batched=True is not supported by glassgrad yet")
+    if materialize_grads and allow_unused is False:
+        raise ValueError(
+            "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
+        )
+    allow_unused = materialize_grads if allow_unused is None else allow_unused
+    outs = _as_tuple(outputs)
+    ins = _as_tuple(inputs)
+    if not ins:
+        raise RuntimeError("grad requires non-empty inputs.")
+    gouts = None if grad_outputs is None else _as_tuple(grad_outputs)
+    keep = create_graph if retain_graph is None else retain_graph
+    roots = [edge_to(t) if isinstance(t, Tensor) else (None, 0) for t in outs]
+    grads = _root_grads(outs, gouts, create_graph)
+    edges = _input_edges(ins, "inputs")
+    result = run_backward(roots, grads, keep, create_graph, capture=edges, accumulate=False)
+    final: list[Tensor | None] = []
+    for t, g in zip(ins, result, strict=True):
+        if g is None:
+            if materialize_grads:
+                from ..ops.creation import zeros_like
+
+                g = zeros_like(t)
+            elif not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+        final.append(g)
+    return tuple(final)

@@ -1,0 +1,189 @@
+"""autograd.Function: user-defined ops whose node is the `ctx` their methods receive."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from ..tensor import Tensor
+from . import grad_mode
+from .graph import Node, SavedTensor
+
+
+class FunctionCtx:
+    """What forward/setup_context may call on ctx (the node implements the rest)."""
+
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_backward can only save variables, but argument {tensors.index(t)} is not a Variable")
+        self.to_save = tensors
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        self.dirty_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = value
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """The node of one Function call; it is also the `ctx` the user's methods see."""
+
+    _function: type[Function]
+
+    def __init__(self, inputs: tuple[Tensor, ...]) -> None:
+        Node.__init__(self, inputs)
+        self.to_save: tuple[Tensor | None, ...] = ()
+        self.dirty_tensors: tuple[Tensor, ...] = ()
+        self.non_differentiable: tuple[Tensor, ...] = ()
+        self.materialize_grads = True
+        self.needs_input_grad: tuple[bool, ...] = ()
+        self._output_meta: list[tuple[Any, Any] | None] = []
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        return tuple(
+            None if s is None else s.unpack(self) if isinstance(s, SavedTensor) else s
+            for s in self._saved.get("saved_tensors", ())
+        )
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self._output_meta)
+
+    def saved_tensors_list(self) -> list[SavedTensor]:
+        return [s for s in self._saved.get("saved_tensors", ()) if isinstance(s, SavedTensor)]
+
+    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        from ..ops.creation import zeros
+
+        if self.materialize_grads:
+            grad_outputs = [
+                zeros(meta[0], dtype=meta[1]) if g is None and meta is not None else g
+                for g, meta in zip(grad_outputs, self._output_meta, strict=True)
+            ]
+        result = self._function.backward(self, *grad_outputs)
+        grads = result if isinstance(result, tuple) else (result,)
+        expected = len(self.next_functions)
+        if len(grads) > expected and all(g is None for g in grads[expected:]):
+            grads = grads[:expected]
+        if len(grads) != expected:
+            raise RuntimeError(
+                f"function {self.name()} returned an incorrect number of gradients (expected {expected}, got {len(grads)})"
+            )
+        return tuple(g if needed else None for g, needed in zip(grads, self.needs_input_grad, strict=True))
+
+
+class _FunctionMeta(type):
+    def __init__(cls, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> None:
+        super().__init__(name, bases, namespace)
+        cls._backward_cls = type(f"{name}Backward", (BackwardCFunction,), {"_function": cls})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Subclass with static forward(ctx, *args) and backward(ctx, *grads), or forward(*args) plus setup_context."""
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> Any:
+        return _NOT_OVERRIDDEN
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom autograd.Function to use it with "
+            "backward mode AD."
+        )
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        tensor_args = tuple(a for a in args if isinstance(a, Tensor))
+        ctx = cls._backward_cls(tensor_args)
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        uses_setup_context = cls.setup_context is not Function.setup_context
+        with grad_mode.no_grad():
+            outputs = cls.forward(*args, **kwargs) if uses_setup_context else cls.forward(ctx, *args, **kwargs)
+            if uses_setup_context:
+                cls.setup_context(ctx, args, outputs)
+        return _wire_outputs(ctx, tensor_args, outputs)
+
+
+_NOT_OVERRIDDEN = object()
+
+
+def _wire_outputs(ctx: BackwardCFunction, inputs: tuple[Tensor, ...], outputs: Any) -> Any:
+    is_tuple = isinstance(outputs, tuple)
+    outs = list(outputs) if is_tuple else [outputs]
+    ctx.needs_input_grad = tuple(t._requires_grad for t in inputs)
+    records = grad_mode.state.grad_enabled and any(ctx.needs_input_grad)
+    non_diff = {id(t) for t in ctx.non_differentiable}
+    dirty = {id(t) for t in ctx.dirty_tensors}
+    input_ids = {id(t) for t in inputs}
+    for i, out in enumerate(outs):
+        if not isinstance(out, Tensor):
+            ctx._output_meta.append(None)
+            continue
+        if id(out) in input_ids and id(out) not in dirty:
+            out = outs[i] = out.detach()  # an input returned as is becomes a new alias of it
+        ctx._output_meta.append((out.shape, out.dtype))
+        if records and id(out) not in non_diff and out.dtype.is_floating_point:
+            out._with_history(ctx, i)
+        elif id(out) in non_diff:
+            out._requires_grad = False
+    if records:
+        output_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
+        ctx._saved["saved_tensors"] = tuple(
+            None if t is None else SavedTensor(f"saved_tensors[{k}]", t, id(t) in output_ids)
+            for k, t in enumerate(ctx.to_save)
+        )
+    else:
+        ctx._saved["saved_tensors"] = ctx.to_save
+    ctx.to_save = ()
+    return tuple(outs) if is_tuple else outs[0]
+
+
+def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
+    """Run backward without recording; differentiating its result again raises."""
+
+    @functools.wraps(backward)
+    def wrapper(ctx: Any, *grads: Any) -> Any:
+        with grad_mode.no_grad():
+            result = backward(ctx, *grads)
+        if not grad_mode.state.grad_enabled or not any(isinstance(g, Tensor) and g._requires_grad for g in grads):
+            return result
+        results = result if isinstance(result, tuple) else (result,)
+        wrapped = tuple(
+            _DelayedError.apply(r, *[g for g in grads if isinstance(g, Tensor)]) if isinstance(r, Tensor) else r
+            for r in results
+        )
+        return wrapped if isinstance(result, tuple) else wrapped[0]
+
+    return wrapper
+
+
+class _DelayedError(Function):
+    @staticmethod
+    def forward(ctx: Any, value: Tensor, *grads: Tensor) -> Tensor:
+        return value.clone()
+
+    @staticmethod
+    def backward(ctx: Any, *grads: Any) -> Any:
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
+
+
+class InplaceFunction(Function):
+    def __init__(self, inplace: bool = False) -> None:
+        self.inplace = inplace
+
+
+class NestedIOFunction(Function):
+    pass

@@ -1,0 +1,119 @@
+"""Grad modes: thread-local switches usable as context managers and decorators."""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _ModeState(threading.local):
+    def __init__(self) -> None:
+        self.grad_enabled = True
+        self.inference = False
+
+
+state = _ModeState()
+
+
+def is_grad_enabled() -> bool:
+    return state.grad_enabled
+
+
+def is_inference_mode_enabled() -> bool:
+    return state.inference
+
+
+class _Mode:
+    """Base for grad-mode context managers that also decorate functions and generators."""
+
+    def _enter(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> None:
+        self._saved = (state.grad_enabled, state.inference)
+        self._enter()
+
+    def __exit__(self, *exc: object) -> None:
+        state.grad_enabled, state.inference = self._saved
+
+    def clone(self) -> _Mode:
+        return self.__class__()
+
+    def __call__(self, func: F) -> F:
+        if inspect.isgeneratorfunction(func):
+
+            @functools.wraps(func)
+            def generator(*args: Any, **kwargs: Any) -> Any:
+                gen = func(*args, **kwargs)
+                response = None
+                while True:
+                    with self.clone():
+                        try:
+                            item = gen.send(response)
+                        except StopIteration as stop:
+                            return stop.value
+                    response = yield item
+
+            return generator  # type: ignore[return-value]
+
+        @functools.wraps(func)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return func(*args, **kwargs)
+
+        return wrapper  # type: ignore[return-value]
+
+
+class no_grad(_Mode):  # noqa: N801 - PyTorch's name
+    def _enter(self) -> None:
+        state.grad_enabled = False
+
+
+class enable_grad(_Mode):  # noqa: N801
+    def _enter(self) -> None:
+        state.grad_enabled = True
+
+
+class set_grad_enabled(_Mode):  # noqa: N801
+    """Sets grad mode at construction, as PyTorch does; `with` restores the previous mode."""
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = bool(mode)
+        self._prev = state.grad_enabled
+        state.grad_enabled = self.mode
+
+    def __enter__(self) -> None:
+        self._saved = (self._prev, state.inference)
+        state.grad_enabled = self.mode
+
+    def __call__(self, func: F) -> F:
+        state.grad_enabled = self._prev  # used as a decorator: only calls change the mode
+        return super().__call__(func)
+
+    def clone(self) -> _Mode:
+        return set_grad_enabled(self.mode)
+
+
+class inference_mode(_Mode):  # noqa: N801
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = mode
+
+    def __call__(self, func: F) -> F:  # type: ignore[override]
+        if isinstance(func, bool):  # inference_mode(False) used as @inference_mode(False)
+            return inference_mode(func)  # type: ignore[return-value]
+        return super().__call__(func)
+
+    def clone(self) -> _Mode:
+        return inference_mode(self.mode)
+
+    def _enter(self) -> None:
+        if self.mode:
+            state.grad_enabled = False
+            state.inference = True
+        else:
+            state.inference = False

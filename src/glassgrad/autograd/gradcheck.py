@@ -1,0 +1,156 @@
+"""gradcheck and gradgradcheck: analytical Jacobians against central differences."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import grad_mode
+
+
+class GradcheckError(RuntimeError):
+    pass
+
+
+def _tuple(x: Any) -> tuple[Any, ...]:
+    return x if isinstance(x, tuple) else tuple(x) if isinstance(x, list) else (x,)
+
+
+def _outputs(func: Callable[..., Any], inputs: tuple[Any, ...]) -> tuple[Tensor, ...]:
+    return tuple(o for o in _tuple(func(*inputs)) if isinstance(o, Tensor))
+
+
+def _numerical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor], eps: float) -> list[list[np.ndarray]]:
+    """[output][input] -> (out.numel(), in.numel()) by central differences on each input element."""
+    with grad_mode.no_grad():
+        outs = _outputs(func, inputs)
+        columns: list[list[list[np.ndarray]]] = [[[] for _ in targets] for _ in outs]
+        for k, t in enumerate(targets):
+            flat = t._data.reshape(-1)  # a view: perturbing it perturbs the input, with no version bump
+            for j in range(flat.size):
+                original = flat[j].copy()
+                flat[j] = original + eps
+                plus = [o._data.astype(np.float64).ravel().copy() for o in _outputs(func, inputs)]
+                flat[j] = original - eps
+                minus = [o._data.astype(np.float64).ravel().copy() for o in _outputs(func, inputs)]
+                flat[j] = original
+                for i in range(len(outs)):
+                    columns[i][k].append((plus[i] - minus[i]) / (2 * eps))
+    return [
+        [np.stack(col, axis=1) if col else np.zeros((outs[i].numel(), 0)) for col in columns[i]]
+        for i in range(len(outs))
+    ]
+
+
+def _analytical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor]) -> list[list[np.ndarray]]:
+    from .engine import grad
+
+    outs = _outputs(func, inputs)
+    jacobians = [[np.zeros((o.numel(), t.numel())) for t in targets] for o in outs]
+    for i, out in enumerate(outs):
+        if not out._requires_grad:
+            continue
+        for row in range(out.numel()):
+            seed = np.zeros(out.numel(), dtype=out._data.dtype)
+            seed[row] = 1
+            grads = grad(out, targets, Tensor._wrap(seed.reshape(out.shape)), retain_graph=True, allow_unused=True)
+            for k, g in enumerate(grads):
+                if g is not None:
+                    jacobians[i][k][row] = g._data.astype(np.float64).ravel()
+    return jacobians
+
+
+def gradcheck(
+    func: Callable[..., Any],
+    inputs: Any,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_batched_forward_grad: bool = False,
+    check_forward_ad: bool = False,
+    check_backward_ad: bool = True,
+    fast_mode: bool = False,
+    masked: bool | None = None,
+) -> bool:
+    """True if every analytical Jacobian matches central differences within atol + rtol * |numerical|."""
+    inputs = _tuple(inputs)
+    targets = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
+    if not targets:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them have requires_grad=True.")
+    for t in targets:
+        if t.dtype.name != "float64":
+            warnings.warn(
+                f"Input #{inputs.index(t)} requires gradient and is not a double precision floating point. "
+                "This check will likely fail if all the inputs are not of double precision floating point. ",
+                UserWarning,
+                stacklevel=2,
+            )
+    numerical = _numerical_jacobians(func, inputs, targets, eps)
+    analytical = _analytical_jacobians(func, inputs, targets)
+    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical, strict=True)):
+        for k, (num, ana) in enumerate(zip(num_row, ana_row, strict=True)):
+            if not np.allclose(ana, num, rtol=rtol, atol=atol, equal_nan=True):
+                if raise_exception:
+                    raise GradcheckError(
+                        f"Jacobian mismatch for output {i} with respect to input {k},\n"
+                        f"numerical:{num}\nanalytical:{ana}\n"
+                    )
+                return False
+    return True
+
+
+def gradgradcheck(
+    func: Callable[..., Any],
+    inputs: Any,
+    grad_outputs: Sequence[Tensor] | Tensor | None = None,
+    *,
+    eps: float = 1e-6,
+    atol: float = 1e-5,
+    rtol: float = 1e-3,
+    gen_non_contig_grad_outputs: bool = False,
+    raise_exception: bool = True,
+    nondet_tol: float = 0.0,
+    check_undefined_grad: bool = True,
+    check_grad_dtypes: bool = False,
+    check_batched_grad: bool = False,
+    check_fwd_over_rev: bool = False,
+    check_rev_over_rev: bool = True,
+    fast_mode: bool = False,
+    masked: bool = False,
+) -> bool:
+    """gradcheck of the function (inputs, grad_outputs) -> d<func, grad_outputs>/d inputs."""
+    from .engine import grad
+
+    inputs = _tuple(inputs)
+    outs = _outputs(func, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = tuple(
+            Tensor._wrap(rng.standard_normal(o.shape).astype(o._data.dtype)).requires_grad_(True) for o in outs
+        )
+    else:
+        grad_outputs = _tuple(grad_outputs)
+    n_inputs = len(inputs)
+
+    def first_derivative(*args: Any) -> tuple[Tensor, ...]:
+        ins, gouts = args[:n_inputs], args[n_inputs:]
+        diff_ins = [t for t in ins if isinstance(t, Tensor) and t._requires_grad]
+        results = _outputs(func, ins)
+        grads = grad(results, diff_ins, gouts, create_graph=True, allow_unused=True)
+        from ..ops.creation import zeros_like
+
+        return tuple(g if g is not None else zeros_like(t) for g, t in zip(grads, diff_ins, strict=True))
+
+    return gradcheck(
+        first_derivative, (*inputs, *grad_outputs), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception
+    )

@@ -1,0 +1,328 @@
+"""Graph nodes, saved tensors and the hooks that see them.
+
+A node is one recorded op: its edges to the nodes of its inputs, the metadata
+of each input (so the engine can reduce a broadcast gradient back to it), and
+the tensors its backward formula needs, each kept as a SavedTensor object.
+Nodes never hold their own outputs: an output saved for backward is kept as
+its array and version counter and rebuilt on unpack, so the chain
+tensor -> grad_fn -> saved output -> tensor is never a reference cycle.
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..diagnostics import sites
+from . import grad_mode
+
+if TYPE_CHECKING:
+    from ..tensor import Tensor
+
+_sequence = itertools.count()
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the "
+    "graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+class RemovableHandle:
+    """Returned by every register_*hook; `remove()` takes the hook out again."""
+
+    _ids = itertools.count()
+
+    def __init__(self, hooks: dict[int, Callable[..., Any]]) -> None:
+        self._hooks = hooks
+        self.id = next(RemovableHandle._ids)
+
+    def remove(self) -> None:
+        self._hooks.pop(self.id, None)
+
+    def __enter__(self) -> RemovableHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.remove()
+
+
+def add_hook(hooks: dict[int, Callable[..., Any]], hook: Callable[..., Any]) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    return handle
+
+
+class Node:
+    """Base of every graph node (built-in op, custom Function, AccumulateGrad)."""
+
+    __slots__ = (
+        "__weakref__",
+        "_freed_by",
+        "_hooks",
+        "_input_meta",
+        "_pre_hooks",
+        "_retains_grad",
+        "_saved",
+        "_sequence_nr",
+        "_site",
+        "_tensor_pre_hooks",
+        "next_functions",
+    )
+
+    def __init__(self, inputs: tuple[Tensor, ...] = ()) -> None:
+        self._sequence_nr = next(_sequence)
+        self._site = sites.creation_site()
+        self._saved: dict[str, Any] = {}
+        self._freed_by: tuple[Any, int] | None = None
+        self._hooks: dict[int, Callable[..., Any]] | None = None
+        self._pre_hooks: dict[int, Callable[..., Any]] | None = None
+        self._tensor_pre_hooks: dict[int, dict[int, Callable[..., Any]]] | None = None
+        self._retains_grad: dict[int, weakref.ref[Tensor]] | None = None
+        self.next_functions = tuple(edge_to(t) for t in inputs)
+        self._input_meta = tuple((t.shape, t.dtype) if t.requires_grad else None for t in inputs)
+
+    # -- the public Node API -------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        meta = self._saved.get("__metadata__")
+        if meta is None:
+            meta = self._saved["__metadata__"] = {}
+        return meta
+
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """fn(grad_inputs, grad_outputs) runs after this node; it may return new grad_inputs."""
+        if self._hooks is None:
+            self._hooks = {}
+        return add_hook(self._hooks, fn)
+
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle:
+        """fn(grad_outputs) runs before this node; it may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = {}
+        return add_hook(self._pre_hooks, fn)
+
+    def _register_tensor_hook(self, output_nr: int, fn: Callable[..., Any]) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        return add_hook(self._tensor_pre_hooks.setdefault(output_nr, {}), fn)
+
+    def _tensor_hooks(self, output_nr: int) -> list[Callable[..., Any]]:
+        if self._tensor_pre_hooks is None or output_nr not in self._tensor_pre_hooks:
+            return []
+        return list(self._tensor_pre_hooks[output_nr].values())
+
+    def __getattr__(self, attr: str) -> Any:
+        # PyTorch exposes saved values as grad_fn._saved_<name>; so does glassgrad.
+        if attr.startswith("_saved_"):
+            saved = self._saved.get(attr[len("_saved_") :], _MISSING)
+            if saved is not _MISSING:
+                return saved.unpack(self) if isinstance(saved, SavedTensor) else saved
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {id(self):#x}>"
+
+    # -- engine interface ----------------------------------------------------
+    @property
+    def num_outputs(self) -> int:
+        return 1
+
+    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        raise NotImplementedError
+
+    def saved_tensors_list(self) -> list[SavedTensor]:
+        return [s for s in self._saved.values() if isinstance(s, SavedTensor)]
+
+    def release(self, freed_by: tuple[Any, int] | None) -> None:
+        """Drop every saved buffer; later unpacks raise PyTorch's 'second time' error."""
+        for saved in self.saved_tensors_list():
+            saved.release()
+        self._freed_by = freed_by
+
+
+_MISSING = object()
+
+
+def edge_to(t: Tensor) -> tuple[Node | None, int]:
+    """The (node, input_nr) a gradient for `t` flows into."""
+    if t.grad_fn is not None:
+        return (t.grad_fn, t._output_nr)
+    if t.requires_grad:
+        return (t._grad_accumulator(), 0)
+    return (None, 0)
+
+
+class AccumulateGrad(Node):
+    """Sink for a leaf that requires grad: sums every incoming gradient into `.grad`."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self._sequence_nr = float("inf")  # runs as soon as it is ready, as in PyTorch
+        self.variable = variable
+        self._input_meta = ((variable.shape, variable.dtype),)
+
+    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        grad = grad_outputs[0]
+        if grad is None:
+            return ()
+        variable = self.variable
+        if variable.grad is None:
+            variable.grad = grad.clone()  # never alias a gradient another node or the caller still holds
+        elif grad_mode.state.grad_enabled:
+            variable.grad = variable.grad + grad
+        else:
+            variable.grad.add_(grad)
+        for hook in list(variable._post_accumulate_hooks.values()) if variable._post_accumulate_hooks else ():
+            hook(variable)
+        return ()
+
+
+class SavedTensor:
+    """A tensor kept for backward: what it is, its version at save time, and whether it was freed."""
+
+    __slots__ = (
+        "_data",
+        "_packed",
+        "_tensor",
+        "_unpack_hook",
+        "dtype",
+        "is_output",
+        "name",
+        "nbytes",
+        "output_nr",
+        "producer",
+        "released",
+        "requires_grad",
+        "saved_version",
+        "shape",
+        "version_counter",
+    )
+
+    def __init__(self, name: str, tensor: Tensor, is_output: bool) -> None:
+        if tensor._is_inference:
+            raise RuntimeError(
+                "Inference tensors cannot be saved for backward. To work around you can make a clone "
+                "to get a normal tensor and use it in autograd."
+            )
+        self.name = name
+        self.is_output = is_output
+        self.shape = tensor.shape
+        self.dtype = tensor.dtype
+        self.nbytes = tensor._data.nbytes
+        self.version_counter = tensor._version_counter
+        self.saved_version = tensor._version_counter.value
+        self.output_nr = tensor._output_nr
+        self.producer = None if is_output or tensor.grad_fn is None else tensor.grad_fn.name()
+        self.requires_grad = tensor.requires_grad
+        self.released = False
+        hooks = _saved_hooks_stack()
+        if hooks:
+            pack, self._unpack_hook = hooks[-1]
+            with grad_mode.no_grad():
+                self._packed = pack(tensor)
+            self._tensor = self._data = None
+        else:
+            self._packed = self._unpack_hook = None
+            # An output is kept as its array alone: keeping the tensor would be a cycle through its grad_fn.
+            self._data = tensor._data if is_output else None
+            self._tensor = None if is_output else tensor
+
+    def release(self) -> None:
+        self._tensor = self._data = self._packed = None
+        self.released = True
+
+    def unpack(self, node: Node) -> Tensor:
+        if self.released:
+            raise RuntimeError(explain_freed(node, self))
+        if self._unpack_hook is not None:
+            from ..tensor import Tensor
+
+            tensor = self._unpack_hook(self._packed)
+            if not isinstance(tensor, Tensor):
+                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(tensor).__name__}")
+            if self.is_output and self.requires_grad:
+                tensor = tensor.detach()._with_history(node, self.output_nr)
+            return tensor
+        if self.version_counter.value != self.saved_version:
+            raise RuntimeError(explain_version(node, self))
+        if self.is_output:
+            from ..tensor import Tensor
+
+            tensor = Tensor._wrap(self._data)
+            tensor._version_counter = self.version_counter
+            if self.requires_grad:
+                tensor._with_history(node, self.output_nr)
+            return tensor
+        assert self._tensor is not None
+        return self._tensor
+
+
+def _saved_hooks_stack() -> list[tuple[Callable[..., Any], Callable[..., Any]]]:
+    return saved_tensors_hooks._stack
+
+
+class saved_tensors_hooks:  # noqa: N801 - PyTorch's name
+    """Pack every tensor saved for backward with pack_hook and restore it with unpack_hook."""
+
+    _stack: list[tuple[Callable[..., Any], Callable[..., Any]]] = []
+
+    def __init__(self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> saved_tensors_hooks:
+        saved_tensors_hooks._stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        saved_tensors_hooks._stack.pop()
+
+
+class save_on_cpu(saved_tensors_hooks):  # noqa: N801
+    """Saved tensors are copied on pack; with one device this only shows the seam works."""
+
+    def __init__(self, pin_memory: bool = False) -> None:
+        super().__init__(lambda t: t.detach().clone(), lambda t: t)
+
+
+def type_name(dtype: Any) -> str:
+    names = {
+        "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
+        "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+    }
+    return f"torch.{names[dtype.name]}Tensor"
+
+
+def describe_saved(saved: SavedTensor) -> str:
+    return f"[{type_name(saved.dtype)} [{', '.join(map(str, saved.shape))}]]"
+
+
+def explain_freed(node: Node, saved: SavedTensor) -> str:
+    from ..diagnostics import explain
+
+    return FREED_MESSAGE + explain.freed(node, saved)
+
+
+def explain_version(node: Node, saved: SavedTensor) -> str:
+    from ..diagnostics import explain
+
+    what = describe_saved(saved)
+    producer = node.name() if saved.is_output else saved.producer
+    if producer is not None:
+        what += f", which is output {saved.output_nr} of {producer},"
+    message = (
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"{what} is at version {saved.version_counter.value}; expected version {saved.saved_version} instead. "
+        "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+        "torch.autograd.set_detect_anomaly(True)."
+    )
+    return message + explain.version(node, saved)

@@ -1,0 +1,149 @@
+"""In-place ops: PyTorch's checks, version bumps, and history rebasing.
+
+An in-place op is computed out of place, recorded as a node whose input is the
+tensor's old value, and written back into the tensor's storage. The tensor's
+history then moves onto that node; when the tensor is a view, its base's
+history moves onto a CopySlices node instead, so gradients of the base see
+the change.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from . import grad_mode
+from .graph import Node, SavedTensor, edge_to
+
+LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+
+def check_inplace(t: Tensor) -> None:
+    if t._is_inference and not grad_mode.state.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+            "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+        )
+    if not grad_mode.state.grad_enabled:
+        return
+    if t._base is not None and t._base.grad_fn is None and t._base._requires_grad:
+        raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
+    if t.grad_fn is None and t._requires_grad:
+        raise RuntimeError(LEAF_MESSAGE)
+
+
+def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: bool = False) -> Tensor:
+    """Run `compute(t)` out of place, then make its value and history t's own.
+
+    Arithmetic may not narrow the category (an int tensor cannot take a float result);
+    copy-like ops (`any_cast`) may, as in PyTorch.
+    """
+    check_inplace(t)
+    result = compute(t)
+    if not any_cast and result.dtype._category > t.dtype._category:
+        raise RuntimeError(
+            f"result type {result.dtype.name.capitalize()} can't be cast to the desired output type "
+            f"{t.dtype.name.capitalize()}"
+        )
+    if result._data.shape != t._data.shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, t.shape))}] doesn't match the broadcast shape "
+            f"[{', '.join(map(str, result.shape))}]"
+        )
+    node = result.grad_fn
+    if node is not None:
+        _keep_original_self(node, t)
+    np.copyto(t._data, result._data, casting="unsafe")
+    t._version_counter.value += 1
+    if node is None:
+        return t
+    _retarget_saved_result(node, t)
+    if t._base is not None:
+        _rebase_view(t, node)
+    else:
+        t._with_history(node, 0)
+    return t
+
+
+def _keep_original_self(node: Node, t: Tensor) -> None:
+    """A formula that needs the old value of t gets a copy of it, as PyTorch's original_self."""
+    for name, saved in list(node._saved.items()):
+        if isinstance(saved, SavedTensor) and saved._tensor is t:
+            original = Tensor._wrap(t._data.copy())
+            if t.grad_fn is not None:
+                original._with_history(t.grad_fn, t._output_nr)
+            node._saved[name] = SavedTensor(name, original, False)
+
+
+def _retarget_saved_result(node: Node, t: Tensor) -> None:
+    """A saved result now lives in t's storage, under t's version counter."""
+    for saved in node.saved_tensors_list():
+        if saved.is_output and saved._data is not None:
+            saved._data = t._data
+            saved.version_counter = t._version_counter
+            saved.saved_version = t._version_counter.value
+
+
+def replay_view(base: Tensor, chain: tuple[tuple[Callable[..., Tensor], tuple[Any, ...]], ...]) -> Tensor:
+    view = base
+    for fn, args in chain:
+        view = fn(view, *args)
+    return view
+
+
+def _rebase_view(view: Tensor, node: Node) -> None:
+    base = view._base
+    assert base is not None
+    copy_slices = CopySlices(base, view._view_chain, node)
+    base._with_history(copy_slices, 0)
+    with grad_mode.enable_grad():
+        fresh = replay_view(base, view._view_chain)
+    view._with_history(fresh.grad_fn, fresh._output_nr)  # type: ignore[arg-type]
+
+
+class CopySlices(Node):
+    """The base's node after an in-place op on one of its views."""
+
+    __slots__ = ("fn", "view_chain")
+
+    def __init__(self, base: Tensor, view_chain: tuple[Any, ...], fn: Node) -> None:
+        super().__init__()
+        self.fn = fn
+        self.view_chain = view_chain
+        self.next_functions = (edge_to(base), *fn.next_functions[1:])
+        self._input_meta = ((base.shape, base.dtype), *fn._input_meta[1:])
+
+    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        from ..ops.creation import zeros
+        from ..ops.shape import clone, sum_to_size
+
+        grad = grad_outputs[0]
+        if grad is None:
+            return (None,) * len(self.next_functions)
+        result = clone(grad)
+        region = replay_view(result, self.view_chain)
+        fn_grads = self.fn.apply([clone(region)])
+        old_view_grad = fn_grads[0]
+        if old_view_grad is None:
+            old_view_grad = zeros(region.shape, dtype=region.dtype)
+        elif old_view_grad.shape != region.shape:
+            old_view_grad = sum_to_size(old_view_grad, region.shape)
+        copy_(region, old_view_grad)
+        return (result, *fn_grads[1:])
+
+    def saved_tensors_list(self) -> list[SavedTensor]:
+        return self.fn.saved_tensors_list()
+
+    def release(self, freed_by: Any) -> None:
+        self.fn.release(freed_by)
+        self._freed_by = freed_by
+
+
+def copy_(t: Tensor, src: Tensor | float, non_blocking: bool = False) -> Tensor:
+    from ..ops.inplace_ops import copy_from
+
+    return apply_inplace(t, lambda x: copy_from(x, src), any_cast=True)

@@ -1,0 +1,1 @@
+"""The glass: where graph nodes came from, what they hold, and why an error fired."""

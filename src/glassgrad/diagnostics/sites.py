@@ -1,0 +1,40 @@
+"""Creation sites: the first frame outside glassgrad, kept as (code object, line number).
+
+This runs for every recorded node, so it stays cheap: frames are walked by
+code object, and whether a code object belongs to glassgrad is cached.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from types import CodeType
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_internal: dict[CodeType, bool] = {}
+
+Site = tuple[CodeType, int]
+
+
+def _is_internal(code: CodeType) -> bool:
+    internal = _internal.get(code)
+    if internal is None:
+        internal = _internal[code] = code.co_filename.startswith(_PACKAGE_DIR)
+    return internal
+
+
+def creation_site() -> Site | None:
+    """The user's frame that caused the current glassgrad call."""
+    frame = sys._getframe(2)
+    while frame is not None and _is_internal(frame.f_code):
+        frame = frame.f_back  # type: ignore[assignment]
+    if frame is None:
+        return None
+    return (frame.f_code, frame.f_lineno)
+
+
+def format_site(site: Site | None) -> str:
+    if site is None:
+        return "<unknown>"
+    code, line = site
+    return f"{code.co_filename}:{line} in {code.co_name}"

@@ -1,0 +1,239 @@
+"""Tensor creation and glassgrad's own random generator (streams need not match PyTorch's)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from ..autograd import grad_mode
+from ..tensor import Size, Tensor, device
+
+
+class Generator:
+    """A seedable random stream (NumPy's PCG64)."""
+
+    def __init__(self, device: Any = "cpu") -> None:
+        self._seed = 67280421310721
+        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+
+    def manual_seed(self, seed: int) -> Generator:
+        self._seed = int(seed)
+        self._rng = np.random.Generator(np.random.PCG64(self._seed))
+        return self
+
+    def initial_seed(self) -> int:
+        return self._seed
+
+    def get_state(self) -> Tensor:
+        state = self._rng.bit_generator.state
+        return Tensor._wrap(np.frombuffer(repr(state).encode(), dtype=np.uint8).copy())
+
+    def set_state(self, state: Tensor) -> None:
+        import ast
+
+        self._rng.bit_generator.state = ast.literal_eval(bytes(state._data).decode())
+
+
+default_generator = Generator()
+
+
+def manual_seed(seed: int) -> Generator:
+    return default_generator.manual_seed(seed)
+
+
+def seed() -> int:
+    value = int(np.random.SeedSequence().entropy) % (2**63)
+    default_generator.manual_seed(value)
+    return value
+
+
+def initial_seed() -> int:
+    return default_generator.initial_seed()
+
+
+def _finish(array: np.ndarray, requires_grad: bool, dev: Any) -> Tensor:
+    if dev is not None:
+        device(dev)
+    t = Tensor._wrap(array)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_dtype(data: Any) -> _dtype.dtype:
+    flat = np.asarray(data)
+    if flat.dtype == np.bool_:
+        return _dtype.bool_
+    if np.issubdtype(flat.dtype, np.integer):
+        return _dtype.int64
+    if np.issubdtype(flat.dtype, np.floating) or flat.size == 0:
+        return _dtype.get_default_dtype()
+    raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+
+
+def _unwrap_nested(data: Any) -> Any:
+    if isinstance(data, Tensor):
+        return data._data
+    if isinstance(data, (list, tuple)):
+        return [_unwrap_nested(x) for x in data]
+    return data
+
+
+def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """Always copies `data`. Python floats become float32 (the default dtype), ints int64."""
+    if isinstance(data, Tensor):
+        array = data._data.copy()
+    elif isinstance(data, np.ndarray):
+        array = data.copy()
+        _dtype.from_numpy_dtype(array.dtype)
+    else:
+        unwrapped = _unwrap_nested(data)
+        try:
+            raw = np.array(unwrapped)
+        except ValueError as err:
+            raise ValueError(f"expected sequence of equal-length lists: {err}") from None
+        if raw.dtype == object or raw.dtype.kind in "US":
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        array = raw.astype(_infer_dtype(raw).np, copy=False)
+    if dtype is not None:
+        array = array.astype(_dtype.to_dtype(dtype).np, copy=False)
+    return _finish(array, requires_grad, device)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Shares memory with a NumPy array or tensor when the dtype already matches."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or _dtype.to_dtype(dtype) is data.dtype else data.to(dtype)
+    if isinstance(data, np.ndarray) and (dtype is None or _dtype.to_dtype(dtype).np == data.dtype):
+        _dtype.from_numpy_dtype(data.dtype)
+        return Tensor._wrap(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    _dtype.from_numpy_dtype(array.dtype)
+    return Tensor._wrap(array)
+
+
+def _size(size: Sequence[Any]) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], (tuple, list, Size)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)) or isinstance(s, bool):
+            raise TypeError(f"expected a sequence of integers as the size, but got an element of type {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _float_or(dtype: Any) -> np.dtype:
+    return (_dtype.get_default_dtype() if dtype is None else _dtype.to_dtype(dtype)).np
+
+
+def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, out: Any = None) -> Tensor:
+    return _finish(np.zeros(_size(size), dtype=_float_or(dtype)), requires_grad, device)
+
+
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.ones(_size(size), dtype=_float_or(dtype)), requires_grad, device)
+
+
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    return _finish(np.empty(_size(size), dtype=_float_or(dtype)), requires_grad, device)
+
+
+def full(size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    target = _dtype.to_dtype(dtype) if dtype is not None else _dtype.result_type(fill_value)
+    return _finish(np.full(_size((size,)), fill_value, dtype=target.np), requires_grad, device)
+
+
+def _like(input: Tensor, dtype: Any) -> np.dtype:
+    return input._data.dtype if dtype is None else _dtype.to_dtype(dtype).np
+
+
+def zeros_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    return _finish(np.zeros(input.shape, dtype=_like(input, dtype)), requires_grad, device)
+
+
+def ones_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    return _finish(np.ones(input.shape, dtype=_like(input, dtype)), requires_grad, device)
+
+
+def empty_like(input: Tensor, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    return _finish(np.empty(input.shape, dtype=_like(input, dtype)), requires_grad, device)
+
+
+def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None) -> Tensor:
+    return _finish(np.full(input.shape, fill_value, dtype=_like(input, dtype)), requires_grad, device)
+
+
+def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if (end - start) / step < 0:
+        raise RuntimeError("upper bound and larger bound inconsistent with step sign")
+    target = _dtype.to_dtype(dtype) if dtype is not None else _dtype.result_type(start, end, step)
+    count = int(np.ceil((end - start) / step))
+    return _finish((start + step * np.arange(count, dtype=np.float64)).astype(target.np), requires_grad, device)
+
+
+def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    if steps < 0:
+        raise RuntimeError("linspace(): number of steps must be non-negative")
+    return _finish(np.linspace(start, end, steps).astype(_float_or(dtype)), requires_grad, device)
+
+
+def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.eye(n, n if m is None else m, dtype=_float_or(dtype)), requires_grad, device)
+
+
+def _rng(generator: Generator | None) -> np.random.Generator:
+    return (generator or default_generator)._rng
+
+
+def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _finish(_rng(generator).random(_size(size)).astype(_float_or(dtype)), requires_grad, device)
+
+
+def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    return _finish(_rng(generator).standard_normal(_size(size)).astype(_float_or(dtype)), requires_grad, device)
+
+
+def randint(low: int, high: int | None = None, size: Sequence[int] | None = None, *, generator: Generator | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    if high is None or size is None:
+        if size is None and isinstance(high, (tuple, list)):
+            low, high, size = 0, low, high
+        else:
+            raise TypeError("randint() missing required argument 'size'")
+    if low >= high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    target = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
+    return _finish(_rng(generator).integers(low, high, _size((size,))).astype(target.np), requires_grad, device)
+
+
+def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    target = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
+    return _finish(_rng(generator).permutation(n).astype(target.np), requires_grad, device)
+
+
+def rand_like(input: Tensor, *, dtype: Any = None, generator: Generator | None = None) -> Tensor:
+    return rand(input.shape, generator=generator, dtype=dtype or input.dtype)
+
+
+def randn_like(input: Tensor, *, dtype: Any = None, generator: Generator | None = None) -> Tensor:
+    return randn(input.shape, generator=generator, dtype=dtype or input.dtype)
+
+
+def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
+    """Unpickling target for Tensor.__reduce_ex__."""
+    with grad_mode.no_grad():
+        t = Tensor._wrap(np.array(array))
+    t._requires_grad = requires_grad
+    return t

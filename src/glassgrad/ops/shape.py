@@ -1,0 +1,340 @@
+"""Shape ops. Most are views: they share storage and the version counter with their input and
+remember how to replay themselves from the base, so an in-place op on a view can rebase the
+base's history (CopySlices). None of them saves a tensor for backward."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Size, Tensor
+from .table import Derivative, derivative
+
+Shape = Sequence[int]
+
+
+def as_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args: Any) -> Tensor:
+    """Mark `result` as a view of `input`: same storage, same version counter, replayable from the base."""
+    if not np.may_share_memory(result._data, input._data):
+        return result
+    result._base = input._base if input._base is not None else input
+    result._view_chain = (*input._view_chain, (replay, args))
+    result._version_counter = input._version_counter
+    result._is_inference = input._is_inference
+    return result
+
+
+def _record_view(entry: Derivative, out: np.ndarray, input: Tensor, replay: Callable[..., Tensor], *args: Any, **attrs: Any) -> Tensor:
+    return as_view(entry.record(out, (input,), **attrs), input, replay, *args)
+
+
+def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    unknown = [i for i, s in enumerate(shape) if s == -1]
+    if len(unknown) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    if any(s < -1 for s in shape):
+        raise RuntimeError(f"invalid shape dimension {min(shape)}")
+    if unknown:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return shape
+
+
+ViewBackward0 = derivative("ViewBackward0", self=lambda grad, self_shape: reshape(grad, self_shape))
+UnsafeViewBackward0 = derivative("UnsafeViewBackward0", self=lambda grad, self_shape: reshape(grad, self_shape))
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:
+    target = _infer_shape(_shape_arg(shape), input._data.size)
+    out = input._data.view()
+    try:
+        out.shape = target
+    except AttributeError:
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least one dimension spans "
+            "across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+    return _record_view(ViewBackward0, out, input, view, target, self_shape=input.shape)
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    target = _infer_shape(_shape_arg(shape), input._data.size)
+    out = input._data.reshape(target)
+    if np.may_share_memory(out, input._data):
+        return _record_view(ViewBackward0, out, input, reshape, target, self_shape=input.shape)
+    return UnsafeViewBackward0.record(out, (input,), self_shape=input.shape)
+
+
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return view(input, other.shape)
+
+
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(input, other.shape)
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if input.ndim == 0:
+        return reshape(input, 1)
+    start, end = input._wrap_dim(start_dim), input._wrap_dim(end_dim)
+    if start > end:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    shape = input.shape
+    return reshape(input, (*shape[:start], -1 if 0 not in shape else int(np.prod(shape[start : end + 1])), *shape[end + 1 :]))
+
+
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    return input if input._data.flags.c_contiguous else clone(input)
+
+
+CloneBackward0 = derivative("CloneBackward0", self=lambda grad: grad)
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    return CloneBackward0.record(input._data.copy(), (input,))
+
+
+TransposeBackward0 = derivative("TransposeBackward0", self=lambda grad, dim0, dim1: transpose(grad, dim0, dim1))
+PermuteBackward0 = derivative("PermuteBackward0", self=lambda grad, dims: permute(grad, tuple(np.argsort(dims))))
+TBackward0 = derivative("TBackward0", self=lambda grad: t(grad))
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    d0, d1 = input._wrap_dim(dim0), input._wrap_dim(dim1)
+    if input.ndim == 0:
+        return _record_view(TransposeBackward0, input._data.view(), input, transpose, dim0, dim1, dim0=0, dim1=0)
+    return _record_view(TransposeBackward0, np.swapaxes(input._data, d0, d1), input, transpose, d0, d1, dim0=d0, dim1=d1)
+
+
+def t(input: Tensor) -> Tensor:
+    if input.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
+    return _record_view(TBackward0, input._data.T, input, t)
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    order = _shape_arg(dims)
+    if len(order) != input.ndim:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the length of the desired "
+            f"ordering of dimensions i.e. input.dim() = {input.ndim} is not equal to len(dims) = {len(order)}"
+        )
+    order = tuple(input._wrap_dim(d) for d in order)
+    if len(set(order)) != len(order):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return _record_view(PermuteBackward0, np.transpose(input._data, order), input, permute, order, dims=order)
+
+
+def mT(input: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
+    if input.ndim < 2:
+        raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
+    return transpose(input, -2, -1)
+
+
+ExpandBackward0 = derivative("ExpandBackward0", self=lambda grad, self_shape: sum_to_size(grad, self_shape))
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    target = _shape_arg(sizes)
+    lead = len(target) - input.ndim
+    if lead < 0:
+        raise RuntimeError(
+            f"expand(torch.FloatTensor{{[{', '.join(map(str, input.shape))}]}}, size=[{', '.join(map(str, target))}]): "
+            "the number of sizes provided must be greater or equal to the number of dimensions in the tensor"
+        )
+    final = tuple(input.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(target))
+    try:
+        out = np.broadcast_to(input._data, final)
+    except ValueError:
+        raise RuntimeError(
+            f"The expanded size of the tensor ({final[-1]}) must match the existing size ({input.shape[-1]}) at "
+            f"non-singleton dimension {len(final) - 1}.  Target sizes: [{', '.join(map(str, target))}].  "
+            f"Tensor sizes: [{', '.join(map(str, input.shape))}]"
+        ) from None
+    return _record_view(ExpandBackward0, out, input, expand, final, self_shape=input.shape)
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, other.shape)
+
+
+def broadcast_to(input: Tensor, size: Shape) -> Tensor:
+    return expand(input, tuple(size))
+
+
+UnsqueezeBackward0 = derivative("UnsqueezeBackward0", self=lambda grad, dim: squeeze(grad, dim))
+SqueezeBackward0 = derivative("SqueezeBackward0", self=lambda grad, self_shape: reshape(grad, self_shape))
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    d = input._wrap_dim(dim, input.ndim + 1)
+    return _record_view(UnsqueezeBackward0, np.expand_dims(input._data, d), input, unsqueeze, d, dim=d)
+
+
+def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
+    shape = input.shape
+    if dim is None:
+        axes = tuple(i for i, s in enumerate(shape) if s == 1)
+    else:
+        dims = (dim,) if isinstance(dim, int) else tuple(dim)
+        axes = tuple(sorted({input._wrap_dim(d) for d in dims}))
+        axes = tuple(a for a in axes if input.ndim and shape[a] == 1)
+    out = np.squeeze(input._data, axis=axes) if axes else input._data.view()
+    return _record_view(SqueezeBackward0, out, input, squeeze, dim, self_shape=shape)
+
+
+def sum_to_size(input: Tensor, *size: Any) -> Tensor:
+    """Sum `input` down to `size` (which it must broadcast from): the gradient of a broadcast."""
+    from .reduction import sum as reduce_sum
+
+    target = _shape_arg(size)
+    shape = input.shape
+    lead = len(shape) - len(target)
+    if lead < 0 or any(t != 1 and t != s for t, s in zip(target, shape[lead:], strict=True)):
+        raise RuntimeError(f"size {{{list(target)}}} is not expandable to size {{{list(shape)}}}.")
+    dims = (*range(lead), *(lead + i for i, t in enumerate(target) if t == 1 and shape[lead + i] != 1))
+    if not dims:
+        return input
+    return reshape(reduce_sum(input, dims, keepdim=True), target)
+
+
+CatBackward0 = derivative("CatBackward0")
+StackBackward0 = derivative("StackBackward0")
+
+
+def _many(entry_name: str, tensors: Sequence[Tensor], out: np.ndarray, dim: int, backward: Callable[..., Any]) -> Tensor:
+    """cat and stack: one node with an input per tensor, each gradient a slice of the output's."""
+    entry = _many_entries.get((entry_name, len(tensors)))
+    if entry is None:
+        names = tuple(f"tensors{i}" for i in range(len(tensors)))
+        formulas = {n: _slice_formula(backward, i) for i, n in enumerate(names)}
+        entry = _many_entries[(entry_name, len(tensors))] = Derivative(entry_name, names, formulas)
+    return entry.record(out, tuple(tensors), dim=dim, sizes=tuple(t.shape for t in tensors))
+
+
+_many_entries: dict[tuple[str, int], Derivative] = {}
+
+
+def _slice_formula(backward: Callable[..., Any], index: int) -> Callable[..., Any]:
+    def formula(grad: Tensor, dim: int, sizes: tuple[Size, ...]) -> Tensor:
+        return backward(grad, dim, sizes, index)
+
+    return formula
+
+
+def _cat_piece(grad: Tensor, dim: int, sizes: tuple[Size, ...], index: int) -> Tensor:
+    if len(sizes[index]) == 1 and sizes[index][0] == 0 and grad.ndim > 1:
+        from .creation import zeros
+
+        return zeros(sizes[index], dtype=grad.dtype)
+    start = sum(s[dim] for s in sizes[:index] if not (len(s) == 1 and s[0] == 0))
+    return narrow(grad, dim, start, sizes[index][dim])
+
+
+def _stack_piece(grad: Tensor, dim: int, sizes: tuple[Size, ...], index: int) -> Tensor:
+    return select(grad, dim, index)
+
+
+def _check_many(tensors: Sequence[Tensor], what: str) -> None:
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"{what}(): argument 'tensors' must be tuple of Tensors, not {type(tensors).__name__}")
+    if not tensors:
+        raise RuntimeError(f"{what}(): expected a non-empty list of Tensors")
+    for i, x in enumerate(tensors):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
+
+
+def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    from .._dtype import result_type
+
+    _check_many(tensors, "cat")
+    parts = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)] or list(tensors[:1])
+    d = parts[0]._wrap_dim(dim)
+    common = result_type(*tensors)
+    for x in parts:
+        if x.ndim != parts[0].ndim:
+            raise RuntimeError(
+                f"Tensors must have same number of dimensions: got {parts[0].ndim} and {x.ndim}"
+            )
+        for axis in range(x.ndim):
+            if axis != d and x.shape[axis] != parts[0].shape[axis]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size {parts[0].shape[axis]} but "
+                    f"got size {x.shape[axis]} for tensor number {list(tensors).index(x)} in the list."
+                )
+    out = np.concatenate([x._data.astype(common.np, copy=False) for x in parts], axis=d)
+    return _many("CatBackward0", tensors, out, d, _cat_piece)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
+    from .._dtype import result_type
+
+    _check_many(tensors, "stack")
+    d = tensors[0]._wrap_dim(dim, tensors[0].ndim + 1)
+    for i, x in enumerate(tensors):
+        if x.shape != tensors[0].shape:
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at entry 0 and "
+                f"{list(x.shape)} at entry {i}"
+            )
+    common = result_type(*tensors)
+    out = np.stack([x._data.astype(common.np, copy=False) for x in tensors], axis=d)
+    return _many("StackBackward0", tensors, out, d, _stack_piece)
+
+
+NarrowBackward = derivative(
+    "SliceBackward0", self=lambda grad, self_shape, dim, start: _pad_slice(grad, self_shape, dim, start)
+)
+SelectBackward0 = derivative(
+    "SelectBackward0", self=lambda grad, self_shape, dim, index: _pad_slice(unsqueeze(grad, dim), self_shape, dim, index)
+)
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    d = input._wrap_dim(dim)
+    size = input.shape[d]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    index = (slice(None),) * d + (slice(start, start + length),)
+    return _record_view(NarrowBackward, input._data[index], input, narrow, d, start, length, self_shape=input.shape, dim=d, start=start)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    d = input._wrap_dim(dim)
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}")
+    i = index % size
+    view_index = (slice(None),) * d + (i,)
+    return _record_view(SelectBackward0, input._data[view_index], input, select, d, i, self_shape=input.shape, dim=d, index=i)
+
+
+PadSliceBackward = derivative(
+    "SliceBackwardBackward0", self=lambda grad, dim, start, length: narrow(grad, dim, start, length)
+)
+
+
+def _pad_slice(grad: Tensor, shape: Size, dim: int, start: int) -> Tensor:
+    """Zeros of `shape` with `grad` placed at [start, start+len) along `dim` (differentiable)."""
+    out = np.zeros(shape, dtype=grad._data.dtype)
+    length = grad.shape[dim]
+    out[(slice(None),) * dim + (slice(start, start + length),)] = grad._data
+    return PadSliceBackward.record(out, (grad,), dim=dim, start=start, length=length)

@@ -1,0 +1,99 @@
+"""The derivative table: one entry per built-in op.
+
+An entry names the node class PyTorch shows (`MulBackward0`), the op's inputs,
+and one formula per differentiable input. A formula's parameters after `grad`
+name what it needs: an input (`self`, `other`), the op's `result`, or an
+attribute the op recorded (`dim`, `self_shape`). As in PyTorch's
+derivatives.yaml, a node saves exactly what the formulas of the inputs that
+require grad need, and nothing else; tensors among those become SavedTensor
+objects, everything else is kept as a plain value.
+
+Formulas are written with glassgrad ops, so with create_graph=True they
+record a graph of their own and higher derivatives come for free.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from ..autograd import grad_mode
+from ..autograd.graph import Node, SavedTensor
+from ..tensor import Tensor
+
+Formula = Callable[..., Any]
+
+
+class Derivative:
+    """One row of the table; `record` turns a forward result into a graph node when needed."""
+
+    def __init__(self, name: str, inputs: tuple[str, ...], formulas: dict[str, Formula]) -> None:
+        unknown = set(formulas) - set(inputs)
+        assert not unknown, f"{name}: formulas for unknown inputs {unknown}"
+        self.name = name
+        self.inputs = inputs
+        self.formulas = tuple(formulas.get(i) for i in inputs)
+        self.needs = tuple(
+            tuple(inspect.signature(f).parameters)[1:] if f is not None else () for f in self.formulas
+        )
+        self._saves_for_mask: dict[tuple[bool, ...], tuple[str, ...]] = {}
+        self.node_class = type(name, (OpNode,), {"__slots__": (), "derivative": self})
+
+    def saves(self, requires: tuple[bool, ...]) -> tuple[str, ...]:
+        """Names saved when the inputs' requires_grad flags are `requires`."""
+        names = self._saves_for_mask.get(requires)
+        if names is None:
+            wanted: dict[str, None] = {}
+            for needed, needs in zip(requires, self.needs, strict=True):
+                if needed:
+                    wanted.update(dict.fromkeys(needs))
+            names = self._saves_for_mask[requires] = tuple(wanted)
+        return names
+
+    def record(self, out: Any, inputs: tuple[Tensor, ...], **attrs: Any) -> Tensor:
+        """Wrap the forward array `out`; record a node if grad mode is on and an input requires grad."""
+        result = Tensor._wrap(out)
+        if not grad_mode.state.grad_enabled:
+            return result
+        requires = tuple(t._requires_grad for t in inputs)
+        if True not in requires:
+            return result
+        if not result.dtype.is_floating_point:
+            return result  # integer and bool results are never differentiable
+        node = self.node_class(inputs)
+        node._needs_input_grad = requires
+        saved = node._saved
+        names = self.saves(requires)
+        for name in names:
+            if name != "result":
+                value = attrs[name] if name in attrs else inputs[self.inputs.index(name)]
+                saved[name] = SavedTensor(name, value, False) if isinstance(value, Tensor) else value
+        result._with_history(node, 0)
+        if "result" in names:
+            saved["result"] = SavedTensor("result", result, True)
+        return result
+
+
+class OpNode(Node):
+    """A node of a built-in op; its class is made per table entry (`MulBackward0`)."""
+
+    __slots__ = ("_needs_input_grad",)
+    derivative: Derivative
+
+    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        grad = grad_outputs[0]
+        derivative = self.derivative
+        saved = self._saved
+        grads: list[Tensor | None] = []
+        for needed, formula, needs in zip(self._needs_input_grad, derivative.formulas, derivative.needs, strict=True):
+            if not needed or formula is None or grad is None:
+                grads.append(None)
+                continue
+            args = [saved[n].unpack(self) if isinstance(saved[n], SavedTensor) else saved[n] for n in needs]
+            grads.append(formula(grad, *args))
+        return tuple(grads)
+
+
+def derivative(name: str, inputs: tuple[str, ...] = ("self",), **formulas: Formula) -> Derivative:
+    return Derivative(name, inputs, formulas)

@@ -1,0 +1,453 @@
+"""Tensor: a NumPy array, a version counter shared with its views, and autograd metadata.
+
+Arithmetic and the other ops are defined in `glassgrad.ops`; their tensor
+methods are installed from the op registry there, so adding an op touches
+one place.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import _dtype
+from ._dtype import dtype
+from .autograd import grad_mode
+
+if TYPE_CHECKING:
+    from .autograd.graph import AccumulateGrad, Node, RemovableHandle
+
+
+class VersionCounter:
+    """Shared by a tensor, its views and its detached aliases; in-place ops bump it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Size(tuple):
+    """torch.Size: a tuple of ints that prints as PyTorch's does."""
+
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(map(str, self))}])"
+
+    def numel(self) -> int:
+        return int(np.prod(self, dtype=np.int64))
+
+
+class device:  # noqa: N801 - PyTorch's name
+    __slots__ = ("index", "type")
+
+    def __init__(self, spec: str | device = "cpu", index: int | None = None) -> None:
+        text = spec.type if isinstance(spec, device) else str(spec)
+        kind, _, idx = text.partition(":")
+        if kind != "cpu":
+            raise RuntimeError(
+                f"glassgrad runs on the CPU (NumPy) only for now; device '{text}' is not available"
+            )
+        self.type = kind
+        self.index = int(idx) if idx else index
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and other.type == self.type
+
+    def __hash__(self) -> int:
+        return hash(self.type)
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')"
+
+    def __str__(self) -> str:
+        return self.type
+
+
+CPU = device("cpu")
+
+
+class Tensor:
+    __slots__ = (
+        "__weakref__",
+        "_accumulator",
+        "_backward_hooks",
+        "_base",
+        "_data",
+        "_is_inference",
+        "_output_nr",
+        "_post_accumulate_hooks",
+        "_requires_grad",
+        "_retains_grad",
+        "_version_counter",
+        "_view_chain",
+        "grad",
+        "grad_fn",
+    )
+
+    # -- construction ----------------------------------------------------------
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """The legacy constructor: Tensor(data) or Tensor(*sizes), float by default."""
+        if len(args) == 1 and not isinstance(args[0], int):
+            array = np.array(args[0].numpy() if isinstance(args[0], Tensor) else args[0], dtype=_dtype.get_default_dtype().np)
+        else:
+            sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+            array = np.empty(tuple(sizes), dtype=_dtype.get_default_dtype().np)
+        self._init(array)
+
+    def _init(self, array: np.ndarray) -> None:
+        self._data = array
+        self._version_counter = VersionCounter()
+        self._requires_grad = False
+        self.grad = None
+        self.grad_fn: Node | None = None
+        self._output_nr = 0
+        self._base: Tensor | None = None
+        self._view_chain: tuple[tuple[Callable[..., Tensor], tuple[Any, ...]], ...] = ()
+        self._accumulator: weakref.ref[AccumulateGrad] | None = None
+        self._backward_hooks: dict[int, Callable[..., Any]] | None = None
+        self._post_accumulate_hooks: dict[int, Callable[..., Any]] | None = None
+        self._retains_grad = False
+        self._is_inference = grad_mode.state.inference
+
+    @classmethod
+    def _wrap(cls, array: Any) -> Tensor:
+        """A new tensor around `array` (no copy) with no autograd history."""
+        if type(array) is not np.ndarray:
+            array = np.asarray(array)
+        t = object.__new__(Tensor)
+        t._init(array)
+        return t
+
+    def _with_history(self, node: Node, output_nr: int) -> Tensor:
+        self.grad_fn = node
+        self._output_nr = output_nr
+        self._requires_grad = True
+        return self
+
+    def _grad_accumulator(self) -> AccumulateGrad:
+        """The leaf's AccumulateGrad node, shared by every use while any graph holds it."""
+        from .autograd.graph import AccumulateGrad
+
+        node = self._accumulator() if self._accumulator is not None else None
+        if node is None:
+            node = AccumulateGrad(self)
+            self._accumulator = weakref.ref(node)
+        return node
+
+    # -- metadata --------------------------------------------------------------
+    @property
+    def dtype(self) -> dtype:
+        return _dtype.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[self._wrap_dim(dim)]
+
+    def _wrap_dim(self, dim: int, ndim: int | None = None) -> int:
+        n = self._data.ndim if ndim is None else ndim
+        bound = max(n, 1)
+        if not -bound <= dim < bound:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-bound}, {bound - 1}], but got {dim})")
+        return dim % bound
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def ndimension(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    def nelement(self) -> int:
+        return int(self._data.size)
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def nbytes(self) -> int:
+        return int(self._data.nbytes)
+
+    @property
+    def itemsize(self) -> int:
+        return self._data.itemsize
+
+    @property
+    def device(self) -> device:
+        return CPU
+
+    @property
+    def is_cuda(self) -> bool:
+        return False
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.grad_fn is None
+
+    def is_floating_point(self) -> bool:
+        return self.dtype.is_floating_point
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def is_inference(self) -> bool:
+        return self._is_inference
+
+    @property
+    def _version(self) -> int:
+        return self._version_counter.value
+
+    @property
+    def is_sparse(self) -> bool:
+        return False
+
+    @property
+    def layout(self) -> str:
+        return "torch.strided"
+
+    def data_ptr(self) -> int:
+        return int(self._data.__array_interface__["data"][0])
+
+    def stride(self, dim: int | None = None) -> Any:
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[self._wrap_dim(dim)]
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __iter__(self) -> Iterator[Tensor]:
+        if self._data.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._data.shape[0]))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # -- autograd attributes ---------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if value and self._is_inference and not grad_mode.state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    def retain_grad(self) -> None:
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self.grad_fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        node = self.grad_fn
+        if node._retains_grad is None:
+            node._retains_grad = {}
+        node._retains_grad[self._output_nr] = weakref.ref(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """hook(grad) runs when this tensor's gradient is computed; it may return a replacement."""
+        from .autograd.graph import add_hook
+
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            return self.grad_fn._register_tensor_hook(self._output_nr, hook)
+        if self._backward_hooks is None:
+            self._backward_hooks = {}
+        return add_hook(self._backward_hooks, hook)
+
+    def register_post_accumulate_grad_hook(self, hook: Callable[[Tensor], None]) -> RemovableHandle:
+        from .autograd.graph import add_hook
+
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_hooks is None:
+            self._post_accumulate_hooks = {}
+        return add_hook(self._post_accumulate_hooks, hook)
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        from .autograd.engine import backward
+
+        backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing storage and version counter, with no history."""
+        t = Tensor._wrap(self._data)
+        t._version_counter = self._version_counter
+        t._is_inference = self._is_inference
+        return t
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._base._requires_grad:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+        self.grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        """Like detach(), but in-place changes through it are not seen by autograd (a new version counter)."""
+        return Tensor._wrap(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+
+    # -- conversion --------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        if self._requires_grad:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._data if dtype is None else self._data.astype(dtype)
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(f"a Tensor with {self._data.size} elements cannot be converted to Scalar")
+        return self._data.reshape(()).item()
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def cpu(self) -> Tensor:
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """to(dtype), to(device), to(device, dtype), to(other); copy=False returns self when nothing changes."""
+        target: dtype | None = kwargs.get("dtype")
+        for arg in args:
+            if isinstance(arg, Tensor):
+                target = arg.dtype
+            elif isinstance(arg, (str, device)):
+                device(arg)
+            elif arg is not None:
+                target = _dtype.to_dtype(arg)
+        if "device" in kwargs and kwargs["device"] is not None:
+            device(kwargs["device"])
+        if target is None or target is self.dtype:
+            return self.clone() if kwargs.get("copy") else self
+        from .ops import elementwise
+
+        return elementwise.to_dtype(self, target)
+
+    def type(self, dtype: Any = None) -> Any:
+        from .autograd.graph import type_name
+
+        if dtype is None:
+            return type_name(self.dtype)
+        return self.to(dtype)
+
+    def float(self) -> Tensor:
+        return self.to(_dtype.float32)
+
+    def double(self) -> Tensor:
+        return self.to(_dtype.float64)
+
+    def half(self) -> Tensor:
+        return self.to(_dtype.float16)
+
+    def long(self) -> Tensor:
+        return self.to(_dtype.int64)
+
+    def int(self) -> Tensor:
+        return self.to(_dtype.int32)
+
+    def bool(self) -> Tensor:
+        return self.to(_dtype.bool_)
+
+    def byte(self) -> Tensor:
+        return self.to(_dtype.uint8)
+
+    def __repr__(self) -> str:
+        from ._format import format_tensor
+
+        return format_tensor(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0 and spec:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        from .ops.creation import _rebuild
+
+        return (_rebuild, (self._data, self._requires_grad))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        if self.grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy protocol at the moment."
+            )
+        copy = Tensor._wrap(self._data.copy())
+        copy._requires_grad = self._requires_grad
+        if self.grad is not None:
+            copy.grad = self.grad.__deepcopy__(memo)
+        memo[id(self)] = copy
+        return copy
+
+
+def is_tensor(obj: object) -> bool:
+    return isinstance(obj, Tensor)

@@ -1,0 +1,33 @@
+"""Shared fixtures: every test must leave grad mode on and no saved-tensor hooks installed."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import settings
+
+import glassgrad
+from glassgrad.autograd import grad_mode
+from glassgrad.autograd.graph import saved_tensors_hooks
+
+settings.register_profile("ci", max_examples=25, deadline=None)
+settings.register_profile("dev", max_examples=60, deadline=None)
+settings.register_profile("thorough", max_examples=500, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))
+
+
+@pytest.fixture(autouse=True)
+def _grad_mode_restored():
+    yield
+    leaked_mode = not grad_mode.state.grad_enabled or grad_mode.state.inference
+    leaked_hooks = bool(saved_tensors_hooks._stack)
+    grad_mode.state.grad_enabled, grad_mode.state.inference = True, False
+    saved_tensors_hooks._stack.clear()
+    assert not leaked_mode, "the test left grad mode off or inference mode on"
+    assert not leaked_hooks, "the test left saved_tensors_hooks installed"
+
+
+@pytest.fixture
+def gg():
+    return glassgrad

@@ -6,9 +6,13 @@ surface implemented so far.
 
 from __future__ import annotations
 
+import builtins as _builtins
+
 from . import autograd
 from ._dtype import (
-    bool_ as bool,  # noqa: A004 - torch.bool
+    bool_ as bool,
+)
+from ._dtype import (
     dtype,
     float16,
     float32,
@@ -30,12 +34,12 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops import *  # noqa: F403
-from .ops import abs, max, min, pow, sum  # noqa: A004
+from .ops import *
+from .ops import abs, max, min, pow, sum
 from .tensor import Size, Tensor, device, is_tensor
 
-half, float, double = float16, float32, float64  # noqa: A001
-long, int, short = int64, int32, int16  # noqa: A001
+half, float, double = float16, float32, float64
+long, int, short = int64, int32, int16
 
 
 def result_type(tensor1: object, tensor2: object) -> dtype:
@@ -44,16 +48,12 @@ def result_type(tensor1: object, tensor2: object) -> dtype:
     return _result_type(tensor1, tensor2)
 
 
-def is_floating_point(input: Tensor) -> builtins_bool:  # type: ignore[valid-type]
+def is_floating_point(input: Tensor) -> _builtins.bool:
     return input.dtype.is_floating_point
 
 
-def numel(input: Tensor) -> int:  # type: ignore[valid-type]
+def numel(input: Tensor) -> _builtins.int:
     return input.numel()
 
-
-import builtins as _builtins  # noqa: E402
-
-builtins_bool = _builtins.bool
 
 __version__ = "0.1.0"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 
-class dtype:  # noqa: N801 - PyTorch's name
+class dtype:
     __slots__ = ("_category", "itemsize", "name", "np")
 
     def __init__(self, name: str, np_dtype: type, category: int) -> None:

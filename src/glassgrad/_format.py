@@ -69,7 +69,7 @@ def format_tensor(t: Tensor) -> str:
     extras = []
     default_int = data.dtype == np.int64
     default_float = data.dtype == np.float32
-    if not (default_float or default_int or data.dtype == np.bool_) or data.size == 0 and not default_float:
+    if not (default_float or default_int or data.dtype == np.bool_) or (data.size == 0 and not default_float):
         extras.append(f"dtype={t.dtype}")
     if data.size == 0 and data.ndim != 1:
         extras.append(f"size=({', '.join(map(str, data.shape))}{',' if data.ndim == 1 else ''})")

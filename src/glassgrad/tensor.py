@@ -40,7 +40,7 @@ class Size(tuple):
         return int(np.prod(self, dtype=np.int64))
 
 
-class device:  # noqa: N801 - PyTorch's name
+class device:
     __slots__ = ("index", "type")
 
     def __init__(self, spec: str | device = "cpu", index: int | None = None) -> None:
@@ -70,6 +70,13 @@ class device:  # noqa: N801 - PyTorch's name
 
 CPU = device("cpu")
 
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
+    "populated during autograd.backward(). If you indeed want the .grad field to be populated for a non-leaf "
+    "Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by mistake, make sure "
+    "you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for more information."
+)
+
 
 class Tensor:
     __slots__ = (
@@ -78,6 +85,7 @@ class Tensor:
         "_backward_hooks",
         "_base",
         "_data",
+        "_grad",
         "_is_inference",
         "_output_nr",
         "_post_accumulate_hooks",
@@ -85,7 +93,6 @@ class Tensor:
         "_retains_grad",
         "_version_counter",
         "_view_chain",
-        "grad",
         "grad_fn",
     )
 
@@ -103,7 +110,7 @@ class Tensor:
         self._data = array
         self._version_counter = VersionCounter()
         self._requires_grad = False
-        self.grad = None
+        self._grad: Tensor | None = None
         self.grad_fn: Node | None = None
         self._output_nr = 0
         self._base: Tensor | None = None
@@ -260,6 +267,18 @@ class Tensor:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         self._requires_grad = bool(value)
 
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad is None and self.grad_fn is not None and not self._retains_grad:
+            import warnings
+
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        self._grad = value
+
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         self.requires_grad = requires_grad
         return self
@@ -369,7 +388,7 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._data.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self._data.reshape(()).item())
 
     def cpu(self) -> Tensor:

@@ -9,7 +9,14 @@ from . import graph
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable
-from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 
@@ -19,7 +26,7 @@ class _VariableMeta(type):
 
 
 class Variable(metaclass=_VariableMeta):
-    """The legacy wrapper: Variable(t) returns t itself (optionally requiring grad), as in PyTorch."""
+    """The legacy wrapper: Variable(t) returns a detached alias of t (optionally requiring grad), as in PyTorch."""
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = False, volatile: bool = False) -> Any:  # type: ignore[misc]
         if data is None:
@@ -28,9 +35,10 @@ class Variable(metaclass=_VariableMeta):
             data = tensor([])
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
+        alias = data.detach()
         if requires_grad:
-            data.requires_grad_(True)
-        return data
+            alias.requires_grad_(True)
+        return alias
 
 
 __all__ = [

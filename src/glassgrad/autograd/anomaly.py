@@ -12,7 +12,7 @@ def is_anomaly_enabled() -> bool:
     return _enabled
 
 
-class set_detect_anomaly:  # noqa: N801 - PyTorch's name
+class set_detect_anomaly:
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
         global _enabled
         self.prev = _enabled
@@ -26,6 +26,6 @@ class set_detect_anomaly:  # noqa: N801 - PyTorch's name
         _enabled = self.prev
 
 
-class detect_anomaly(set_detect_anomaly):  # noqa: N801
+class detect_anomaly(set_detect_anomaly):
     def __init__(self, check_nan: bool = True) -> None:
         super().__init__(True, check_nan)

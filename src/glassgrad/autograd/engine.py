@@ -273,7 +273,7 @@ def backward(
     captured = run_backward(roots, grads, keep, create_graph, capture=edges, accumulate=True)
     for t, g in zip(input_list, captured, strict=True):
         if t.grad_fn is not None and g is not None:  # a non-leaf named in inputs= gets .grad, as in PyTorch
-            t.grad = g.detach() if t.grad is None else t.grad + g.detach()
+            t.grad = g.detach() if t._grad is None else t._grad + g.detach()
 
 
 def grad(
@@ -306,7 +306,7 @@ def grad(
     edges = _input_edges(ins, "inputs")
     result = run_backward(roots, grads, keep, create_graph, capture=edges, accumulate=False)
     final: list[Tensor | None] = []
-    for t, g in zip(ins, result, strict=True):
+    for i, (t, g) in enumerate(zip(ins, result, strict=True)):
         if g is None:
             if materialize_grads:
                 from ..ops.creation import zeros_like
@@ -314,7 +314,7 @@ def grad(
                 g = zeros_like(t)
             elif not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior."
                 )
         final.append(g)

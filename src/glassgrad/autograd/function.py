@@ -9,6 +9,7 @@ from typing import Any
 from ..tensor import Tensor
 from . import grad_mode
 from .graph import Node, SavedTensor
+from .inplace import bump_version
 
 
 class FunctionCtx:
@@ -35,13 +36,15 @@ class BackwardCFunction(Node, FunctionCtx):
 
     _function: type[Function]
 
-    def __init__(self, inputs: tuple[Tensor, ...]) -> None:
-        Node.__init__(self, inputs)
+    def __init__(self, args: tuple[Any, ...]) -> None:
+        Node.__init__(self, tuple(a for a in args if isinstance(a, Tensor)))
         self.to_save: tuple[Tensor | None, ...] = ()
         self.dirty_tensors: tuple[Tensor, ...] = ()
         self.non_differentiable: tuple[Tensor, ...] = ()
         self.materialize_grads = True
-        self.needs_input_grad: tuple[bool, ...] = ()
+        # As in PyTorch, one flag and one returned gradient per forward argument, tensor or not.
+        self.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        self._tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         self._output_meta: list[tuple[Any, Any] | None] = []
 
     @property
@@ -68,14 +71,20 @@ class BackwardCFunction(Node, FunctionCtx):
             ]
         result = self._function.backward(self, *grad_outputs)
         grads = result if isinstance(result, tuple) else (result,)
-        expected = len(self.next_functions)
+        expected = len(self.needs_input_grad)
         if len(grads) > expected and all(g is None for g in grads[expected:]):
             grads = grads[:expected]
         if len(grads) != expected:
             raise RuntimeError(
                 f"function {self.name()} returned an incorrect number of gradients (expected {expected}, got {len(grads)})"
             )
-        return tuple(g if needed else None for g, needed in zip(grads, self.needs_input_grad, strict=True))
+        for i, g in enumerate(grads):
+            if g is not None and i not in self._tensor_positions:
+                raise RuntimeError(
+                    f"function {self.name()} returned a gradient different than None at position {i + 1}, but the "
+                    "corresponding forward input was not a Variable"
+                )
+        return tuple(grads[i] if self.needs_input_grad[i] else None for i in self._tensor_positions)
 
 
 class _FunctionMeta(type):
@@ -106,15 +115,13 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        tensor_args = tuple(a for a in args if isinstance(a, Tensor))
-        ctx = cls._backward_cls(tensor_args)
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        ctx = cls._backward_cls(args)
         uses_setup_context = cls.setup_context is not Function.setup_context
         with grad_mode.no_grad():
             outputs = cls.forward(*args, **kwargs) if uses_setup_context else cls.forward(ctx, *args, **kwargs)
             if uses_setup_context:
                 cls.setup_context(ctx, args, outputs)
-        return _wire_outputs(ctx, tensor_args, outputs)
+        return _wire_outputs(ctx, tuple(a for a in args if isinstance(a, Tensor)), outputs)
 
 
 _NOT_OVERRIDDEN = object()
@@ -123,10 +130,13 @@ _NOT_OVERRIDDEN = object()
 def _wire_outputs(ctx: BackwardCFunction, inputs: tuple[Tensor, ...], outputs: Any) -> Any:
     is_tuple = isinstance(outputs, tuple)
     outs = list(outputs) if is_tuple else [outputs]
-    ctx.needs_input_grad = tuple(t._requires_grad for t in inputs)
     records = grad_mode.state.grad_enabled and any(ctx.needs_input_grad)
     non_diff = {id(t) for t in ctx.non_differentiable}
     dirty = {id(t) for t in ctx.dirty_tensors}
+    for t in ctx.dirty_tensors:
+        if records and t.grad_fn is None and t._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+        bump_version(t)  # PyTorch counts mark_dirty as the in-place write, even if forward already bumped
     input_ids = {id(t) for t in inputs}
     for i, out in enumerate(outs):
         if not isinstance(out, Tensor):

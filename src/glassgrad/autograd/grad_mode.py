@@ -69,17 +69,17 @@ class _Mode:
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(_Mode):  # noqa: N801 - PyTorch's name
+class no_grad(_Mode):
     def _enter(self) -> None:
         state.grad_enabled = False
 
 
-class enable_grad(_Mode):  # noqa: N801
+class enable_grad(_Mode):
     def _enter(self) -> None:
         state.grad_enabled = True
 
 
-class set_grad_enabled(_Mode):  # noqa: N801
+class set_grad_enabled(_Mode):
     """Sets grad mode at construction, as PyTorch does; `with` restores the previous mode."""
 
     def __init__(self, mode: bool) -> None:
@@ -99,7 +99,7 @@ class set_grad_enabled(_Mode):  # noqa: N801
         return set_grad_enabled(self.mode)
 
 
-class inference_mode(_Mode):  # noqa: N801
+class inference_mode(_Mode):
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode
 

@@ -11,9 +11,10 @@ tensor -> grad_fn -> saved output -> tensor is never a reference cycle.
 from __future__ import annotations
 
 import itertools
+import re
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..diagnostics import sites
 from . import grad_mode
@@ -170,6 +171,9 @@ class AccumulateGrad(Node):
         self.variable = variable
         self._input_meta = ((variable.shape, variable.dtype),)
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # PyTorch's name() is the C++ class's, unlike its type name
+
     def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         grad = grad_outputs[0]
         if grad is None:
@@ -190,6 +194,7 @@ class SavedTensor:
     """A tensor kept for backward: what it is, its version at save time, and whether it was freed."""
 
     __slots__ = (
+        "__weakref__",
         "_data",
         "_packed",
         "_tensor",
@@ -199,7 +204,6 @@ class SavedTensor:
         "name",
         "nbytes",
         "output_nr",
-        "producer",
         "released",
         "requires_grad",
         "saved_version",
@@ -210,8 +214,9 @@ class SavedTensor:
     def __init__(self, name: str, tensor: Tensor, is_output: bool) -> None:
         if tensor._is_inference:
             raise RuntimeError(
-                "Inference tensors cannot be saved for backward. To work around you can make a clone "
-                "to get a normal tensor and use it in autograd."
+                "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+                "in computation tracked by autograd. To work around this, you can make a clone to get a normal "
+                "tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
             )
         self.name = name
         self.is_output = is_output
@@ -221,7 +226,6 @@ class SavedTensor:
         self.version_counter = tensor._version_counter
         self.saved_version = tensor._version_counter.value
         self.output_nr = tensor._output_nr
-        self.producer = None if is_output or tensor.grad_fn is None else tensor.grad_fn.name()
         self.requires_grad = tensor.requires_grad
         self.released = False
         hooks = _saved_hooks_stack()
@@ -270,10 +274,10 @@ def _saved_hooks_stack() -> list[tuple[Callable[..., Any], Callable[..., Any]]]:
     return saved_tensors_hooks._stack
 
 
-class saved_tensors_hooks:  # noqa: N801 - PyTorch's name
+class saved_tensors_hooks:
     """Pack every tensor saved for backward with pack_hook and restore it with unpack_hook."""
 
-    _stack: list[tuple[Callable[..., Any], Callable[..., Any]]] = []
+    _stack: ClassVar[list[tuple[Callable[..., Any], Callable[..., Any]]]] = []
 
     def __init__(self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]) -> None:
         self.pack_hook = pack_hook
@@ -287,7 +291,7 @@ class saved_tensors_hooks:  # noqa: N801 - PyTorch's name
         saved_tensors_hooks._stack.pop()
 
 
-class save_on_cpu(saved_tensors_hooks):  # noqa: N801
+class save_on_cpu(saved_tensors_hooks):
     """Saved tensors are copied on pack; with one device this only shows the seam works."""
 
     def __init__(self, pin_memory: bool = False) -> None:
@@ -316,13 +320,15 @@ def explain_version(node: Node, saved: SavedTensor) -> str:
     from ..diagnostics import explain
 
     what = describe_saved(saved)
-    producer = node.name() if saved.is_output else saved.producer
+    # PyTorch names a saved output's own node, but a saved input's grad_fn as it is now (after the in-place
+    # op), and it names the forward op: "Exp" for ExpBackward0, "Cube" for a Function Cube.
+    producer = node if saved.is_output else saved._tensor.grad_fn if saved._tensor is not None else None
     if producer is not None:
-        what += f", which is output {saved.output_nr} of {producer},"
+        what += f", which is output {saved.output_nr} of {re.sub(r'Backward[0-9]*$', '', producer.name())},"
     message = (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"{what} is at version {saved.version_counter.value}; expected version {saved.saved_version} instead. "
         "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
-        "torch.autograd.set_detect_anomaly(True)."
+        "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
     return message + explain.version(node, saved)

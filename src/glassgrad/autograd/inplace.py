@@ -23,11 +23,6 @@ VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being us
 
 
 def check_inplace(t: Tensor) -> None:
-    if t._is_inference and not grad_mode.state.inference:
-        raise RuntimeError(
-            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
-            "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
-        )
     if not grad_mode.state.grad_enabled:
         return
     if t._base is not None and t._base.grad_fn is None and t._base._requires_grad:
@@ -58,7 +53,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
     if node is not None:
         _keep_original_self(node, t)
     np.copyto(t._data, result._data, casting="unsafe")
-    t._version_counter.value += 1
+    bump_version(t)
     if node is None:
         return t
     _retarget_saved_result(node, t)
@@ -67,6 +62,16 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
     else:
         t._with_history(node, 0)
     return t
+
+
+def bump_version(t: Tensor) -> None:
+    # PyTorch checks inference tensors when bumping the version, after the kernel has written: the data changes.
+    if t._is_inference and not grad_mode.state.inference:
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
+            "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+        )
+    t._version_counter.value += 1
 
 
 def _keep_original_self(node: Node, t: Tensor) -> None:
@@ -116,6 +121,9 @@ class CopySlices(Node):
         self.view_chain = view_chain
         self.next_functions = (edge_to(base), *fn.next_functions[1:])
         self._input_meta = ((base.shape, base.dtype), *fn._input_meta[1:])
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"  # PyTorch's name() is the C++ class's, unlike its type name
 
     def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         from ..ops.creation import zeros

@@ -8,18 +8,18 @@ from typing import Any
 from ..autograd.inplace import apply_inplace, copy_
 from ..tensor import Tensor
 from . import creation, elementwise, indexing, inplace_ops, linalg, reduction, shape
-from .creation import *  # noqa: F403
-from .elementwise import *  # noqa: F403
+from .creation import *
+from .elementwise import *
 from .indexing import gather, getitem, index_put
 from .linalg import bmm, dot, matmul, mm, mv
-from .reduction import argmax, argmin, max, mean, min, sum  # noqa: A004
-from .shape import *  # noqa: F403
+from .reduction import argmax, argmin, max, mean, min, sum
+from .shape import *
 
 # Tensor method name -> function taking the tensor first.
 METHODS: dict[str, Callable[..., Any]] = {
     name: fn
     for module, names in (
-        (elementwise, "add sub mul div floor_divide remainder neg pow exp log sqrt sin cos tanh sigmoid abs sign "
+        (elementwise, "add sub mul div floor_divide remainder neg pow exp log sqrt reciprocal sin cos tanh sigmoid abs sign "
                       "relu clamp maximum minimum eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not "
                       "logical_not isnan isfinite"),
         (reduction, "sum mean max min argmax argmin"),
@@ -40,8 +40,7 @@ METHODS.update(
 # In-place variants: name_ -> the out-of-place function whose result is written back.
 INPLACE: dict[str, Callable[..., Any]] = {
     f"{name}_": METHODS[name]
-    for name in "add sub mul div floor_divide remainder neg pow exp log sqrt sin cos tanh sigmoid abs sign relu "
-                "clamp clip".split()
+    for name in ["add", "sub", "mul", "div", "floor_divide", "remainder", "neg", "pow", "exp", "log", "sqrt", "reciprocal", "sin", "cos", "tanh", "sigmoid", "abs", "sign", "relu", "clamp", "clip"]
 }
 INPLACE["index_put_"] = indexing.index_put
 
@@ -55,7 +54,7 @@ def _inplace_method(fn: Callable[..., Any]) -> Callable[..., Tensor]:
 
 
 def _zero_(self: Tensor) -> Tensor:
-    return apply_inplace(self, lambda x: inplace_ops.filled(x, 0), any_cast=True)
+    return apply_inplace(self, inplace_ops.zeroed, any_cast=True)
 
 
 def _fill_(self: Tensor, value: Any) -> Tensor:
@@ -71,9 +70,9 @@ def _reflected(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 OPERATORS: dict[str, Callable[..., Any]] = {
     "__add__": elementwise.add, "__radd__": _reflected(elementwise.add),
-    "__sub__": elementwise.sub, "__rsub__": _reflected(elementwise.sub),
+    "__sub__": elementwise.sub, "__rsub__": elementwise.rsub,
     "__mul__": elementwise.mul, "__rmul__": _reflected(elementwise.mul),
-    "__truediv__": elementwise.div, "__rtruediv__": _reflected(elementwise.div),
+    "__truediv__": elementwise.div, "__rtruediv__": elementwise.rdiv,
     "__floordiv__": elementwise.floor_divide, "__rfloordiv__": _reflected(elementwise.floor_divide),
     "__mod__": elementwise.remainder, "__rmod__": _reflected(elementwise.remainder),
     "__pow__": elementwise.pow, "__rpow__": _reflected(elementwise.pow),

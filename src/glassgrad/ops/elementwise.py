@@ -75,10 +75,15 @@ DivBackward0 = derivative(
     self=lambda grad, other: grad / other,
     other=lambda grad, self, other: -grad * self / (other * other),
 )
-RemainderBackward0 = derivative(
-    "RemainderBackward0", ("self", "other"),
+RsubBackward1 = derivative(
+    "RsubBackward1", ("self", "other"), self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha
+)
+# PyTorch names the overload: 0 for a Python-number divisor, 1 for a tensor divisor.
+RemainderBackward0 = derivative("RemainderBackward0", ("self", "other"), self=lambda grad: grad)
+RemainderBackward1 = derivative(
+    "RemainderBackward1", ("self", "other"),
     self=lambda grad: grad,
-    other=lambda grad, self, other: -grad * floor_divide(self, other),
+    other=lambda grad, self, other: -grad * div(self, other, rounding_mode="floor"),
 )
 NegBackward0 = derivative("NegBackward0", self=lambda grad: -grad)
 PowBackward0 = derivative(
@@ -88,7 +93,31 @@ PowBackward0 = derivative(
 PowBackward1 = derivative(
     "PowBackward1", ("self", "exponent"),
     self=lambda grad, self, exponent: where(exponent == 0, 0.0, grad * exponent * pow(self, exponent - 1)),
-    exponent=lambda grad, self, result: where((self == 0) & (result == 0), 0.0, grad * result * log(self)),
+    exponent=lambda grad, self, result: _pow_exponent_grad(grad, self, result),
+)
+PowBackward2 = derivative(  # a Python-number base
+    "PowBackward2", ("self", "exponent"), exponent=lambda grad, self, result: _pow_exponent_grad(grad, self, result)
+)
+
+
+def _pow_exponent_grad(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    return where((self == 0) & (result == 0), 0.0, grad * result * log(self))
+
+
+def _not_implemented(op: str) -> Any:
+    """PyTorch records a node for ops without a derivative and raises only when backward reaches it."""
+
+    def formula(grad: Tensor) -> Tensor:
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
+    return formula
+
+
+FloorDivideBackward = derivative(
+    "NotImplemented", ("self", "other"), self=_not_implemented("floor_divide"), other=_not_implemented("floor_divide")
+)
+ScalarRemainderBackward = derivative(
+    "NotImplemented", ("self", "other"), self=_not_implemented("remainder"), other=_not_implemented("remainder")
 )
 ToCopyBackward0 = derivative("ToCopyBackward0", self=lambda grad: grad)
 
@@ -111,7 +140,9 @@ def sub(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
 
 
 def rsub(input: Tensor, other: Operand, *, alpha: float = 1) -> Tensor:
-    return sub(other, input, alpha=alpha)
+    if isinstance(other, Tensor):
+        return sub(other, input, alpha=alpha)
+    return _binary(RsubBackward1, lambda a, b: b - alpha * a, input, other, alpha=alpha)
 
 
 def mul(input: Operand, other: Operand) -> Tensor:
@@ -125,10 +156,10 @@ def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> 
         with np.errstate(divide="ignore", invalid="ignore"):
             return _binary(DivBackward0, np.true_divide, input, other, out_dtype=target)
     if rounding_mode == "floor":
-        return floor_divide(input, other)
+        return _binary(DivBackward2, _floor_div, input, other)
     if rounding_mode == "trunc":
         with np.errstate(divide="ignore", invalid="ignore"):
-            return _binary(_ZERO_GRAD_BINARY, lambda a, b: _trunc_div(a, b), input, other)
+            return _binary(DivBackward2, _trunc_div, input, other)
     raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
 
@@ -145,19 +176,16 @@ def _check_integer_divisor(b: np.ndarray) -> None:
         raise ZeroDivisionError("ZeroDivisionError")
 
 
-_ZERO_GRAD_BINARY = derivative(
-    "DivBackward1", ("self", "other"), self=lambda grad: grad * 0, other=lambda grad: grad * 0
-)
-FloorDivideBackward0 = derivative("FloorDivideBackward0", ("self", "other"))
+# Rounding division is differentiable (zero almost everywhere); floor_divide, oddly, is not.
+DivBackward2 = derivative("DivBackward2", ("self", "other"), self=lambda grad: grad * 0, other=lambda grad: grad * 0)
+def _floor_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    _check_integer_divisor(b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.floor_divide(a, b)
 
 
 def floor_divide(input: Operand, other: Operand) -> Tensor:
-    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _check_integer_divisor(b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.floor_divide(a, b)
-
-    return _binary(FloorDivideBackward0, kernel, input, other)
+    return _binary(FloorDivideBackward, _floor_div, input, other)
 
 
 def remainder(input: Operand, other: Operand) -> Tensor:
@@ -166,7 +194,8 @@ def remainder(input: Operand, other: Operand) -> Tensor:
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.remainder(a, b)
 
-    return _binary(RemainderBackward0, kernel, input, other)
+    entry = RemainderBackward1 if isinstance(other, Tensor) else RemainderBackward0
+    return _binary(entry if isinstance(input, Tensor) else ScalarRemainderBackward, kernel, input, other)
 
 
 def neg(input: Tensor) -> Tensor:
@@ -178,7 +207,7 @@ def neg(input: Tensor) -> Tensor:
     return NegBackward0.record(np.negative(input._data), (input,))
 
 
-def pow(input: Operand, exponent: Operand) -> Tensor:  # noqa: A001 - PyTorch's name
+def pow(input: Operand, exponent: Operand) -> Tensor:
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         common = result_type(input, exponent)
         if not common.is_floating_point and isinstance(exponent, int) and exponent < 0:
@@ -187,7 +216,7 @@ def pow(input: Operand, exponent: Operand) -> Tensor:  # noqa: A001 - PyTorch's 
             out = np.power(_cast(input._data, common), exponent)
         return PowBackward0.record(_cast(np.asarray(out), common), (input,), exponent=exponent)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return _binary(PowBackward1, np.power, input, exponent)
+        return _binary(PowBackward1 if isinstance(input, Tensor) else PowBackward2, np.power, input, exponent)
 
 
 def to_dtype(input: Tensor, target: dtype) -> Tensor:
@@ -206,6 +235,7 @@ TanhBackward0 = derivative("TanhBackward0", self=lambda grad, result: grad * (1 
 SigmoidBackward0 = derivative("SigmoidBackward0", self=lambda grad, result: grad * (result * (1 - result)))
 ReluBackward0 = derivative("ReluBackward0", self=lambda grad, result: grad * (result > 0))
 SignBackward0 = derivative("SignBackward0", self=lambda grad: grad * 0)
+ReciprocalBackward0 = derivative("ReciprocalBackward0", self=lambda grad, result: -grad * (result * result))
 
 
 def exp(input: Tensor) -> Tensor:
@@ -220,6 +250,18 @@ def log(input: Tensor) -> Tensor:
 def sqrt(input: Tensor) -> Tensor:
     with np.errstate(invalid="ignore"):
         return _unary(SqrtBackward0, np.sqrt, input)
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    with np.errstate(divide="ignore"):
+        return _unary(ReciprocalBackward0, np.reciprocal, input)
+
+
+def rdiv(input: Tensor, other: Operand) -> Tensor:
+    """`number / tensor`, which PyTorch computes as `tensor.reciprocal() * number`."""
+    if isinstance(other, Tensor):
+        return div(other, input)
+    return mul(reciprocal(input), other)
 
 
 def sin(input: Tensor) -> Tensor:
@@ -243,7 +285,7 @@ def sigmoid(input: Tensor) -> Tensor:
     return _unary(SigmoidBackward0, _stable_sigmoid, input)
 
 
-def abs(input: Tensor) -> Tensor:  # noqa: A001 - PyTorch's name
+def abs(input: Tensor) -> Tensor:
     return AbsBackward0.record(np.abs(input._data), (input,))
 
 
@@ -272,7 +314,7 @@ def _within(x: Tensor, low: float | None, high: float | None) -> Tensor:
     return inside if high is None else inside & (x <= high)
 
 
-def clamp(input: Tensor, min: float | None = None, max: float | None = None) -> Tensor:  # noqa: A002
+def clamp(input: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):

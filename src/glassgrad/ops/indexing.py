@@ -13,13 +13,13 @@ import numpy as np
 
 from ..tensor import Size, Tensor
 from .shape import as_view
-from .table import derivative
+from .table import Derivative, derivative
 
 Index = Any
 
 
 def _is_advanced(part: Any) -> bool:
-    return isinstance(part, (Tensor, np.ndarray, list)) or (isinstance(part, bool))
+    return isinstance(part, (Tensor, np.ndarray, list, bool))
 
 
 def _parts(index: Index) -> tuple[Any, ...]:
@@ -58,16 +58,34 @@ def _checked(array: np.ndarray, index: tuple[Any, ...], dims: Size) -> np.ndarra
 
 
 IndexBackward0 = derivative("IndexBackward0", self=lambda grad, self_shape, indices: _index_scatter(grad, self_shape, indices))
-SliceBackward0 = derivative("SliceBackward0", self=lambda grad, self_shape, indices: _index_scatter(grad, self_shape, indices))
+# Basic indexing is one node here but a chain in PyTorch, whose last link names it.
+BASIC_INDEX_ENTRIES = {
+    name: derivative(name, self=lambda grad, self_shape, indices: _index_scatter(grad, self_shape, indices))
+    for name in ("SelectBackward0", "SliceBackward0", "UnsqueezeBackward0", "AliasBackward0")
+}
 IndexScatterBackward = derivative("IndexScatterBackward0", self=lambda grad, indices: getitem(grad, indices))
+
+
+def _basic_entry(index: Index) -> Derivative:
+    for part in reversed(_parts(index)):
+        if part is None:
+            return BASIC_INDEX_ENTRIES["UnsqueezeBackward0"]
+        if isinstance(part, slice) and part != slice(None):
+            return BASIC_INDEX_ENTRIES["SliceBackward0"]
+        if not isinstance(part, slice) and part is not Ellipsis:
+            return BASIC_INDEX_ENTRIES["SelectBackward0"]
+    return BASIC_INDEX_ENTRIES["AliasBackward0"]
 
 
 def getitem(input: Tensor, index: Index) -> Tensor:
     np_index = _to_numpy_index(index)
-    out = _checked(input._data, np_index, input.shape)
     if any(_is_advanced(p) for p in _parts(index)):
+        out = _checked(input._data, np_index, input.shape)
         return IndexBackward0.record(out, (input,), self_shape=input.shape, indices=index)
-    result = SliceBackward0.record(out, (input,), self_shape=input.shape, indices=index)
+    if Ellipsis not in np_index:
+        np_index = (*np_index, Ellipsis)  # so that an index of all ints gives a 0-d view, not a copied scalar
+    out = _checked(input._data, np_index, input.shape)
+    result = _basic_entry(index).record(out, (input,), self_shape=input.shape, indices=index)
     return as_view(result, input, getitem, index)
 
 
@@ -108,9 +126,13 @@ def index_put(input: Tensor, indices: Index, values: Tensor | float) -> Tensor:
 
 
 def setitem(input: Tensor, index: Index, value: Tensor | float) -> None:
-    from ..autograd.inplace import apply_inplace
+    """As in PyTorch: index_put_ for advanced indices, else copy_ into the view (a CopySlices node)."""
+    from ..autograd.inplace import apply_inplace, copy_
 
-    apply_inplace(input, lambda x: index_put(x, index, value), any_cast=True)
+    if any(_is_advanced(p) for p in _parts(index)):
+        apply_inplace(input, lambda x: index_put(x, index, value), any_cast=True)
+    else:
+        copy_(getitem(input, index), value)
 
 
 GatherBackward0 = derivative(

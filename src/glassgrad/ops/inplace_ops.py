@@ -5,11 +5,17 @@ from __future__ import annotations
 import numpy as np
 
 from ..tensor import Tensor
+from .creation import zeros_like
 from .elementwise import as_tensor_operand
-from .table import derivative
+from .table import Derivative, derivative
 
-CopyBackwards = derivative("CopyBackwards", ("self", "src"), src=lambda grad: grad)
-FillBackward0 = derivative("FillBackward0", ("self", "value"), value=lambda grad: grad.sum())
+# The overwritten value gets a zero gradient (not None), as in PyTorch.
+CopyBackwards = derivative("CopyBackwards", ("self", "src"), self=lambda grad: zeros_like(grad), src=lambda grad: grad)
+ZeroBackward0 = derivative("ZeroBackward0", ("self", "value"), self=lambda grad: zeros_like(grad))
+FillBackward2 = derivative("FillBackward2", ("self", "value"), self=lambda grad: zeros_like(grad))
+FillBackward3 = derivative(
+    "FillBackward3", ("self", "value"), self=lambda grad: zeros_like(grad), value=lambda grad: grad.sum()
+)
 
 
 def copy_from(destination: Tensor, src: Tensor | float) -> Tensor:
@@ -25,11 +31,17 @@ def copy_from(destination: Tensor, src: Tensor | float) -> Tensor:
     return CopyBackwards.record(out, (destination, source))
 
 
-def filled(destination: Tensor, value: Tensor | float) -> Tensor:
+def zeroed(destination: Tensor) -> Tensor:
+    return filled(destination, 0, ZeroBackward0)
+
+
+def filled(destination: Tensor, value: Tensor | float, entry: Derivative | None = None) -> Tensor:
+    if entry is None:
+        entry = FillBackward3 if isinstance(value, Tensor) else FillBackward2
     source = as_tensor_operand(value, destination.dtype)
     if source.ndim:
         raise RuntimeError(
             f"fill_ only supports 0-dimension value tensor but got tensor with {source.ndim} dimensions."
         )
     out = np.full(destination.shape, source._data, dtype=destination._data.dtype)
-    return FillBackward0.record(out, (destination, source))
+    return entry.record(out, (destination, source))

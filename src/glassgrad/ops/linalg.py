@@ -94,7 +94,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.ndim != 2 or mat2.ndim != 2:
-        raise RuntimeError(f"self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
+        raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
     return matmul(input, mat2)
 
 

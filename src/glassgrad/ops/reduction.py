@@ -54,7 +54,7 @@ def _sum_dtype(input: Tensor, dtype: Any) -> np.dtype:
     return np.dtype(np.int64)
 
 
-def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:  # noqa: A001
+def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     out_dtype = _sum_dtype(input, dtype)
     if dim is None:
         out = np.sum(input._data, dtype=out_dtype)
@@ -75,7 +75,7 @@ def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any =
     with np.errstate(invalid="ignore", divide="ignore"):
         if dim is None:
             out = np.asarray(np.mean(data) if data.size else np.float64("nan"), dtype=target.np)
-            return MeanBackward0.record(out, (input,), self_shape=input.shape, count=max(input.numel(), 0))
+            return MeanBackward0.record(out, (input,), self_shape=input.shape, count=input.numel())
         dims = _dims(input, dim)
         out = np.asarray(np.mean(data, axis=dims, keepdims=keepdim), dtype=target.np)
     count = int(np.prod([input.shape[d] for d in dims], dtype=np.int64)) if dims else 1
@@ -147,11 +147,11 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, which: str) -> Any:
     return MaxMinResult(result, indices)
 
 
-def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme(input, dim, keepdim, "max")
 
 
-def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:  # noqa: A001
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme(input, dim, keepdim, "min")
 
 

@@ -137,7 +137,7 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
     return _record_view(PermuteBackward0, np.transpose(input._data, order), input, permute, order, dims=order)
 
 
-def mT(input: Tensor) -> Tensor:  # noqa: N802 - PyTorch's name
+def mT(input: Tensor) -> Tensor:
     if input.ndim < 2:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
     return transpose(input, -2, -1)
@@ -175,7 +175,10 @@ def broadcast_to(input: Tensor, size: Shape) -> Tensor:
 
 
 UnsqueezeBackward0 = derivative("UnsqueezeBackward0", self=lambda grad, dim: squeeze(grad, dim))
-SqueezeBackward0 = derivative("SqueezeBackward0", self=lambda grad, self_shape: reshape(grad, self_shape))
+# PyTorch names the overload: squeeze(), squeeze(dim), squeeze(dims).
+SqueezeBackward0, SqueezeBackward1, SqueezeBackward2 = (
+    derivative(f"SqueezeBackward{i}", self=lambda grad, self_shape: reshape(grad, self_shape)) for i in range(3)
+)
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
@@ -192,7 +195,8 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
         axes = tuple(sorted({input._wrap_dim(d) for d in dims}))
         axes = tuple(a for a in axes if input.ndim and shape[a] == 1)
     out = np.squeeze(input._data, axis=axes) if axes else input._data.view()
-    return _record_view(SqueezeBackward0, out, input, squeeze, dim, self_shape=shape)
+    entry = SqueezeBackward0 if dim is None else SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward2
+    return _record_view(entry, out, input, squeeze, dim, self_shape=shape)
 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
@@ -264,7 +268,9 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     parts = [x for x in tensors if not (x.ndim == 1 and x.shape[0] == 0)] or list(tensors[:1])
     d = parts[0]._wrap_dim(dim)
     common = result_type(*tensors)
-    for x in parts:
+    for number, x in enumerate(tensors):
+        if x.ndim == 1 and x.shape[0] == 0:
+            continue  # legacy: empty 1-D tensors join anything
         if x.ndim != parts[0].ndim:
             raise RuntimeError(
                 f"Tensors must have same number of dimensions: got {parts[0].ndim} and {x.ndim}"
@@ -273,7 +279,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
             if axis != d and x.shape[axis] != parts[0].shape[axis]:
                 raise RuntimeError(
                     f"Sizes of tensors must match except in dimension {d}. Expected size {parts[0].shape[axis]} but "
-                    f"got size {x.shape[axis]} for tensor number {list(tensors).index(x)} in the list."
+                    f"got size {x.shape[axis]} for tensor number {number} in the list."
                 )
     out = np.concatenate([x._data.astype(common.np, copy=False) for x in parts], axis=d)
     return _many("CatBackward0", tensors, out, d, _cat_piece)

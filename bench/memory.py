@@ -1,0 +1,111 @@
+"""W6: peak resident memory of one W3 forward+backward at batch 1024, one fresh process per library.
+
+Run by run.py as `python bench/memory.py LIBRARY` with MALLOC_MMAP_THRESHOLD_=65536 in the
+environment (so freed arrays are unmapped and leave the process) and the thread variables of W3.
+Prints one JSON object. The weights and input are created, one warm-up forward+backward runs and
+everything it produced is dropped (BLAS buffers, lazily loaded kernels), VmHWM is reset through
+/proc/self/clear_refs, VmRSS is the baseline, then one forward+backward runs and VmHWM is read.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sys
+from typing import Any
+
+MIB = 1 << 20
+BATCH, WIDTH, LAYERS = 1024, 2048, 3
+THREADS = 2
+
+
+def theoretical_minimum() -> dict[str, float]:
+    """The smallest possible peak (MiB) above weights+input, with the gradients kept at the end.
+
+    Backward must hold, at the second layer's matmul backward, the saved h1, the incoming g2,
+    the new dh1 and the weight gradients dW3 and dW2 (3 activations + 2 weight grads); at the
+    first layer's, g1 and all three weight gradients (1 activation + 3 weight grads). The larger
+    of the two is the minimum. The sum of all three saved tanh outputs and all three weight
+    gradients is never live at once (h3 and h2 are freed before dW1 exists).
+    """
+    act = BATCH * WIDTH * 4
+    wgrad = WIDTH * WIDTH * 4
+    liveness = max(3 * act + 2 * wgrad, act + 3 * wgrad, 4 * act + wgrad)
+    return {"minimum_mib": liveness / MIB, "activation_mib": act / MIB, "weight_grad_mib": wgrad / MIB, "saved_plus_grads_mib": LAYERS * (act + wgrad) / MIB}
+
+
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    raise RuntimeError(f"{field} not in /proc/self/status")
+
+
+def _reset_peak() -> None:
+    with open("/proc/self/clear_refs", "w") as f:
+        f.write("5")
+
+
+def _check(lib: Any, problem: Any, loss: Any, grads: list[Any]) -> Any:
+    """Loss and the last weight's gradient against a float64 NumPy forward/backward by hand."""
+    import numpy as np
+    from workloads import compare
+
+    h = problem.data[0].astype(np.float64)
+    hs = []
+    for i in range(0, len(problem.params), 2):
+        h = np.tanh(h @ problem.params[i].astype(np.float64) + problem.params[i + 1])
+        hs.append(h)
+    ref = {"loss": np.asarray(hs[-1].sum()), "grad[4]": hs[-2].T @ (1.0 - hs[-1] ** 2)}
+    got = {"loss": lib.to_numpy(loss), "grad[4]": lib.to_numpy(grads[4])}
+    return compare(got, ref, 1e-3)
+
+
+def measure(name: str) -> dict[str, Any]:
+    import numpy as np
+    from libs import load
+    from workloads import SEED, prepare, tanh_mlp_loss, tanh_mlp_problem
+
+    lib = load(name)
+    lib.set_threads(THREADS)
+    problem = tanh_mlp_problem(np.random.default_rng(SEED), batch=BATCH, width=WIDTH)
+    p = prepare(lib, "grad", problem)
+    value_and_grad = lib.value_and_grad(tanh_mlp_loss)
+
+    warm = value_and_grad(p.params, p.data)
+    del warm
+    lib.zero_grad(p.params)
+    gc.collect()
+
+    _reset_peak()
+    baseline = _status_kib("VmRSS")
+    loss, grads = value_and_grad(p.params, p.data)
+    peak = _status_kib("VmHWM")
+    after = _status_kib("VmRSS")
+
+    check = _check(lib, problem, loss, grads)
+    return {
+        "library": name,
+        "version": lib.version,
+        "baseline_mib": baseline / 1024,
+        "peak_above_baseline_mib": (peak - baseline) / 1024,
+        "after_above_baseline_mib": (after - baseline) / 1024,
+        "passed": check.passed,
+        "rel_err": check.rel_err,
+        "problems": check.problems,
+        "note": check.notes,
+    }
+
+
+def main() -> None:
+    name = sys.argv[1]
+    try:
+        result = measure(name)
+    except Exception as e:
+        result = {"library": name, "error": f"{type(e).__name__}: {e}"}
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

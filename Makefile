@@ -29,3 +29,22 @@ lint: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .hypothesis
+
+# `make bench` builds bench/.venv (glassgrad editable + PyTorch 2.13.0, HIPS autograd, MyGrad)
+# and runs bench/run.py; BENCH_ARGS passes options, e.g. make bench BENCH_ARGS="--quick --only W1,W6".
+BENCH_VENV := bench/.venv
+BENCH_BIN := $(BENCH_VENV)/bin
+BENCH_ARGS ?=
+
+.PHONY: bench
+
+$(BENCH_BIN)/python:
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_BIN)/pip install --quiet --upgrade pip
+
+$(BENCH_VENV)/.installed: pyproject.toml bench/requirements.txt | $(BENCH_BIN)/python
+	$(BENCH_BIN)/pip install --quiet -e . -r bench/requirements.txt
+	touch $@
+
+bench: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/run.py $(BENCH_ARGS)

@@ -19,7 +19,7 @@ import numpy as np
 LIBRARY_NAMES = ("glassgrad", "torch", "autograd", "mygrad")
 
 
-class NotSupported(Exception):  # noqa: N818 - it is a verdict, not an error
+class NotSupported(Exception):
     """The library has no way to run this workload; the row says n/a with this reason."""
 
 
@@ -48,6 +48,7 @@ class Library(ABC):
     version: str
     ops: Ops
 
+    @abstractmethod
     def set_threads(self, threads: int) -> None:
         """Intra-op threads beyond the BLAS environment variables (only PyTorch has a knob)."""
 
@@ -150,8 +151,9 @@ class HipsAutograd(Library):
     """HIPS autograd: functional, differentiates Python functions of NumPy arrays."""
 
     def __init__(self) -> None:
-        import autograd
         import autograd.numpy as anp
+
+        import autograd
 
         self.autograd, self.name = autograd, "autograd"
         self.version = _dist_version("autograd")
@@ -163,6 +165,9 @@ class HipsAutograd(Library):
             return anp.max(x, axis=1, keepdims=True)
 
         self.ops = Ops(exp=anp.exp, sin=anp.sin, tanh=anp.tanh, log=anp.log, relu=relu, sum=anp.sum, rowmax=rowmax)
+
+    def set_threads(self, threads: int) -> None:
+        """NumPy's BLAS reads its thread count from the environment at import."""
 
     def leaf(self, array: np.ndarray) -> Any:
         return array.copy()
@@ -203,7 +208,12 @@ class MyGrad(Library):
         def rowmax(x: Any) -> Any:
             return mygrad.max(x, axis=1, keepdims=True)
 
-        self.ops = Ops(exp=mygrad.exp, sin=mygrad.sin, tanh=mygrad.tanh, log=mygrad.log, relu=relu, sum=mygrad.sum, rowmax=rowmax)
+        self.ops = Ops(
+            exp=mygrad.exp, sin=mygrad.sin, tanh=mygrad.tanh, log=mygrad.log, relu=relu, sum=mygrad.sum, rowmax=rowmax
+        )
+
+    def set_threads(self, threads: int) -> None:
+        """NumPy's BLAS reads its thread count from the environment at import."""
 
     def leaf(self, array: np.ndarray) -> Any:
         return self.mg.tensor(array.copy())

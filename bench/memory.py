@@ -31,7 +31,12 @@ def theoretical_minimum() -> dict[str, float]:
     act = BATCH * WIDTH * 4
     wgrad = WIDTH * WIDTH * 4
     liveness = max(3 * act + 2 * wgrad, act + 3 * wgrad, 4 * act + wgrad)
-    return {"minimum_mib": liveness / MIB, "activation_mib": act / MIB, "weight_grad_mib": wgrad / MIB, "saved_plus_grads_mib": LAYERS * (act + wgrad) / MIB}
+    return {
+        "minimum_mib": liveness / MIB,
+        "activation_mib": act / MIB,
+        "weight_grad_mib": wgrad / MIB,
+        "saved_plus_grads_mib": LAYERS * (act + wgrad) / MIB,
+    }
 
 
 def _status_kib(field: str) -> int:

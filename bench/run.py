@@ -29,7 +29,13 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 KEYS = ("W1", "W2", "W3", "W4", "W5", "W6")
 THREADS = {"W1": 1, "W2": 1, "W3": 2, "W4": 1, "W5": 1, "W6": 2}
-THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+THREAD_VARS = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
 
 
 @dataclass
@@ -87,13 +93,19 @@ def prepare_case(lib: Any, wl: Any, problem: Any, expected: dict[str, Any], quic
     return case, 0.0
 
 
-def time_rounds(cases: list[Case], rounds: int) -> None:
-    """Round-robin: each round times one call of every library, starting one library later each round."""
+def time_rounds(cases: list[Case], rounds: int, settle_s: float) -> None:
+    """Round-robin: each round times one call of every library, starting one library later each round.
+
+    With several threads, `settle_s` of sleep before each call lets the previous library's worker
+    threads stop spinning (OpenBLAS spins about 0.1 s after a call, OpenMP also spins), so that they
+    do not take the cores from the library being timed.
+    """
     for r in range(rounds):
         k = r % len(cases)
         for case in cases[k:] + cases[:k]:
             if case.step is None:
                 continue
+            time.sleep(settle_s)
             t0 = time.perf_counter()
             try:
                 case.step()
@@ -113,12 +125,12 @@ def bench_workload(key: str, libraries: list[Any], oracle: Any, quick: bool) -> 
     print(f"{key}: checking and warming up {', '.join(lib.name for lib in libraries)}", file=sys.stderr, flush=True)
     prepared = [prepare_case(lib, wl, problem, expected, quick) for lib in libraries]
     cases = [case for case, _ in prepared]
-    per_round = sum(estimate for _, estimate in prepared) or 1e-3
+    per_round = sum(estimate + wl.settle_s for _, estimate in prepared) or 1e-3
     budget = wl.budget_s / 15 if quick else wl.budget_s
     rounds = max(3 if quick else 5, min(wl.max_rounds, int(budget / per_round)))
     print(f"{key}: {rounds} interleaved rounds, about {rounds * per_round:.0f} s", file=sys.stderr, flush=True)
     gc.collect()
-    time_rounds(cases, rounds)
+    time_rounds(cases, rounds, wl.settle_s)
     return [case.row for case in cases]
 
 
@@ -151,7 +163,17 @@ def child_env(threads: int, **extra: str) -> dict[str, str]:
 def run_group(keys: list[str], threads: int, quick: bool) -> tuple[list[Row], dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rows.json"
-        cmd = [sys.executable, str(HERE / "run.py"), "--worker", "--threads", str(threads), "--only", ",".join(keys), "--json", str(out)]
+        cmd = [
+            sys.executable,
+            str(HERE / "run.py"),
+            "--worker",
+            "--threads",
+            str(threads),
+            "--only",
+            ",".join(keys),
+            "--json",
+            str(out),
+        ]
         cmd += ["--quick"] if quick else []
         subprocess.run(cmd, env=child_env(threads), check=True)
         payload = json.loads(out.read_text())
@@ -198,12 +220,16 @@ def print_timings(rows: list[Row]) -> None:
         print(f"{key}  {wl.title}")
         for r in group:
             if not r.samples:
-                print(f"{'':4} {wl.threads:>3}  {r.library:<10} {'-':>8} {'-':>8} {'-':>8}  {wl.unit:<5} {'-':>9} {0:>6}  {check_text(r)}")
+                print(
+                    f"{'':4} {wl.threads:>3}  {r.library:<10} {'-':>8} {'-':>8} {'-':>8}  {wl.unit:<5} {'-':>9} {0:>6}  {check_text(r)}"
+                )
                 continue
             med = statistics.median(r.samples)
             ratio = f"{med / torch_median:.2f}x" if torch_median else "-"
             cells = " ".join(f"{fmt(wl.scale(v)):>8}" for v in (med, min(r.samples), max(r.samples)))
-            print(f"{'':4} {wl.threads:>3}  {r.library:<10} {cells}  {wl.unit:<5} {ratio:>9} {len(r.samples):>6}  {check_text(r)}")
+            print(
+                f"{'':4} {wl.threads:>3}  {r.library:<10} {cells}  {wl.unit:<5} {ratio:>9} {len(r.samples):>6}  {check_text(r)}"
+            )
 
 
 def print_memory(results: list[dict[str, Any]]) -> None:
@@ -211,13 +237,23 @@ def print_memory(results: list[dict[str, Any]]) -> None:
 
     t = theoretical_minimum()
     print(f"\nW6  peak memory of one W3 forward+backward at batch {BATCH} (2 threads), fresh process per library")
-    print(f"    theoretical minimum {t['minimum_mib']:.0f} MiB = max(3 activations + 2 weight grads, 1 activation + 3 weight grads)")
-    print(f"    with one activation {t['activation_mib']:.0f} MiB and one weight gradient {t['weight_grad_mib']:.0f} MiB; the issue's wording")
-    print(f"    'three saved tanh outputs plus the weight gradients' would sum to {t['saved_plus_grads_mib']:.0f} MiB, but those are never all live at once")
-    header = f"{'':4} {'library':<10} {'peak-base MiB':>13} {'vs minimum':>10} {'vs torch':>9} {'kept after':>10}  check"
+    print(
+        f"    theoretical minimum {t['minimum_mib']:.0f} MiB = max(3 activations + 2 weight grads, 1 activation + 3 weight grads)"
+    )
+    print(
+        f"    with one activation {t['activation_mib']:.0f} MiB and one weight gradient {t['weight_grad_mib']:.0f} MiB; the issue's wording"
+    )
+    print(
+        f"    'three saved tanh outputs plus the weight gradients' would sum to {t['saved_plus_grads_mib']:.0f} MiB, but those are never all live at once"
+    )
+    header = (
+        f"{'':4} {'library':<10} {'peak-base MiB':>13} {'vs minimum':>10} {'vs torch':>9} {'kept after':>10}  check"
+    )
     print(header)
     print("-" * len(header))
-    torch_peak = next((r["peak_above_baseline_mib"] for r in results if r["library"] == "torch" and "error" not in r), None)
+    torch_peak = next(
+        (r["peak_above_baseline_mib"] for r in results if r["library"] == "torch" and "error" not in r), None
+    )
     for r in results:
         if "error" in r:
             print(f"{'':4} {r['library']:<10} {'-':>13} {'-':>10} {'-':>9} {'-':>10}  <<< error >>>")
@@ -225,7 +261,9 @@ def print_memory(results: list[dict[str, Any]]) -> None:
         peak = r["peak_above_baseline_mib"]
         vs_torch = f"{peak / torch_peak:.2f}x" if torch_peak else "-"
         check = f"ok (rel {r['rel_err']:.1e})" if r["passed"] else "<<< FAILED >>>"
-        print(f"{'':4} {r['library']:<10} {peak:>13.1f} {peak / t['minimum_mib']:>9.2f}x {vs_torch:>9} {r['after_above_baseline_mib']:>10.1f}  {check}")
+        print(
+            f"{'':4} {r['library']:<10} {peak:>13.1f} {peak / t['minimum_mib']:>9.2f}x {vs_torch:>9} {r['after_above_baseline_mib']:>10.1f}  {check}"
+        )
 
 
 def print_failures(rows: list[Row], memory: list[dict[str, Any]]) -> bool:
@@ -240,7 +278,11 @@ def print_failures(rows: list[Row], memory: list[dict[str, Any]]) -> bool:
         for line in bad:
             print("!!! " + line)
         print("!" * 100)
-    na += [f"{r.workload} {r.library}: *dtype: float32 in, {r.note} out (the answer is right but left float32 on the way; not failed)" for r in rows if r.note]
+    na += [
+        f"{r.workload} {r.library}: *dtype: float32 in, {r.note} out (the answer is right but left float32 on the way; not failed)"
+        for r in rows
+        if r.note
+    ]
     if na:
         print("\nNotes:")
         for line in na:
@@ -249,7 +291,14 @@ def print_failures(rows: list[Row], memory: list[dict[str, Any]]) -> bool:
 
 
 def machine() -> str:
-    cpu = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines() if line.startswith("model name")), platform.processor())
+    cpu = next(
+        (
+            line.split(":", 1)[1].strip()
+            for line in Path("/proc/cpuinfo").read_text().splitlines()
+            if line.startswith("model name")
+        ),
+        platform.processor(),
+    )
     return f"{cpu}, {os.cpu_count()} logical CPUs, {platform.system()} {platform.release()}, Python {platform.python_version()}"
 
 
@@ -284,9 +333,18 @@ def main(argv: list[str] | None = None) -> int:
 
     versions = {r.library: r.version for r in rows} | {m["library"]: m.get("version", "?") for m in memory}
     print(f"\nmachine: {machine()}")
-    print("versions: " + ", ".join(f"{k} {v}" for k, v in versions.items()) + (f", numpy {infos[0]['numpy']}" if infos else ""))
-    print("threads: 1 for W1 W2 W4 W5, 2 for W3 W6 (torch.set_num_threads and OMP/OPENBLAS/MKL_NUM_THREADS)" + (" -- QUICK RUN, not a measurement" if args.quick else ""))
-    print("times: median/min/max of interleaved rounds after warm-up; 'vs torch' = median / PyTorch median (below 1 is faster)\n")
+    print(
+        "versions: "
+        + ", ".join(f"{k} {v}" for k, v in versions.items())
+        + (f", numpy {infos[0]['numpy']}" if infos else "")
+    )
+    print(
+        "threads: 1 for W1 W2 W4 W5, 2 for W3 W6 (torch.set_num_threads and OMP/OPENBLAS/MKL_NUM_THREADS)"
+        + (" -- QUICK RUN, not a measurement" if args.quick else "")
+    )
+    print(
+        "times: median/min/max of interleaved rounds after warm-up; 'vs torch' = median / PyTorch median (below 1 is faster)\n"
+    )
     if rows:
         print_timings(rows)
     if memory:

@@ -7,8 +7,9 @@ returns what is checked against the float64 reference.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -44,7 +45,7 @@ class Workload:
     tol: float = 1e-3  # max |got - ref| / max |ref|, per output
     budget_s: float = 20.0  # timing budget for all libraries together, default run
     max_rounds: int = 200
-    notes: list[str] = field(default_factory=list)
+    settle_s: float = 0.0  # idle pause before each timed call (outside the timer), for multi-threaded rows
 
     def scale(self, seconds: float) -> float:
         """Seconds of one call in this workload's unit."""
@@ -114,7 +115,7 @@ def _f32(a: np.ndarray) -> np.ndarray:
 def linear_params(rng: np.random.Generator, sizes: Sequence[int]) -> list[np.ndarray]:
     """[W1, b1, ...] with W of shape (in, out), uniform in +-1/sqrt(in) as torch.nn.Linear."""
     params = []
-    for n_in, n_out in zip(sizes[:-1], sizes[1:], strict=True):
+    for n_in, n_out in itertools.pairwise(sizes):
         bound = 1.0 / np.sqrt(n_in)
         params += [_f32(rng.uniform(-bound, bound, (n_in, n_out))), _f32(rng.uniform(-bound, bound, n_out))]
     return params
@@ -137,7 +138,9 @@ def tanh_mlp_problem(rng: np.random.Generator, batch: int = 512, width: int = 20
     return Problem(params, [_f32(rng.standard_normal((batch, width)))])
 
 
-def rnn_problem(rng: np.random.Generator, steps: int = 64, batch: int = 32, n_in: int = 64, hidden: int = 128) -> Problem:
+def rnn_problem(
+    rng: np.random.Generator, steps: int = 64, batch: int = 32, n_in: int = 64, hidden: int = 128
+) -> Problem:
     bound = 1.0 / np.sqrt(hidden)
     wx = _f32(rng.uniform(-bound, bound, (n_in, hidden)))
     wh = _f32(rng.uniform(-bound, bound, (hidden, hidden)))
@@ -149,11 +152,56 @@ def rnn_problem(rng: np.random.Generator, steps: int = 64, batch: int = 32, n_in
 WORKLOADS: dict[str, Workload] = {
     w.key: w
     for w in (
-        Workload("W1", "per-op overhead: 256 elementwise ops on 16 floats, sum, backward", 1, "grad", chain_loss, chain_problem, unit="us/op", per=CHAIN_OPS, budget_s=15, max_rounds=400),
-        Workload("W2", "MLP 784-256-256-10 batch 64, ReLU, cross-entropy, SGD step", 1, "sgd", classifier_loss, classifier_problem, budget_s=20),
-        Workload("W3", "MLP 3x Linear 2048, batch 512, tanh, loss=sum, fwd+bwd", 2, "grad", tanh_mlp_loss, tanh_mlp_problem, budget_s=60, max_rounds=30),
-        Workload("W4", "tanh RNN 64 steps, hidden 128, batch 32, input 64, fwd+bwd", 1, "grad", rnn_loss, rnn_problem, budget_s=20),
-        Workload("W5", "Hessian-vector product of W2's loss wrt its first weight", 1, "hvp", classifier_loss, classifier_problem, budget_s=20),
+        Workload(
+            "W1",
+            "per-op overhead: 256 elementwise ops on 16 floats, sum, backward",
+            1,
+            "grad",
+            chain_loss,
+            chain_problem,
+            unit="us/op",
+            per=CHAIN_OPS,
+            budget_s=15,
+            max_rounds=400,
+        ),
+        Workload(
+            "W2",
+            "MLP 784-256-256-10 batch 64, ReLU, cross-entropy, SGD step",
+            1,
+            "sgd",
+            classifier_loss,
+            classifier_problem,
+            budget_s=20,
+        ),
+        Workload(
+            "W3",
+            "MLP 3x Linear 2048, batch 512, tanh, loss=sum, fwd+bwd",
+            2,
+            "grad",
+            tanh_mlp_loss,
+            tanh_mlp_problem,
+            budget_s=60,
+            max_rounds=25,
+            settle_s=0.15,
+        ),
+        Workload(
+            "W4",
+            "tanh RNN 64 steps, hidden 128, batch 32, input 64, fwd+bwd",
+            1,
+            "grad",
+            rnn_loss,
+            rnn_problem,
+            budget_s=20,
+        ),
+        Workload(
+            "W5",
+            "Hessian-vector product of W2's loss wrt its first weight",
+            1,
+            "hvp",
+            classifier_loss,
+            classifier_problem,
+            budget_s=20,
+        ),
     )
 }
 

@@ -129,26 +129,29 @@ def gradgradcheck(
     masked: bool = False,
 ) -> bool:
     """gradcheck of the function (inputs, grad_outputs) -> d<func, grad_outputs>/d inputs."""
+    from ..ops.creation import zeros_like
     from .engine import grad
 
     inputs = _tuple(inputs)
-    outs = _outputs(func, inputs)
+    n_inputs = len(inputs)
+
+    def differentiable_outputs(ins: tuple[Any, ...]) -> list[Tensor]:
+        return [o for o in _outputs(func, ins) if o._requires_grad]  # integer outputs (indices) have no gradient
+
     if grad_outputs is None:
         rng = np.random.default_rng(0)
         grad_outputs = tuple(
-            Tensor._wrap(rng.standard_normal(o.shape).astype(o._data.dtype)).requires_grad_(True) for o in outs
+            Tensor._wrap(rng.standard_normal(o.shape).astype(o._data.dtype)).requires_grad_(True)
+            for o in differentiable_outputs(inputs)
         )
     else:
         grad_outputs = _tuple(grad_outputs)
-    n_inputs = len(inputs)
 
     def first_derivative(*args: Any) -> tuple[Tensor, ...]:
         ins, gouts = args[:n_inputs], args[n_inputs:]
         diff_ins = [t for t in ins if isinstance(t, Tensor) and t._requires_grad]
-        results = _outputs(func, ins)
-        grads = grad(results, diff_ins, gouts, create_graph=True, allow_unused=True)
-        from ..ops.creation import zeros_like
-
+        with grad_mode.enable_grad():  # gradcheck's finite differences call this under no_grad
+            grads = grad(differentiable_outputs(ins), diff_ins, gouts, create_graph=True, allow_unused=True)
         return tuple(g if g is not None else zeros_like(t) for g, t in zip(grads, diff_ins, strict=True))
 
     return gradcheck(

@@ -66,6 +66,7 @@ class Node:
         "_hooks",
         "_input_meta",
         "_pre_hooks",
+        "_released",
         "_retains_grad",
         "_saved",
         "_sequence_nr",
@@ -79,6 +80,7 @@ class Node:
         self._site = sites.creation_site()
         self._saved: dict[str, Any] = {}
         self._freed_by: tuple[Any, int] | None = None
+        self._released = False
         self._hooks: dict[int, Callable[..., Any]] | None = None
         self._pre_hooks: dict[int, Callable[..., Any]] | None = None
         self._tensor_pre_hooks: dict[int, dict[int, Callable[..., Any]]] | None = None
@@ -146,6 +148,7 @@ class Node:
         for saved in self.saved_tensors_list():
             saved.release()
         self._freed_by = freed_by
+        self._released = True
 
 
 _MISSING = object()
@@ -310,7 +313,7 @@ def describe_saved(saved: SavedTensor) -> str:
     return f"[{type_name(saved.dtype)} [{', '.join(map(str, saved.shape))}]]"
 
 
-def explain_freed(node: Node, saved: SavedTensor) -> str:
+def explain_freed(node: Node, saved: SavedTensor | None) -> str:
     from ..diagnostics import explain
 
     return FREED_MESSAGE + explain.freed(node, saved)

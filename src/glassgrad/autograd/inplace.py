@@ -16,15 +16,23 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import grad_mode
-from .graph import Node, SavedTensor, edge_to
+from .graph import Node, SavedTensor, edge_to, explain_freed
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+NO_GRAD_VIEW_MESSAGE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
+    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+    "you want the inplace to be tracked)."
+)
 
 
 def check_inplace(t: Tensor) -> None:
     if not grad_mode.state.grad_enabled:
         return
+    if t._base is not None and t.grad_fn is None and t._requires_grad:
+        raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
     if t._base is not None and t._base.grad_fn is None and t._base._requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
     if t.grad_fn is None and t._requires_grad:
@@ -129,6 +137,8 @@ class CopySlices(Node):
         from ..ops.creation import zeros
         from ..ops.shape import clone, sum_to_size
 
+        if self._released:  # PyTorch drops fn on release, so even a fn that saved nothing cannot run again
+            raise RuntimeError(explain_freed(self, None))
         grad = grad_outputs[0]
         if grad is None:
             return (None,) * len(self.next_functions)
@@ -148,7 +158,7 @@ class CopySlices(Node):
 
     def release(self, freed_by: Any) -> None:
         self.fn.release(freed_by)
-        self._freed_by = freed_by
+        super().release(freed_by)
 
 
 def copy_(t: Tensor, src: Tensor | float, non_blocking: bool = False) -> Tensor:

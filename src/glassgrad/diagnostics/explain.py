@@ -15,11 +15,12 @@ def _buffer(saved: SavedTensor) -> str:
     return f"'{saved.name}' ({shape} {saved.dtype.name}, {saved.nbytes} bytes)"
 
 
-def freed(node: Node, saved: SavedTensor) -> str:
+def freed(node: Node, saved: SavedTensor | None) -> str:
+    needs = f"its saved {_buffer(saved)}" if saved is not None else "the in-place op it recorded"
     lines = [
         "",
         "",
-        f"glassgrad: {node.name()} needs its saved {_buffer(saved)},",
+        f"glassgrad: {node.name()} needs {needs},",
         f"  recorded at {format_site(node._site)},",
     ]
     if node._freed_by is not None:

@@ -68,10 +68,11 @@ def _reflected(fn: Callable[..., Any]) -> Callable[..., Any]:
     return method
 
 
+# Commutative ops keep the tensor first when reflected, as PyTorch records `2 * x` as x.mul(2).
 OPERATORS: dict[str, Callable[..., Any]] = {
-    "__add__": elementwise.add, "__radd__": _reflected(elementwise.add),
+    "__add__": elementwise.add, "__radd__": elementwise.add,
     "__sub__": elementwise.sub, "__rsub__": elementwise.rsub,
-    "__mul__": elementwise.mul, "__rmul__": _reflected(elementwise.mul),
+    "__mul__": elementwise.mul, "__rmul__": elementwise.mul,
     "__truediv__": elementwise.div, "__rtruediv__": elementwise.rdiv,
     "__floordiv__": elementwise.floor_divide, "__rfloordiv__": _reflected(elementwise.floor_divide),
     "__mod__": elementwise.remainder, "__rmod__": _reflected(elementwise.remainder),
@@ -81,7 +82,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__eq__": elementwise.eq, "__ne__": elementwise.ne, "__lt__": elementwise.lt, "__le__": elementwise.le,
     "__gt__": elementwise.gt, "__ge__": elementwise.ge,
     "__and__": elementwise.bitwise_and, "__or__": elementwise.bitwise_or, "__xor__": elementwise.bitwise_xor,
-    "__rand__": _reflected(elementwise.bitwise_and), "__ror__": _reflected(elementwise.bitwise_or),
+    "__rand__": elementwise.bitwise_and, "__ror__": elementwise.bitwise_or,
     "__invert__": elementwise.bitwise_not,
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
     "__iadd__": _inplace_method(elementwise.add), "__isub__": _inplace_method(elementwise.sub),

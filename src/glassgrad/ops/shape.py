@@ -23,6 +23,8 @@ def as_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args:
     result._view_chain = (*input._view_chain, (replay, args))
     result._version_counter = input._version_counter
     result._is_inference = input._is_inference
+    if result.grad_fn is None and input._requires_grad:
+        result._requires_grad = True  # a view made under no_grad still requires grad, as its base does
     return result
 
 

@@ -34,9 +34,10 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
-from .ops import *
-from .ops import abs, max, min, pow, sum
+from .ops import FUNCTIONS as _FUNCTIONS
 from .tensor import Size, Tensor, device, is_tensor
+
+globals().update(_FUNCTIONS)  # glassgrad.exp, glassgrad.cat, ...: every op family's public functions
 
 half, float, double = float16, float32, float64
 long, int, short = int64, int32, int16

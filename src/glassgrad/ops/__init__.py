@@ -1,4 +1,11 @@
-"""Every built-in op, and the one table that turns them into Tensor methods and operators."""
+"""Every built-in op. Each family module declares three tables, collected here:
+
+- FUNCTIONS: `glassgrad.<name>` (module-level functions),
+- METHODS:   `Tensor.<name>` (the tensor comes first),
+- INPLACE:   method names that also get an in-place `Tensor.<name>_`.
+
+REGISTRY is their union; the test-suite enumerates it so that no op escapes testing.
+"""
 
 from __future__ import annotations
 
@@ -8,41 +15,16 @@ from typing import Any
 from ..autograd.inplace import apply_inplace, copy_
 from ..tensor import Tensor
 from . import creation, elementwise, indexing, inplace_ops, linalg, reduction, shape
-from .creation import *
-from .elementwise import *
-from .indexing import gather, getitem, index_put
-from .linalg import bmm, dot, matmul, mm, mv
-from .reduction import argmax, argmin, max, mean, min, sum
-from .shape import *
 
-# Tensor method name -> function taking the tensor first.
-METHODS: dict[str, Callable[..., Any]] = {
-    name: fn
-    for module, names in (
-        (elementwise, "add sub mul div floor_divide remainder neg pow exp log sqrt reciprocal sin cos tanh sigmoid abs sign "
-                      "relu clamp maximum minimum eq ne lt le gt ge bitwise_and bitwise_or bitwise_xor bitwise_not "
-                      "logical_not isnan isfinite"),
-        (reduction, "sum mean max min argmax argmin"),
-        (shape, "view reshape view_as reshape_as flatten contiguous clone transpose t permute expand expand_as "
-                "broadcast_to unsqueeze squeeze sum_to_size narrow select"),
-        (linalg, "matmul mm bmm dot mv"),
-        (indexing, "gather index_put"),
-    )
-    for name in names.split()
-    for fn in (getattr(module, name),)
-}
-METHODS.update(
-    clip=elementwise.clamp, negative=elementwise.neg, multiply=elementwise.mul, subtract=elementwise.sub,
-    divide=elementwise.div, true_divide=elementwise.div, absolute=elementwise.abs, swapaxes=shape.transpose,
-    rsub=elementwise.rsub, where=lambda self, condition, other: elementwise.where(condition, self, other),
-)
+FAMILIES = (creation, elementwise, reduction, shape, indexing, linalg)
 
-# In-place variants: name_ -> the out-of-place function whose result is written back.
-INPLACE: dict[str, Callable[..., Any]] = {
-    f"{name}_": METHODS[name]
-    for name in ["add", "sub", "mul", "div", "floor_divide", "remainder", "neg", "pow", "exp", "log", "sqrt", "reciprocal", "sin", "cos", "tanh", "sigmoid", "abs", "sign", "relu", "clamp", "clip"]
-}
-INPLACE["index_put_"] = indexing.index_put
+FUNCTIONS: dict[str, Callable[..., Any]] = {}
+METHODS: dict[str, Callable[..., Any]] = {}
+INPLACE: dict[str, Callable[..., Any]] = {}
+for _family in FAMILIES:
+    FUNCTIONS.update(_family.FUNCTIONS)
+    METHODS.update(_family.METHODS)
+    INPLACE.update({f"{name}_": _family.METHODS[name] for name in _family.INPLACE})
 
 
 def _inplace_method(fn: Callable[..., Any]) -> Callable[..., Tensor]:
@@ -90,6 +72,13 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__ifloordiv__": _inplace_method(elementwise.floor_divide), "__imod__": _inplace_method(elementwise.remainder),
     "__ipow__": _inplace_method(elementwise.pow),
 }
+METHODS.update(copy_=copy_, zero_=_zero_, fill_=_fill_)
+
+REGISTRY: dict[str, Callable[..., Any]] = {
+    **{f"glassgrad.{name}": fn for name, fn in FUNCTIONS.items()},
+    **{f"Tensor.{name}": fn for name, fn in METHODS.items()},
+    **{f"Tensor.{name}": fn for name, fn in INPLACE.items()},
+}
 
 
 def install_tensor_methods() -> None:
@@ -99,9 +88,6 @@ def install_tensor_methods() -> None:
         setattr(Tensor, name, _inplace_method(fn))
     for name, fn in OPERATORS.items():
         setattr(Tensor, name, fn)
-    Tensor.copy_ = copy_  # type: ignore[attr-defined]
-    Tensor.zero_ = _zero_  # type: ignore[attr-defined]
-    Tensor.fill_ = _fill_  # type: ignore[attr-defined]
     Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))  # type: ignore[attr-defined]
     Tensor.mT = property(shape.mT)  # type: ignore[attr-defined]
 

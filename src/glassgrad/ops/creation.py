@@ -237,3 +237,15 @@ def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
         t = Tensor._wrap(np.array(array))
     t._requires_grad = requires_grad
     return t
+
+
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+FUNCTIONS = {
+    "tensor": tensor, "as_tensor": as_tensor, "from_numpy": from_numpy, "zeros": zeros, "ones": ones, "empty": empty,
+    "full": full, "zeros_like": zeros_like, "ones_like": ones_like, "empty_like": empty_like, "full_like": full_like,
+    "arange": arange, "linspace": linspace, "eye": eye, "rand": rand, "randn": randn, "randint": randint,
+    "randperm": randperm, "rand_like": rand_like, "randn_like": randn_like, "manual_seed": manual_seed, "seed": seed,
+    "initial_seed": initial_seed,
+}
+METHODS: dict[str, object] = {}
+INPLACE = ()

@@ -426,3 +426,26 @@ def isnan(input: Tensor) -> Tensor:
 
 def isfinite(input: Tensor) -> Tensor:
     return Tensor._wrap(np.isfinite(input._data))
+
+
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+_ARITHMETIC = {
+    "add": add, "sub": sub, "mul": mul, "div": div, "floor_divide": floor_divide, "remainder": remainder,
+    "neg": neg, "pow": pow, "exp": exp, "log": log, "sqrt": sqrt, "reciprocal": reciprocal, "sin": sin, "cos": cos,
+    "tanh": tanh, "sigmoid": sigmoid, "abs": abs, "sign": sign, "relu": relu, "clamp": clamp, "maximum": maximum,
+    "minimum": minimum, "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "bitwise_and": bitwise_and,
+    "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not, "logical_not": logical_not,
+    "isnan": isnan, "isfinite": isfinite,
+    # PyTorch's aliases
+    "clip": clamp, "negative": neg, "multiply": mul, "subtract": sub, "divide": div, "true_divide": div,
+    "absolute": abs,
+}
+FUNCTIONS = {**_ARITHMETIC, "rsub": rsub, "where": where}
+METHODS = {
+    **_ARITHMETIC,
+    "where": lambda self, condition, other: where(condition, self, other),
+}
+INPLACE = (
+    "add", "sub", "mul", "div", "floor_divide", "remainder", "neg", "pow", "exp", "log", "sqrt", "reciprocal", "sin",
+    "cos", "tanh", "sigmoid", "abs", "sign", "relu", "clamp", "clip",
+)

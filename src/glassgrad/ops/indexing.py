@@ -158,3 +158,9 @@ def scatter_into_zeros(src: Tensor, shape: Size, dim: int, index: Tensor) -> Ten
     grid[dim] = index._data
     np.add.at(out, tuple(grid), src._data)
     return ScatterIntoZerosBackward.record(out, (src,), dim=dim, index=index)
+
+
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+FUNCTIONS = {"gather": gather, "index_put": index_put}
+METHODS = dict(FUNCTIONS)
+INPLACE = ("index_put",)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._dtype import result_type
 from ..tensor import Tensor
 from .shape import mT, squeeze, unsqueeze
 from .table import derivative
@@ -116,4 +115,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return matmul(input, vec)
 
 
-__all__ = ["bmm", "dot", "matmul", "mm", "mv", "result_type"]
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+FUNCTIONS = {"matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "mv": mv}
+METHODS = dict(FUNCTIONS)
+INPLACE = ()

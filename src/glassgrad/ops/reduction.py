@@ -9,7 +9,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import Size, Tensor
-from .indexing import gather, scatter_into_zeros
+from .indexing import scatter_into_zeros
 from .shape import expand, reshape, unsqueeze
 from .table import derivative
 
@@ -167,4 +167,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return min(input, dim, keepdim).indices
 
 
-__all__ = ["argmax", "argmin", "gather", "max", "mean", "min", "sum"]
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+FUNCTIONS = {"sum": sum, "mean": mean, "max": max, "min": min, "argmax": argmax, "argmin": argmin}
+METHODS = dict(FUNCTIONS)
+INPLACE = ()

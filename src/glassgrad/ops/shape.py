@@ -346,3 +346,17 @@ def _pad_slice(grad: Tensor, shape: Size, dim: int, start: int) -> Tensor:
     length = grad.shape[dim]
     out[(slice(None),) * dim + (slice(start, start + length),)] = grad._data
     return PadSliceBackward.record(out, (grad,), dim=dim, start=start, length=length)
+
+
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+_BOTH = {
+    "reshape": reshape, "flatten": flatten, "clone": clone, "transpose": transpose, "swapaxes": transpose, "t": t,
+    "permute": permute, "broadcast_to": broadcast_to, "unsqueeze": unsqueeze, "squeeze": squeeze, "narrow": narrow,
+    "select": select,
+}
+FUNCTIONS = {**_BOTH, "cat": cat, "concat": cat, "concatenate": cat, "stack": stack}
+METHODS = {
+    **_BOTH, "view": view, "view_as": view_as, "reshape_as": reshape_as, "contiguous": contiguous, "expand": expand,
+    "expand_as": expand_as, "sum_to_size": sum_to_size,
+}
+INPLACE = ()

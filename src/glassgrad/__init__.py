@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from . import autograd
+from . import autograd, linalg, nn
 from ._dtype import (
     bool_ as bool,
 )

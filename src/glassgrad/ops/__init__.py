@@ -1,10 +1,13 @@
 """Every built-in op. Each family module declares three tables, collected here:
 
-- FUNCTIONS: `glassgrad.<name>` (module-level functions),
+- FUNCTIONS: public functions of the family's NAMESPACE ("glassgrad" unless the module says
+  otherwise, e.g. "glassgrad.nn.functional" or "glassgrad.linalg"),
 - METHODS:   `Tensor.<name>` (the tensor comes first),
 - INPLACE:   method names that also get an in-place `Tensor.<name>_`.
 
-REGISTRY is their union; the test-suite enumerates it so that no op escapes testing.
+REGISTRY is their union, keyed by public name; the test-suite enumerates it so that no op
+escapes testing. Adding an op is: its function (and derivative entry) in a family module,
+and its name in that module's tables.
 """
 
 from __future__ import annotations
@@ -14,15 +17,34 @@ from typing import Any
 
 from ..autograd.inplace import apply_inplace, copy_
 from ..tensor import Tensor
-from . import creation, elementwise, indexing, inplace_ops, linalg, reduction, shape
+from . import (
+    activations,
+    convolution,
+    creation,
+    elementwise,
+    indexing,
+    inplace_ops,
+    linalg,
+    linalg_decomp,
+    losses,
+    normalization,
+    reduction,
+    shape,
+    sorting,
+)
 
-FAMILIES = (creation, elementwise, reduction, shape, indexing, linalg)
+FAMILIES = (
+    creation, elementwise, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
+    convolution, normalization,
+)
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {}
+NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
+    "glassgrad": {}, "glassgrad.linalg": {}, "glassgrad.nn.functional": {},
+}
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: dict[str, Callable[..., Any]] = {}
 for _family in FAMILIES:
-    FUNCTIONS.update(_family.FUNCTIONS)
+    NAMESPACES.setdefault(getattr(_family, "NAMESPACE", "glassgrad"), {}).update(_family.FUNCTIONS)
     METHODS.update(_family.METHODS)
     INPLACE.update({f"{name}_": _family.METHODS[name] for name in _family.INPLACE})
 
@@ -74,8 +96,9 @@ OPERATORS: dict[str, Callable[..., Any]] = {
 }
 METHODS.update(copy_=copy_, zero_=_zero_, fill_=_fill_)
 
+FUNCTIONS = NAMESPACES["glassgrad"]
 REGISTRY: dict[str, Callable[..., Any]] = {
-    **{f"glassgrad.{name}": fn for name, fn in FUNCTIONS.items()},
+    **{f"{space}.{name}": fn for space, functions in NAMESPACES.items() for name, fn in functions.items()},
     **{f"Tensor.{name}": fn for name, fn in METHODS.items()},
     **{f"Tensor.{name}": fn for name, fn in INPLACE.items()},
 }

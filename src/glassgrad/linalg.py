@@ -1,0 +1,5 @@
+"""glassgrad.linalg, laid out like torch.linalg; the ops live in glassgrad/ops/linalg_decomp.py."""
+
+from .ops import NAMESPACES
+
+globals().update(NAMESPACES["glassgrad.linalg"])

@@ -134,20 +134,36 @@ def bench_workload(key: str, libraries: list[Any], oracle: Any, quick: bool) -> 
     return [case.row for case in cases]
 
 
+def load_libraries(threads: int) -> tuple[list[Any], dict[str, str]]:
+    """The adapters that import; a library that fails to import is an error row, not a crash."""
+    from libs import LIBRARY_NAMES, load
+
+    libraries, failed = [], {}
+    for name in LIBRARY_NAMES:
+        try:
+            lib = load(name)
+            lib.set_threads(threads)
+            libraries.append(lib)
+        except Exception as e:
+            failed[name] = f"import: {type(e).__name__}: {e}"
+    return libraries, failed
+
+
 def worker(keys: list[str], threads: int, quick: bool, out: Path) -> None:
     for var in THREAD_VARS:
         if os.environ.get(var) != str(threads):
             raise SystemExit(f"worker expects {var}={threads} set before NumPy is imported")
-    from libs import LIBRARY_NAMES, load, reference
-
-    libraries = [load(name) for name in LIBRARY_NAMES]
-    for lib in libraries:
-        lib.set_threads(threads)
+    import numpy
     import torch
+    from libs import reference
 
+    libraries, failed = load_libraries(threads)
     oracle = reference()
-    rows = [row for key in keys for row in bench_workload(key, libraries, oracle, quick)]
-    info = {"torch_threads": torch.get_num_threads(), "numpy": __import__("numpy").__version__}
+    rows = []
+    for key in keys:
+        rows += bench_workload(key, libraries, oracle, quick)
+        rows += [Row(key, name, status="error", message=message) for name, message in failed.items()]
+    info = {"threads": threads, "torch_threads": torch.get_num_threads(), "numpy": numpy.__version__}
     out.write_text(json.dumps({"info": info, "rows": [asdict(r) for r in rows]}))
 
 
@@ -207,14 +223,15 @@ def check_text(row: Row) -> str:
 
 
 def print_timings(rows: list[Row]) -> None:
+    from libs import LIBRARY_NAMES
     from workloads import WORKLOADS
 
     header = f"{'':4} {'thr':>3}  {'library':<10} {'median':>8} {'min':>8} {'max':>8}  {'unit':<5} {'vs torch':>9} {'rounds':>6}  check"
     print(header)
     print("-" * len(header))
-    for key in dict.fromkeys(r.workload for r in rows):
+    for key in sorted({r.workload for r in rows}):
         wl = WORKLOADS[key]
-        group = [r for r in rows if r.workload == key]
+        group = sorted((r for r in rows if r.workload == key), key=lambda r: LIBRARY_NAMES.index(r.library))
         torch_row = next((r for r in group if r.library == "torch" and r.samples), None)
         torch_median = statistics.median(torch_row.samples) if torch_row else None
         print(f"{key}  {wl.title}")
@@ -226,6 +243,7 @@ def print_timings(rows: list[Row]) -> None:
                 continue
             med = statistics.median(r.samples)
             ratio = f"{med / torch_median:.2f}x" if torch_median else "-"
+            ratio = ratio if r.status == "ok" else f"({ratio})"  # a wrong answer's time does not count
             cells = " ".join(f"{fmt(wl.scale(v)):>8}" for v in (med, min(r.samples), max(r.samples)))
             print(
                 f"{'':4} {wl.threads:>3}  {r.library:<10} {cells}  {wl.unit:<5} {ratio:>9} {len(r.samples):>6}  {check_text(r)}"
@@ -260,7 +278,7 @@ def print_memory(results: list[dict[str, Any]]) -> None:
             continue
         peak = r["peak_above_baseline_mib"]
         vs_torch = f"{peak / torch_peak:.2f}x" if torch_peak else "-"
-        check = f"ok (rel {r['rel_err']:.1e})" if r["passed"] else "<<< FAILED >>>"
+        check = f"ok (rel {r['rel_err']:.1e})" + (" *dtype" if r["note"] else "") if r["passed"] else "<<< FAILED >>>"
         print(
             f"{'':4} {r['library']:<10} {peak:>13.1f} {peak / t['minimum_mib']:>9.2f}x {vs_torch:>9} {r['after_above_baseline_mib']:>10.1f}  {check}"
         )
@@ -272,6 +290,7 @@ def print_failures(rows: list[Row], memory: list[dict[str, Any]]) -> bool:
     bad += [f"W6 {m['library']}: error: {m['error']}" for m in memory if "error" in m]
     bad += [f"W6 {m['library']}: FAILED: {m['problems']}" for m in memory if "error" not in m and not m["passed"]]
     na = [f"{r.workload} {r.library}: n/a: {r.message}" for r in rows if r.status == "n/a"]
+    na += [f"W6 {m['library']}: *dtype: {m['note']}" for m in memory if m.get("note")]
     if bad:
         print("\n" + "!" * 100)
         print("!!! WRONG ANSWERS OR ERRORS: these rows do not count")
@@ -339,9 +358,12 @@ def main(argv: list[str] | None = None) -> int:
         + (f", numpy {infos[0]['numpy']}" if infos else "")
     )
     print(
-        "threads: 1 for W1 W2 W4 W5, 2 for W3 W6 (torch.set_num_threads and OMP/OPENBLAS/MKL_NUM_THREADS)"
-        + (" -- QUICK RUN, not a measurement" if args.quick else "")
+        "threads: 1 for W1 W2 W4 W5, 2 for W3 W6 (torch.set_num_threads and OMP/OPENBLAS/MKL_NUM_THREADS before import)"
     )
+    for info in infos:
+        print(f"  {info['threads']}-thread process: torch.get_num_threads() = {info['torch_threads']}")
+    if args.quick:
+        print("QUICK RUN: a smoke test, not a measurement")
     print(
         "times: median/min/max of interleaved rounds after warm-up; 'vs torch' = median / PyTorch median (below 1 is faster)\n"
     )

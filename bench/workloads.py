@@ -172,6 +172,7 @@ WORKLOADS: dict[str, Workload] = {
             classifier_loss,
             classifier_problem,
             budget_s=20,
+            max_rounds=400,
         ),
         Workload(
             "W3",
@@ -201,6 +202,7 @@ WORKLOADS: dict[str, Workload] = {
             classifier_loss,
             classifier_problem,
             budget_s=20,
+            max_rounds=400,
         ),
     )
 }

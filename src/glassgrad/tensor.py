@@ -22,12 +22,13 @@ if TYPE_CHECKING:
 
 
 class VersionCounter:
-    """Shared by a tensor, its views and its detached aliases; in-place ops bump it."""
+    """Shared by a tensor, its views and its detached aliases; in-place ops bump it and say where."""
 
-    __slots__ = ("value",)
+    __slots__ = ("modified_at", "value")
 
     def __init__(self) -> None:
         self.value = 0
+        self.modified_at: Any = None  # (code, line) of the last in-place op, for the version error
 
 
 class Size(tuple):

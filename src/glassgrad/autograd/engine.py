@@ -12,12 +12,16 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from ..diagnostics import sites
+from ..diagnostics import explain, sites, steps
 from ..tensor import Tensor
 from . import grad_mode
-from .graph import AccumulateGrad, Node, edge_to
+from .graph import AccumulateGrad, FreedBy, Node, edge_to
 
 Edge = tuple[Node | None, int]
+
+# The roots of every backward pass under way in this process (innermost last), so that an error
+# raised deep inside can say which graph was being differentiated.
+running: list[list[Node]] = []
 
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
@@ -36,11 +40,13 @@ def _root_grads(outputs: tuple[Tensor, ...], grad_outputs: tuple[Any, ...] | Non
         if not isinstance(out, Tensor):
             raise TypeError(f"expected a Tensor as output {i}, got {type(out).__name__}")
         if not out._requires_grad:
-            raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn" + explain.no_grad_fn(out)
+            )
         given = None if grad_outputs is None else grad_outputs[i]
         if given is None:
             if out._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+                raise RuntimeError("grad can be implicitly created only for scalar outputs" + explain.non_scalar_root(out))
             if not out.dtype.is_floating_point:
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
             from ..ops.creation import ones_like
@@ -143,8 +149,26 @@ def run_backward(
     accumulate: bool = True,
 ) -> list[Tensor | None]:
     """Run backward from `roots`; return the gradients that reached the `capture` edges."""
-    caller_site = sites.creation_site()
+    freed_by = FreedBy(sites.creation_site(), steps.current)
     root_nodes = [n for n, _ in roots if n is not None]
+    running.append(root_nodes)
+    try:
+        return _run(root_nodes, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
+    finally:
+        running.pop()
+        steps.advance()
+
+
+def _run(
+    root_nodes: list[Node],
+    roots: Sequence[Edge],
+    root_grads: list[Tensor],
+    keep_graph: bool,
+    create_graph: bool,
+    capture: Sequence[Edge] | None,
+    accumulate: bool,
+    freed_by: FreedBy,
+) -> list[Tensor | None]:
     deps = _dependencies(root_nodes)
     targets = {n for n, _ in capture if n is not None} if capture is not None else None
     needed = _needed(root_nodes, targets) if targets is not None else None
@@ -184,7 +208,7 @@ def run_backward(
                         if new is not None:
                             outputs = tuple(new)
                 if not keep_graph:
-                    node.release(caller_site)
+                    node.release(freed_by)
             else:
                 outputs = ()
             del grads

@@ -14,15 +14,23 @@ import itertools
 import re
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from ..diagnostics import sites
+from ..diagnostics import sites, steps
+from ..diagnostics.sites import Site
 from . import grad_mode
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
 
 _sequence = itertools.count()
+
+
+class FreedBy(NamedTuple):
+    """The backward call that released a node's saved tensors."""
+
+    site: Site | None
+    step: int
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -71,6 +79,7 @@ class Node:
         "_saved",
         "_sequence_nr",
         "_site",
+        "_step",
         "_tensor_pre_hooks",
         "next_functions",
     )
@@ -78,8 +87,9 @@ class Node:
     def __init__(self, inputs: tuple[Tensor, ...] = ()) -> None:
         self._sequence_nr = next(_sequence)
         self._site = sites.creation_site()
+        self._step = steps.current
         self._saved: dict[str, Any] = {}
-        self._freed_by: tuple[Any, int] | None = None
+        self._freed_by: FreedBy | None = None
         self._released = False
         self._hooks: dict[int, Callable[..., Any]] | None = None
         self._pre_hooks: dict[int, Callable[..., Any]] | None = None
@@ -143,7 +153,7 @@ class Node:
     def saved_tensors_list(self) -> list[SavedTensor]:
         return [s for s in self._saved.values() if isinstance(s, SavedTensor)]
 
-    def release(self, freed_by: tuple[Any, int] | None) -> None:
+    def release(self, freed_by: FreedBy) -> None:
         """Drop every saved buffer; later unpacks raise PyTorch's 'second time' error."""
         for saved in self.saved_tensors_list():
             saved.release()

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
+from ..diagnostics import explain, sites
 from . import grad_mode
 from .graph import Node, SavedTensor, edge_to, explain_freed
 
@@ -34,9 +35,9 @@ def check_inplace(t: Tensor) -> None:
     if t._base is not None and t.grad_fn is None and t._requires_grad:
         raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
     if t._base is not None and t._base.grad_fn is None and t._base._requires_grad:
-        raise RuntimeError(VIEW_OF_LEAF_MESSAGE)
+        raise RuntimeError(VIEW_OF_LEAF_MESSAGE + explain.leaf_inplace(t, view=True))
     if t.grad_fn is None and t._requires_grad:
-        raise RuntimeError(LEAF_MESSAGE)
+        raise RuntimeError(LEAF_MESSAGE + explain.leaf_inplace(t, view=False))
 
 
 def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: bool = False) -> Tensor:
@@ -79,7 +80,9 @@ def bump_version(t: Tensor) -> None:
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get "
             "a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
         )
-    t._version_counter.value += 1
+    counter = t._version_counter
+    counter.value += 1
+    counter.modified_at = sites.creation_site()
 
 
 def _keep_original_self(node: Node, t: Tensor) -> None:

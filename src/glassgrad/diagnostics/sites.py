@@ -6,6 +6,7 @@ code object, and whether a code object belongs to glassgrad is cached.
 
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 from types import CodeType
@@ -38,3 +39,11 @@ def format_site(site: Site | None) -> str:
         return "<unknown>"
     code, line = site
     return f"{code.co_filename}:{line} in {code.co_name}"
+
+
+def source_line(site: Site | None) -> str:
+    """The text of the site's line, stripped, or '' where the source is not available."""
+    if site is None:
+        return ""
+    code, line = site
+    return linecache.getline(code.co_filename, line).strip()

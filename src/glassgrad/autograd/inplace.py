@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
 from ..diagnostics import explain, sites
+from ..tensor import Tensor
 from . import grad_mode
 from .graph import Node, SavedTensor, edge_to, explain_freed
 

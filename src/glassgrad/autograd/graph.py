@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from ..diagnostics import sites, steps
+from ..diagnostics import sites, steps, watch
 from ..diagnostics.sites import Site
 from . import grad_mode
 
@@ -88,6 +88,8 @@ class Node:
         self._sequence_nr = next(_sequence)
         self._site = sites.creation_site()
         self._step = steps.current
+        if watch.state is not None:
+            watch.track(self)
         self._saved: dict[str, Any] = {}
         self._freed_by: FreedBy | None = None
         self._released = False

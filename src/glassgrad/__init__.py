@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from . import autograd, linalg, nn
+from . import autograd, diagnostics, linalg, nn
 from ._dtype import (
     bool_ as bool,
 )
@@ -56,5 +56,7 @@ def is_floating_point(input: Tensor) -> _builtins.bool:
 def numel(input: Tensor) -> _builtins.int:
     return input.numel()
 
+
+watch = diagnostics.watch  # `with glassgrad.watch():` turns the graph-lifetime watches on
 
 __version__ = "0.1.0"

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..diagnostics import explain, sites, steps, watch
 from ..tensor import Tensor
-from . import grad_mode
+from . import anomaly, grad_mode
 from .graph import AccumulateGrad, FreedBy, Node, edge_to
 
 Edge = tuple[Node | None, int]
@@ -206,6 +206,8 @@ def _run(
                         if new is not None:
                             grads = list(new)
                 outputs = node.apply(grads)
+                if anomaly.enabled and anomaly.check_nan:
+                    anomaly.check_outputs(node, outputs)
                 if node._hooks:
                     for hook in list(node._hooks.values()):
                         new = hook(tuple(outputs), tuple(grads))

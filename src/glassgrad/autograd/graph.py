@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from ..diagnostics import sites, steps, watch
 from ..diagnostics.sites import Site
-from . import grad_mode
+from . import anomaly, grad_mode
 
 if TYPE_CHECKING:
     from ..tensor import Tensor
@@ -90,6 +90,8 @@ class Node:
         self._step = steps.current
         if watch.state is not None:
             watch.track(self)
+        if anomaly.enabled:
+            anomaly.record_stack(self)
         self._saved: dict[str, Any] = {}
         self._freed_by: FreedBy | None = None
         self._released = False

@@ -25,7 +25,7 @@ def is_anomaly_check_nan_enabled() -> bool:
     return enabled and check_nan
 
 
-class set_detect_anomaly:  # noqa: N801 - PyTorch's name
+class set_detect_anomaly:
     """Turn anomaly mode on or off; as a context manager, restore the previous setting on exit."""
 
     def __init__(self, mode: bool, check_nan: bool = True) -> None:
@@ -42,7 +42,7 @@ class set_detect_anomaly:  # noqa: N801 - PyTorch's name
         enabled, globals()["check_nan"] = self.previous
 
 
-class detect_anomaly(set_detect_anomaly):  # noqa: N801
+class detect_anomaly(set_detect_anomaly):
     def __init__(self, check_nan: bool = True) -> None:
         warnings.warn(
             "Anomaly Detection has been enabled. This mode will increase the runtime and should only be enabled "

@@ -12,7 +12,7 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from ..diagnostics import explain, sites, steps, watch
+from ..diagnostics import explain, sites, steps, watches
 from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .graph import AccumulateGrad, FreedBy, Node, edge_to
@@ -157,8 +157,8 @@ def run_backward(
     finally:
         running.pop()
         steps.advance()
-        if watch.state is not None:
-            watch.after_backward()
+        if watches.state is not None:
+            watches.after_backward()
 
 
 def _run(
@@ -172,8 +172,8 @@ def _run(
     freed_by: FreedBy,
 ) -> list[Tensor | None]:
     deps = _dependencies(root_nodes)
-    if watch.state is not None:
-        watch.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.site)
+    if watches.state is not None:
+        watches.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.site)
     targets = {n for n, _ in capture if n is not None} if capture is not None else None
     needed = _needed(root_nodes, targets) if targets is not None else None
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}

@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from ..diagnostics import sites, steps, watch
+from ..diagnostics import sites, steps, watches
 from ..diagnostics.sites import Site
 from . import anomaly, grad_mode
 
@@ -88,8 +88,8 @@ class Node:
         self._sequence_nr = next(_sequence)
         self._site = sites.creation_site()
         self._step = steps.current
-        if watch.state is not None:
-            watch.track(self)
+        if watches.state is not None:
+            watches.track(self)
         if anomaly.enabled:
             anomaly.record_stack(self)
         self._saved: dict[str, Any] = {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from . import steps
 from .inspect import GraphReport, NodeInfo, SavedBuffer, SiteBytes, describe, inspect, live_graph_bytes, live_graphs
 from .render import GraphvizMissing, html_report, to_dot, to_svg
-from .watch import GraphWarning, disable, enable, watch
+from .watches import GraphWarning, disable, enable, watch
 
 
 def step() -> int:

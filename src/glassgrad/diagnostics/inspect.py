@@ -115,7 +115,8 @@ def inspect(tensor: Tensor) -> GraphReport:
 def _all_nodes() -> list[Node]:
     from ..autograd.graph import Node
 
-    return [obj for obj in gc.get_objects() if isinstance(obj, Node)]
+    # hasattr: a node whose constructor raised is garbage that has not been collected yet
+    return [obj for obj in gc.get_objects() if issubclass(type(obj), Node) and hasattr(obj, "_saved")]
 
 
 @dataclass(frozen=True)

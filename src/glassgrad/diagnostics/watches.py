@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from . import steps
@@ -139,7 +140,7 @@ def after_backward() -> None:
     state.history.append((steps.current, len(live), _live_bytes(live)))
     state.surviving.append(len(old))
     recent = state.surviving[-(GROWTH_STEPS + 1) :]
-    if len(recent) > GROWTH_STEPS and all(b > a for a, b in zip(recent, recent[1:], strict=False)):
+    if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)):
         for site, count in _holders(live, old):
             _warn(
                 "alive",

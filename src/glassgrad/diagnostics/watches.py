@@ -50,7 +50,7 @@ class WatchState:
     retained: weakref.WeakKeyDictionary[Node, _Retained] = field(default_factory=weakref.WeakKeyDictionary)
     pending: list[tuple[str, Site | None]] = field(default_factory=list)
     warned: set[tuple[str, Any]] = field(default_factory=set)
-    history: list[tuple[int, int, int]] = field(default_factory=list)  # (step, live nodes, live saved bytes)
+    history: list[tuple[int, int, int]] = field(default_factory=list)  # (step, live nodes, saved bytes) before each backward
     messages: list[str] = field(default_factory=list)
 
 
@@ -88,6 +88,8 @@ def before_backward(roots: list[Node], reachable: Iterable[Node], keep_graph: bo
     assert state is not None
     _flush_pending()
     reachable = list(reachable)
+    live = list(state.nodes)
+    state.history.append((steps.current, len(live), _live_bytes(live)))
     for node in reachable:
         record = state.retained.get(node)
         if record is not None:
@@ -135,9 +137,9 @@ def after_backward() -> None:
     """Called by the engine once a backward pass is over (the step counter has advanced)."""
     assert state is not None
     live = list(state.nodes)
-    old = [n for n in live if n._step < state.previous_boundary]
+    # A leaf's AccumulateGrad is shared by every graph that uses the leaf, so its age says nothing.
+    old = [n for n in live if n._step < state.previous_boundary and type(n).__name__ != "AccumulateGrad"]
     state.previous_boundary = steps.current
-    state.history.append((steps.current, len(live), _live_bytes(live)))
     state.surviving.append(len(old))
     recent = state.surviving[-(GROWTH_STEPS + 1) :]
     if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)):

@@ -1,0 +1,59 @@
+"""Watches warn at the right line within three iterations of a faulty loop, and never on a correct one."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+
+import glassgrad
+from glassgrad.diagnostics import GraphWarning
+
+from . import scripts
+
+
+def watched(tmp_path: Path, name: str, body: str) -> tuple[scripts.Script, list[warnings.WarningMessage], BaseException | None]:
+    script = scripts.write(tmp_path, name, body)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", GraphWarning)
+        with glassgrad.diagnostics.watch():
+            error = script.run("glassgrad")
+    return script, [w for w in caught if issubclass(w.category, GraphWarning)], error
+
+
+def test_correct_training_loop_gives_no_warning(tmp_path: Path) -> None:
+    _, caught, error = watched(tmp_path, "correct", scripts.CORRECT_LOOP)
+    assert error is None
+    assert caught == []
+
+
+def test_hidden_state_carried_across_iterations(tmp_path: Path) -> None:
+    script, caught, error = watched(tmp_path, "rnn", scripts.RECURRENT_WITHOUT_DETACH)
+    assert error is not None  # the watch speaks before the error fires
+    assert len(caught) == 1
+    assert caught[0].lineno == script.line_of("hidden")
+    assert f"made by TanhBackward0 at\n  {script.site('hidden')}" in str(caught[0].message)
+
+
+@pytest.mark.parametrize(("name", "marker"), [("ACCUMULATOR", "accumulate"), ("LOSSES_KEPT_FOR_LOGGING", "loss")])
+def test_graphs_kept_alive_across_steps(tmp_path: Path, name: str, marker: str) -> None:
+    script, caught, error = watched(tmp_path, name.lower(), getattr(scripts, name))
+    assert error is None
+    assert len(caught) == 1
+    assert caught[0].lineno == script.line_of(marker)
+    assert "Keep loss.item() or loss.detach() instead" in str(caught[0].message)
+
+
+def test_graphs_kept_alive_are_noticed_within_three_iterations(tmp_path: Path) -> None:
+    body = scripts.ACCUMULATOR.replace("range(8)", "range(4)")  # iteration 1 builds, 2..4 grow: three steps
+    _, caught, _ = watched(tmp_path, "short", body)
+    assert len(caught) == 1
+
+
+def test_retain_graph_that_no_backward_uses(tmp_path: Path) -> None:
+    script, caught, error = watched(tmp_path, "retain", scripts.RETAIN_FOR_NOTHING)
+    assert error is None
+    assert caught, "expected a note about retain_graph=True"
+    assert caught[0].lineno == script.line_of("retain")
+    assert "no later backward went through that graph" in str(caught[0].message)

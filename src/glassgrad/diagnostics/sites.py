@@ -12,6 +12,7 @@ import sys
 from types import CodeType
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+enabled = True  # always on in normal use; bench/diagnostics_overhead.py turns it off to measure its cost
 _internal: dict[CodeType, bool] = {}
 
 Site = tuple[CodeType, int]
@@ -26,6 +27,8 @@ def _is_internal(code: CodeType) -> bool:
 
 def creation_site() -> Site | None:
     """The user's frame that caused the current glassgrad call."""
+    if not enabled:
+        return None
     frame = sys._getframe(2)
     while frame is not None and _is_internal(frame.f_code):
         frame = frame.f_back  # type: ignore[assignment]

@@ -50,7 +50,7 @@ def measure(key: str, rounds: int, repeats: int) -> dict[str, list[float]]:
     wl = WORKLOADS[key]
     step = make_step(lib, wl, wl.make_problem(np.random.default_rng(SEED)))
     times: dict[str, list[float]] = {name: [] for name in SETTINGS}
-    for name, setting in SETTINGS.items():  # warm-up
+    for setting in SETTINGS.values():  # warm-up
         with setting():
             for _ in range(repeats):
                 step()

@@ -13,15 +13,16 @@ from types import CodeType
 
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 enabled = True  # always on in normal use; bench/diagnostics_overhead.py turns it off to measure its cost
-_internal: dict[CodeType, bool] = {}
+_internal: dict[str, bool] = {}  # by file name: str caches its hash, a code object recomputes it every time
 
 Site = tuple[CodeType, int]
 
 
 def _is_internal(code: CodeType) -> bool:
-    internal = _internal.get(code)
+    filename = code.co_filename
+    internal = _internal.get(filename)
     if internal is None:
-        internal = _internal[code] = code.co_filename.startswith(_PACKAGE_DIR)
+        internal = _internal[filename] = filename.startswith(_PACKAGE_DIR)
     return internal
 
 

@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint clean
+.PHONY: demo test lint clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,9 +20,19 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed
 	$(BIN)/python examples/fit_polynomial.py
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test system-deps
 	$(BIN)/ruff check src tests examples
 	$(BIN)/python -m pytest
+
+# Graphviz lays out exported graphs and headless Chromium checks the HTML report; both are Debian
+# packages, installed here when missing and when apt-get can run (as root). Elsewhere the tests
+# that need them are skipped with a reason.
+system-deps:
+	@if command -v dot >/dev/null && command -v chromium >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing graphviz and chromium (Debian packages) for the rendering tests"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq graphviz chromium >/dev/null; \
+	else echo "note: graphviz or chromium is missing; the rendering tests will be skipped"; fi
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests examples
@@ -48,3 +58,7 @@ $(BENCH_VENV)/.installed: pyproject.toml bench/requirements.txt | $(BENCH_BIN)/p
 
 bench: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/run.py $(BENCH_ARGS)
+
+.PHONY: bench-diagnostics
+bench-diagnostics: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/diagnostics_overhead.py

@@ -46,7 +46,7 @@ def test_graphs_kept_alive_across_steps(tmp_path: Path, name: str, marker: str) 
 
 
 def test_graphs_kept_alive_are_noticed_within_three_iterations(tmp_path: Path) -> None:
-    body = scripts.ACCUMULATOR.replace("range(8)", "range(4)")  # iteration 1 builds, 2..4 grow: three steps
+    body = scripts.ACCUMULATOR.replace("range(8)", "range(3)")
     _, caught, _ = watched(tmp_path, "short", body)
     assert len(caught) == 1
 

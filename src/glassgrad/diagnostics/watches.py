@@ -32,7 +32,7 @@ class GraphWarning(UserWarning):
     """A graph-lifetime pattern that wastes memory or will fail later."""
 
 
-GROWTH_STEPS = 3  # consecutive backward passes with more surviving nodes before a warning
+GROWTH_STEPS = 2  # surviving nodes grew over this many consecutive backward passes: warn (by the 3rd iteration)
 
 
 @dataclass

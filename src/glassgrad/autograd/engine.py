@@ -213,7 +213,9 @@ def _run(
                         new = hook(tuple(outputs), tuple(grads))
                         if new is not None:
                             outputs = tuple(new)
-                if not keep_graph:
+                if keep_graph:
+                    node._retained_by = freed_by
+                else:
                     node.release(freed_by)
             else:
                 outputs = ()

@@ -75,6 +75,7 @@ class Node:
         "_input_meta",
         "_pre_hooks",
         "_released",
+        "_retained_by",
         "_retains_grad",
         "_saved",
         "_sequence_nr",
@@ -95,6 +96,7 @@ class Node:
         self._saved: dict[str, Any] = {}
         self._freed_by: FreedBy | None = None
         self._released = False
+        self._retained_by: FreedBy | None = None  # a retain_graph=True backward that ran this node
         self._hooks: dict[int, Callable[..., Any]] | None = None
         self._pre_hooks: dict[int, Callable[..., Any]] | None = None
         self._tensor_pre_hooks: dict[int, dict[int, Callable[..., Any]]] | None = None

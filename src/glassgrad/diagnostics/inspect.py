@@ -33,7 +33,7 @@ class SavedBuffer:
     def of(cls, saved: SavedTensor, node: Node) -> SavedBuffer:
         if saved.released:
             state = "released"
-        elif getattr(node, "_retained_by", None) is not None:
+        elif node._retained_by is not None:
             state = "retained"
         else:
             state = "alive"

@@ -1,3 +1,16 @@
-"""glassgrad.nn. Modules, parameters and init arrive with the nn issue; functional is here now."""
+"""glassgrad.nn, laid out like torch.nn: modules, parameters, init, utils and functional."""
 
-from . import functional
+from . import functional, init, utils
+from .modules import (
+    Flatten,
+    Identity,
+    Linear,
+    Module,
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+    Unflatten,
+)
+from .parameter import Buffer, Parameter

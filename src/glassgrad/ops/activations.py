@@ -1,11 +1,429 @@
-"""Activation functions of glassgrad.nn.functional."""
+"""Activation functions of glassgrad.nn.functional, with linear layers, softmax and vector similarities.
+
+Forwards run on NumPy in numerically stable forms (softmax shifts by the max, logsigmoid and
+softplus never exponentiate a large positive number); each derivative is a table entry written
+in glassgrad ops, with PyTorch's choice at the kinks (hardtanh's gradient is zero at its bounds,
+leaky_relu takes the slope at 0).
+"""
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from .. import _dtype
+from .._dtype import result_type
+from ..autograd.inplace import apply_inplace
+from ..tensor import Tensor
+from .elementwise import (
+    abs,
+    add,
+    broadcast_shape,
+    clamp,
+    div,
+    erf,
+    exp,
+    mul,
+    neg,
+    not_implemented_for,
+    pow,
+    relu as _relu,
+    require_tensor,
+    sigmoid,
+    sign,
+    sub,
+    tanh,
+    where,
+)
+from .linalg import matmul
+from .reduction import sum as reduce_sum
+from .shape import cat, expand, narrow, permute, reshape, t, unsqueeze
+from .table import derivative
+
 NAMESPACE = "glassgrad.nn.functional"
-FUNCTIONS: dict[str, Callable[..., Any]] = {}
-METHODS: dict[str, Callable[..., Any]] = {}
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SQRT_2_OVER_PI = math.sqrt(2 / math.pi)
+_GELU_CUBIC = 0.044715
+
+
+# -- pointwise activations ------------------------------------------------------------------
+def _elu_grad(grad: Tensor, self: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
+    # exp of the clamped input: the branch `where` discards must not overflow, or its zero gradient turns nan.
+    negative = grad * (alpha * scale * input_scale) * exp(clamp(self, max=0) * input_scale)
+    return where(self > 0, grad * scale, negative)
+
+
+def _gelu_grad(grad: Tensor, self: Tensor, approximate: str) -> Tensor:
+    if approximate == "tanh":
+        inner = tanh((self + _GELU_CUBIC * self * self * self) * _SQRT_2_OVER_PI)
+        slope = (1 + inner) * 0.5 + self * 0.5 * (1 - inner * inner) * _SQRT_2_OVER_PI * (1 + 3 * _GELU_CUBIC * self * self)
+        return grad * slope
+    cdf = (erf(self * math.sqrt(0.5)) + 1) * 0.5
+    pdf = exp(self * self * -0.5) * (1 / math.sqrt(2 * math.pi))
+    return grad * (cdf + self * pdf)
+
+
+def _silu_grad(grad: Tensor, self: Tensor) -> Tensor:
+    s = sigmoid(self)
+    return grad * s * (1 + self * (1 - s))
+
+
+def _mish_grad(grad: Tensor, self: Tensor) -> Tensor:
+    t_sp = tanh(softplus(self))
+    return grad * (t_sp + self * sigmoid(self) * (1 - t_sp * t_sp))
+
+
+HardtanhBackward0 = derivative(
+    "HardtanhBackward0",
+    self=lambda grad, self, min_val, max_val: where((self > min_val) & (self < max_val), grad, 0.0),
+)
+LeakyReluBackward0 = derivative(
+    "LeakyReluBackward0", self=lambda grad, self, negative_slope: where(self > 0, grad, grad * negative_slope)
+)
+EluBackward0 = derivative("EluBackward0", self=_elu_grad)
+CeluBackward0 = derivative("CeluBackward0", self=_elu_grad)
+GeluBackward0 = derivative("GeluBackward0", self=_gelu_grad)
+SiluBackward0 = derivative("SiluBackward0", self=_silu_grad)
+MishBackward0 = derivative("MishBackward0", self=_mish_grad)
+SoftplusBackward0 = derivative(
+    "SoftplusBackward0",
+    self=lambda grad, self, beta, threshold: where(self * beta > threshold, grad, grad * sigmoid(self * beta)),
+)
+HardsigmoidBackward0 = derivative(
+    "HardsigmoidBackward0", self=lambda grad, self: where((self > -3) & (self < 3), grad / 6, 0.0)
+)
+HardswishBackward0 = derivative(
+    "HardswishBackward0",
+    self=lambda grad, self: where(self < -3, 0.0, where(self <= 3, grad * (self / 3 + 0.5), grad)),
+)
+LogSigmoidBackward0 = derivative("LogSigmoidBackward0", self=lambda grad, self: grad * sigmoid(neg(self)))
+
+
+def _pointwise(
+    entry: Any, name: str, kernel: str, forward: Callable[[np.ndarray], np.ndarray], input: Tensor, inplace: bool = False,
+    **attrs: Any,
+) -> Tensor:
+    """A floating-point-only activation; `inplace=True` writes the result back into `input`."""
+
+    def compute(x: Tensor) -> Tensor:
+        require_tensor(name, "input", 1, x)
+        if not x.dtype.is_floating_point:
+            raise not_implemented_for(kernel, x.dtype)
+        with np.errstate(all="ignore"):
+            out = forward(x._data)
+        return entry.record(np.asarray(out, dtype=x._data.dtype), (x,), **attrs)
+
+    return apply_inplace(input, compute) if inplace else compute(input)
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return apply_inplace(input, _relu) if inplace else _relu(input)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+
+    def compute(x: Tensor) -> Tensor:  # integer inputs are accepted and keep their dtype
+        out = np.clip(require_tensor("hardtanh", "input", 1, x)._data, min_val, max_val).astype(x._data.dtype)
+        return HardtanhBackward0.record(out, (x,), min_val=min_val, max_val=max_val)
+
+    return apply_inplace(input, compute) if inplace else compute(input)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return _pointwise(
+        LeakyReluBackward0, "leaky_relu", "leaky_relu_cpu", lambda x: np.where(x > 0, x, x * negative_slope), input,
+        inplace, negative_slope=negative_slope,
+    )
+
+
+def _elu(entry: Any, name: str, input: Tensor, alpha: float, scale: float, input_scale: float, inplace: bool) -> Tensor:
+    return _pointwise(
+        entry, name, "elu_cpu", lambda x: np.where(x > 0, x * scale, np.expm1(x * input_scale) * (alpha * scale)), input,
+        inplace, alpha=alpha, scale=scale, input_scale=input_scale,
+    )
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return _elu(EluBackward0, "elu", input, alpha, 1.0, 1.0, inplace)
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _elu(EluBackward0, "selu", input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return _elu(CeluBackward0, "celu", input, alpha, 1.0, 1.0 / alpha, inplace)
+
+
+def _gelu_forward(x: np.ndarray, approximate: str) -> np.ndarray:
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(_SQRT_2_OVER_PI * (x + _GELU_CUBIC * x * x * x)))
+    from scipy import special  # NumPy has no erf
+
+    return x * 0.5 * (1 + special.erf(x * math.sqrt(0.5)))
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _pointwise(
+        GeluBackward0, "gelu", "GeluKernelImpl", lambda x: _gelu_forward(x, approximate), input, approximate=approximate
+    )
+
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _pointwise(SiluBackward0, "silu", "silu_cpu", lambda x: x / (1 + np.exp(-x)), input, inplace)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _pointwise(MishBackward0, "mish", "mish_cpu", lambda x: x * np.tanh(np.logaddexp(0, x)), input, inplace)
+
+
+def softplus(input: Tensor, beta: float = 1, threshold: float = 20) -> Tensor:
+    return _pointwise(
+        SoftplusBackward0, "softplus", "softplus_cpu",
+        lambda x: np.where(x * beta > threshold, x, np.logaddexp(0, x * beta) / beta), input,
+        beta=beta, threshold=threshold,
+    )
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    return _pointwise(HardsigmoidBackward0, "hardsigmoid", "hardsigmoid_cpu", lambda x: np.clip(x + 3, 0, 6) / 6, input, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    return _pointwise(HardswishBackward0, "hardswish", "hardswish_cpu", lambda x: x * np.clip(x + 3, 0, 6) / 6, input, inplace)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    return _pointwise(
+        LogSigmoidBackward0, "log_sigmoid", "log_sigmoid_cpu",
+        lambda x: np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x))), input,
+    )
+
+
+def softsign(input: Tensor) -> Tensor:
+    return div(input, add(abs(input), 1))
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    return sub(input, tanh(input))
+
+
+# -- softmax family -----------------------------------------------------------------------------
+SoftmaxBackward0 = derivative(
+    "SoftmaxBackward0", self=lambda grad, result, dim: result * (grad - reduce_sum(grad * result, dim, keepdim=True))
+)
+LogSoftmaxBackward0 = derivative(
+    "LogSoftmaxBackward0", self=lambda grad, result, dim: grad - exp(result) * reduce_sum(grad, dim, keepdim=True)
+)
+
+
+def _softmax(input: Tensor, dim: int, dtype: Any, log: bool) -> Tensor:
+    x = require_tensor("log_softmax" if log else "softmax", "input", 1, input)
+    if dtype is not None:
+        x = x.to(_dtype.to_dtype(dtype))
+    d = x._wrap_dim(dim)
+    if not x.dtype.is_floating_point:
+        raise not_implemented_for("log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl", x.dtype)
+    data = x._data.reshape(x._data.shape or (1,))
+    with np.errstate(all="ignore"):
+        shifted = data - np.max(data, axis=d, keepdims=True, initial=-np.inf)
+        if log:
+            out = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
+        else:
+            e = np.exp(shifted)
+            out = e / np.sum(e, axis=d, keepdims=True)
+    entry = LogSoftmaxBackward0 if log else SoftmaxBackward0
+    return entry.record(out.reshape(x._data.shape).astype(x._data.dtype, copy=False), (x,), dim=d)
+
+
+def _implicit_dim(name: str, input: Tensor) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include dim=X as an argument.",
+        UserWarning, stacklevel=3,
+    )
+    return 0 if input.ndim in (0, 1, 3) else 1
+
+
+def tensor_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """Tensor.softmax and torch.softmax: dim is required."""
+    return _softmax(input, dim, dtype, log=False)
+
+
+def tensor_log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    return _softmax(input, dim, dtype, log=True)
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    return _softmax(input, _implicit_dim("softmax", input) if dim is None else dim, dtype, log=False)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    return _softmax(input, _implicit_dim("log_softmax", input) if dim is None else dim, dtype, log=True)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    return _softmax(neg(input), _implicit_dim("softmin", input) if dim is None else dim, dtype, log=False)
+
+
+def _glu_grad(grad: Tensor, self: Tensor, dim: int) -> Tensor:
+    half = self.shape[dim] // 2
+    a, s = narrow(self, dim, 0, half), sigmoid(narrow(self, dim, half, half))
+    return cat([grad * s, grad * a * s * (1 - s)], dim)
+
+
+GluBackward0 = derivative("GluBackward0", self=_glu_grad)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    x = require_tensor("glu", "input", 1, input)
+    if x.ndim == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    d = x._wrap_dim(dim)
+    if x.shape[d] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {d} is size {x.shape[d]}")
+    if not x.dtype.is_floating_point:
+        raise not_implemented_for("glu_cpu", x.dtype)
+    a, b = np.split(x._data, 2, axis=d)
+    with np.errstate(all="ignore"):
+        out = a / (1 + np.exp(-b))
+    return GluBackward0.record(out.astype(x._data.dtype, copy=False), (x,), dim=d)
+
+
+# -- linear layers -----------------------------------------------------------------------------------
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    if input.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and {weight.ndim}D"
+        )
+    out = matmul(input, t(weight))
+    return out if bias is None else add(out, bias)
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    if input1.ndim == 0 or weight.ndim != 3:
+        raise IndexError("Dimension specified as -1 but tensor has no dimensions")
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for i, (a, b) in enumerate(zip(input1.shape[:-1], input2.shape[:-1], strict=True)):
+        if a != b:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {a} and {b}")
+    outputs, in1, in2 = weight.shape
+    for which, size, expected in (("input1", input1.shape[-1], in1), ("input2", input2.shape[-1], in2)):
+        if size != expected:
+            raise RuntimeError(f"bilinear(): {which} size does not match weight size: got {size} but expected {expected}")
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != outputs):
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[-1]} but expected {outputs}")
+    # x1 @ W[o] @ x2 for every o as one matrix product: W laid out as (in1, out * in2).
+    flat = reshape(permute(weight, 1, 0, 2), (in1, outputs * in2))
+    rows = reshape(matmul(input1, flat), (*input1.shape[:-1], outputs, in2))
+    out = reduce_sum(rows * unsqueeze(input2, -2), -1)
+    return out if bias is None else add(out, bias)
+
+
+# -- norms and similarities ------------------------------------------------------------------------
+def _norm_grad(grad: Tensor, self: Tensor, result: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
+    """PyTorch's norm_backward: ties of the inf-norm share the gradient; zero norms give zero gradient."""
+    if not keepdim and self.ndim:
+        grad, result = unsqueeze(grad, dim), unsqueeze(result, dim)
+    if p == 0:
+        return expand(grad * 0, self.shape)
+    if p == 1:
+        return sign(self) * grad
+    if math.isinf(p):
+        mask = (abs(self) == result).to(grad.dtype)
+        return sign(self) * mask * (grad / reduce_sum(mask, dim, keepdim=True))
+    scaled = self / result if p == 2 else sign(self) * pow(abs(self), p - 1) / pow(result, p - 1)
+    if p < 1:
+        scaled = where(self == 0, 0.0, scaled)
+    return where(result == 0, 0.0, scaled * grad)
+
+
+NormBackward1 = derivative("NormBackward1", self=_norm_grad)
+
+
+def vector_norm(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
+    """The p-norm along one dim (what F.normalize, cosine_similarity and pairwise_distance reduce with)."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {input.dtype.name.capitalize()}"
+        )
+    d = input._wrap_dim(dim)
+    data = input._data.reshape(input._data.shape or (1,))
+    magnitude = np.abs(data)
+    if math.isinf(p) and data.shape[d] == 0:
+        raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation "
+                           "does not have an identity")
+    with np.errstate(all="ignore"):
+        if p == 0:
+            out = np.sum(data != 0, axis=d, keepdims=True).astype(data.dtype)
+        elif math.isinf(p):
+            out = (np.max if p > 0 else np.min)(magnitude, axis=d, keepdims=True)
+        elif p == 2:
+            out = np.sqrt(np.sum(data * data, axis=d, keepdims=True))
+        else:
+            out = np.sum(magnitude**p, axis=d, keepdims=True) ** (1 / p)
+    if not keepdim and input.ndim:
+        out = np.squeeze(out, axis=d)
+    return NormBackward1.record(out.reshape(out.shape if input.ndim else ()), (input,), p=p, dim=d, keepdim=keepdim)
+
+
+def clamped_value(x: Tensor, min: float) -> Tensor:
+    """x with its value clamped below at `min` but its gradient untouched (PyTorch clamps under no_grad)."""
+    detached = x.detach()
+    return x + (clamp(detached, min=min) - detached)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        raise TypeError("normalize(): the out= argument is not supported by glassgrad")
+    denominator = clamp(vector_norm(input, p, dim, keepdim=True), min=eps)
+    return div(input, expand(denominator, input.shape))
+
+
+def _broadcast_pair(x1: Tensor, x2: Tensor) -> tuple[Tensor, Tensor]:
+    shape = broadcast_shape(x1.shape, x2.shape)
+    return expand(x1, shape), expand(x2, shape)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    common = result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {common.name.capitalize()}")
+    a, b = (x if x.dtype.is_floating_point else x.to(common) for x in (x1, x2))
+    a, b = _broadcast_pair(a, b)
+    # Each side is divided by its own norm first, which keeps the result inside [-1, 1].
+    na = clamped_value(vector_norm(a, 2, dim, keepdim=True), eps)
+    nb = clamped_value(vector_norm(b, 2, dim, keepdim=True), eps)
+    return reduce_sum(mul(div(a, na), div(b, nb)), dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    innermost = max(x1.ndim, x2.ndim) - 1
+    return vector_norm(add(sub(x1, x2), eps), p, innermost, keepdim)
+
+
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "relu": relu, "relu6": relu6, "hardtanh": hardtanh, "leaky_relu": leaky_relu, "elu": elu, "selu": selu,
+    "celu": celu, "gelu": gelu, "silu": silu, "mish": mish, "softplus": softplus, "softsign": softsign,
+    "hardsigmoid": hardsigmoid, "hardswish": hardswish, "tanhshrink": tanhshrink, "logsigmoid": logsigmoid,
+    "softmax": softmax, "log_softmax": log_softmax, "softmin": softmin, "glu": glu, "linear": linear,
+    "bilinear": bilinear, "normalize": normalize, "cosine_similarity": cosine_similarity,
+    "pairwise_distance": pairwise_distance,
+}
+METHODS: dict[str, Callable[..., Any]] = {"softmax": tensor_softmax, "log_softmax": tensor_log_softmax}
 INPLACE: tuple[str, ...] = ()

@@ -1,11 +1,410 @@
-"""Convolutions, padding, interpolation, unfold/fold, embedding and dropout of glassgrad.nn.functional."""
+"""Convolutions, padding, unfold/fold, embedding and dropout of glassgrad.nn.functional.
+
+The pooling and resampling functions live in pooling.py and are exported from here, so that this
+family module stays the one that ops/__init__.py registers.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
+from .. import _dtype
+from ..autograd.inplace import apply_inplace
+from ..tensor import Tensor
+from . import pooling
+from .creation import default_generator
+from .elementwise import mul
+from .indexing import scatter_into_zeros
+from .shape import squeeze, unsqueeze
+from .table import derivative
+from .windows import ConvParams, convolution, exact_pads, ntuple, pad_crop, scatter_windows, windows
+
 NAMESPACE = "glassgrad.nn.functional"
-FUNCTIONS: dict[str, Callable[..., Any]] = {}
+IntOrTuple = int | Sequence[int]
+
+
+# -- convolutions ----------------------------------------------------------------------------------------------
+def _batched(input: Tensor, n: int, name: str) -> tuple[Tensor, bool]:
+    """PyTorch's unbatched inputs (one dim fewer) run as a batch of one."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{name}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if input.ndim not in (n + 1, n + 2):
+        raise RuntimeError(
+            f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to {name}, but got input of size: {list(input.shape)}"
+        )
+    return (unsqueeze(input, 0), True) if input.ndim == n + 1 else (input, False)
+
+
+def _check_conv(input: Tensor, weight: Tensor, bias: Tensor | None, groups: int, transposed: bool) -> None:
+    n = input.ndim - 2
+    if weight.ndim != n + 2:
+        raise RuntimeError(
+            f"Expected {n + 2}-dimensional weight for {n + 2}-dimensional input {list(input.shape)}, but got "
+            f"{weight.ndim}-dimensional weight of size {list(weight.shape)} instead"
+        )
+    for other in (weight, bias):
+        if other is not None and other.dtype is not input.dtype:
+            raise RuntimeError(f"expected scalar type {input.dtype.name.capitalize()} but found {other.dtype.name.capitalize()}")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if weight.shape[0] % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but got weight of size "
+            f"{list(weight.shape)} instead"
+        )
+    channels = weight.shape[0] if transposed else weight.shape[1] * groups
+    if input.shape[1] != channels:
+        raise RuntimeError(
+            f"Given {'transposed=1' if transposed else f'groups={groups}'}, weight of size {list(weight.shape)}, expected "
+            f"input{list(input.shape)} to have {channels} channels, but got {input.shape[1]} channels instead"
+        )
+    out_channels = weight.shape[1] * groups if transposed else weight.shape[0]
+    if bias is not None and (bias.ndim != 1 or bias.shape[0] != out_channels):
+        raise RuntimeError(
+            f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with {out_channels} elements, "
+            f"but got bias of size {list(bias.shape)} instead"
+        )
+
+
+def _geometry(stride: IntOrTuple, dilation: IntOrTuple, n: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    strides, dilations = ntuple(stride, n, "stride"), ntuple(dilation, n, "dilation")
+    if any(s <= 0 for s in strides):
+        raise RuntimeError("non-positive stride is not supported")
+    if any(d <= 0 for d in dilations):
+        raise RuntimeError(f"dilation should be greater than zero, but got {list(dilations)}")
+    return strides, dilations
+
+
+def _conv_pads(padding: str | IntOrTuple, kernel: tuple[int, ...], strides: tuple[int, ...], dilations: tuple[int, ...]) -> tuple[tuple[int, int], ...]:
+    if isinstance(padding, str):
+        if padding == "valid":
+            return ((0, 0),) * len(kernel)
+        if padding != "same":
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if any(s != 1 for s in strides):
+            raise RuntimeError("padding='same' is not supported for strided convolutions")
+        # An odd total puts the extra element on the high side, as PyTorch does.
+        return tuple((d * (k - 1) // 2, d * (k - 1) - d * (k - 1) // 2) for k, d in zip(kernel, dilations, strict=True))
+    pads = ntuple(padding, len(kernel), "padding")
+    if any(p < 0 for p in pads):
+        raise RuntimeError("negative padding is not supported")
+    return tuple((p, p) for p in pads)
+
+
+def _conv(n: int, name: str, input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple,
+          padding: str | IntOrTuple, dilation: IntOrTuple, groups: int) -> Tensor:
+    x, unbatched = _batched(input, n, name)
+    _check_conv(x, weight, bias, groups, transposed=False)
+    strides, dilations = _geometry(stride, dilation, n)
+    kernel = tuple(weight.shape[2:])
+    pads = _conv_pads(padding, kernel, strides, dilations)
+    padded = tuple(size + lo + hi for size, (lo, hi) in zip(x.shape[2:], pads, strict=True))
+    if any(p < d * (k - 1) + 1 for p, k, d in zip(padded, kernel, dilations, strict=True)):
+        raise RuntimeError(
+            f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel size: "
+            f"({' x '.join(map(str, kernel))}). Kernel size can't be greater than actual input size"
+        )
+    params = ConvParams(strides, pads, dilations, groups)
+    out = convolution(x, weight, bias, params._replace(pads=exact_pads(x.shape[2:], kernel, params)))
+    return squeeze(out, 0) if unbatched else out
+
+
+def _conv_transpose(n: int, name: str, input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple,
+                    padding: IntOrTuple, output_padding: IntOrTuple, groups: int, dilation: IntOrTuple) -> Tensor:
+    x, unbatched = _batched(input, n, name)
+    _check_conv(x, weight, bias, groups, transposed=True)
+    strides, dilations = _geometry(stride, dilation, n)
+    pads, extra = ntuple(padding, n, "padding"), ntuple(output_padding, n, "output_padding")
+    if any(p < 0 for p in pads):
+        raise RuntimeError("negative padding is not supported")
+    if any(e >= s and e >= d for e, s, d in zip(extra, strides, dilations, strict=True)):
+        raise RuntimeError(
+            f"output padding must be smaller than either stride or dilation, but got output_padding={list(extra)}, "
+            f"stride={list(strides)} and dilation={list(dilations)}"
+        )
+    # The transposed direction's exact pads: `output_padding` extends the high side.
+    params = ConvParams(strides, tuple((p, p - e) for p, e in zip(pads, extra, strict=True)), dilations, groups)
+    sizes = tuple((i - 1) * s + d * (k - 1) + 1 - 2 * p + e for i, k, s, d, p, e in
+                  zip(x.shape[2:], weight.shape[2:], strides, dilations, pads, extra, strict=True))
+    if any(s <= 0 for s in sizes):
+        raise RuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, x.shape[2:]))}). Calculated output size per channel: "
+            f"({' x '.join(map(str, sizes))}). Output size is too small"
+        )
+    out = convolution(x, weight, bias, params, transposed=True)
+    return squeeze(out, 0) if unbatched else out
+
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
+           padding: str | IntOrTuple = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
+    return _conv(1, "conv1d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
+           padding: str | IntOrTuple = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
+    return _conv(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
+                     padding: IntOrTuple = 0, output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    return _conv_transpose(1, "conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
+                     padding: IntOrTuple = 0, output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    return _conv_transpose(2, "conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+# -- unfold (im2col) and fold (col2im): each other's adjoint --------------------------------------------------------
+Im2ColBackward0 = derivative("Im2ColBackward0", self=lambda grad, size, geometry: _col2im(grad, size, geometry))
+Col2ImBackward0 = derivative("Col2ImBackward0", self=lambda grad, geometry: _im2col(grad, geometry))
+
+
+def _blocks(size: Sequence[int], geometry: ConvParams, kernel: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple((n + 2 * lo - d * (k - 1) - 1) // s + 1
+                 for n, k, s, d, (lo, _) in zip(size, kernel, geometry.stride, geometry.dilation, geometry.pads, strict=True))
+
+
+def _im2col(x: Tensor, geometry: tuple[tuple[int, ...], ConvParams]) -> Tensor:
+    kernel, p = geometry
+    cols = windows(pad_crop(x._data, p.pads), kernel, p.stride, p.dilation)  # (N, C, oh, ow, kh, kw)
+    cols = np.moveaxis(cols, (2, 3), (4, 5))
+    out = cols.reshape(x.shape[0], -1, cols.shape[4] * cols.shape[5])
+    return Im2ColBackward0.record(out, (x,), size=tuple(x.shape[2:]), geometry=geometry)
+
+
+def _col2im(x: Tensor, size: tuple[int, ...], geometry: tuple[tuple[int, ...], ConvParams]) -> Tensor:
+    kernel, p = geometry
+    blocks = _blocks(size, p, kernel)
+    cols = np.moveaxis(x._data.reshape(x.shape[0], -1, *kernel, *blocks), (4, 5), (2, 3))
+    padded = tuple(n + 2 * lo for n, (lo, _) in zip(size, p.pads, strict=True))
+    out = pad_crop(scatter_windows(cols, padded, p.stride, p.dilation), tuple((-lo, -lo) for lo, _ in p.pads))
+    return Col2ImBackward0.record(out, (x,), geometry=geometry)
+
+
+def _fold_geometry(kernel_size: IntOrTuple, dilation: IntOrTuple, padding: IntOrTuple, stride: IntOrTuple) -> tuple[tuple[int, ...], ConvParams]:
+    kernel, pads = ntuple(kernel_size, 2, "kernel_size"), ntuple(padding, 2, "padding")
+    strides, dilations = _geometry(stride, dilation, 2)
+    if any(k <= 0 for k in kernel) or any(p < 0 for p in pads):
+        raise RuntimeError(f"kernel size should be greater than zero and padding non-negative, but got kernel_size={list(kernel)} padding={list(pads)}")
+    return kernel, ConvParams(strides, tuple((p, p) for p in pads), dilations)
+
+
+def unfold(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1, padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
+    if input.ndim not in (3, 4):
+        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
+    geometry = _fold_geometry(kernel_size, dilation, padding, stride)
+    x, unbatched = (unsqueeze(input, 0), True) if input.ndim == 3 else (input, False)
+    if any(b <= 0 for b in _blocks(x.shape[2:], geometry[1], geometry[0])):
+        raise RuntimeError(f"Given input with spatial size {list(x.shape[2:])}, kernel_size={list(geometry[0])}: the calculated shape of the array of sliding blocks is non-positive")
+    out = _im2col(x, geometry)
+    return squeeze(out, 0) if unbatched else out
+
+
+def fold(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple, dilation: IntOrTuple = 1,
+         padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
+    if input.ndim not in (2, 3):
+        raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got {input.ndim}D)")
+    geometry = _fold_geometry(kernel_size, dilation, padding, stride)
+    kernel, size = geometry[0], ntuple(output_size, 2, "output_size")
+    x, unbatched = (unsqueeze(input, 0), True) if input.ndim == 2 else (input, False)
+    blocks = _blocks(size, geometry[1], kernel)
+    if x.shape[1] % (kernel[0] * kernel[1]) or x.shape[2] != blocks[0] * blocks[1] or min(blocks) <= 0:
+        raise RuntimeError(
+            f"Given output_size={size}, kernel_size={kernel}: expected size of input's dimension 1 to be divisible by the "
+            f"product of kernel_size and dimension 2 to match the calculated number of sliding blocks "
+            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input of size {list(x.shape)}."
+        )
+    out = _col2im(x, size, geometry)
+    return squeeze(out, 0) if unbatched else out
+
+
+# -- pad -------------------------------------------------------------------------------------------------------
+ConstantPadNdBackward0 = derivative(
+    "ConstantPadNdBackward0", self=lambda grad, pads: _constant_pad(grad, tuple((-lo, -hi) for lo, hi in pads), 0)
+)
+
+
+def _constant_pad(x: Tensor, pads: tuple[tuple[int, int], ...], value: Any) -> Tensor:
+    lead = x.ndim - len(pads)
+    for i, (lo, hi) in enumerate(pads):
+        if x.shape[lead + i] + lo + hi < 0:
+            raise RuntimeError(
+                f"The input size {x.shape[lead + i]}, plus negative padding {lo} and {hi} resulted in a negative output "
+                f"size, which is invalid. Check dimension {lead + i} of your input."
+            )
+    return ConstantPadNdBackward0.record(pad_crop(x._data, pads, value), (x,), pads=pads)
+
+
+def _untake(grad: Tensor, picks: tuple[tuple[int, np.ndarray], ...], self_shape: tuple[int, ...]) -> Tensor:
+    """The adjoint of taking `idx` along each dim: gradients summed back where they were taken from."""
+    for dim, idx in reversed(picks):
+        shape = (*grad.shape[:dim], self_shape[dim], *grad.shape[dim + 1 :])
+        index = np.broadcast_to(idx.reshape((-1,) + (1,) * (grad.ndim - dim - 1)), grad.shape)
+        grad = scatter_into_zeros(grad, shape, dim, Tensor._wrap(index))
+    return grad
+
+
+_PAD_INDEX: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
+    "reflect": lambda j, n: np.abs((j + n - 1) % (2 * n - 2) - (n - 1)) if n > 1 else np.zeros_like(j),
+    "replicate": lambda j, n: np.clip(j, 0, n - 1),
+    "circular": lambda j, n: j % n,
+}
+_PAD_NAMES = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}DBackward0", "circular": "CircularPad{}DBackward0"}
+_PAD_ENTRIES = {
+    name.format(k): derivative(name.format(k), self=lambda grad, picks, self_shape: _untake(grad, picks, self_shape))
+    for name in _PAD_NAMES.values() for k in (1, 2, 3)
+}
+
+
+def _index_pad(x: Tensor, pads: tuple[tuple[int, int], ...], mode: str) -> Tensor:
+    k = len(pads)
+    if not (k + 1 <= x.ndim <= k + 2):
+        raise NotImplementedError(
+            f"Padding size {2 * k} is not supported for {x.ndim}D input tensor.\nSupported combinations for non-constant "
+            "padding:\n  - 2D or 3D input: padding size = 2 (pads last dimension)\n  - 3D or 4D input: padding size = 4 "
+            "(pads last 2 dimensions)\n  - 4D or 5D input: padding size = 6 (pads last 3 dimensions)"
+        )
+    lead = x.ndim - k
+    if any(s == 0 for s in x.shape[1:]):
+        raise RuntimeError(f"Expected {lead + k - 1}D or {lead + k}D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {list(x.shape)}")
+    picks, out = [], x._data
+    for i, (lo, hi) in enumerate(pads):
+        n = x.shape[lead + i]
+        if (mode == "reflect" and max(lo, hi) >= n) or (mode == "circular" and max(lo, hi) > n):
+            raise RuntimeError(
+                f"Padding size should be less than the corresponding input dimension, but got: padding ({lo}, {hi}) at "
+                f"dimension {lead + i} of input {list(x.shape)}"
+            )
+        idx = _PAD_INDEX[mode](np.arange(-lo, n + hi), n)
+        picks.append((lead + i, idx))
+        out = np.take(out, idx, axis=lead + i)
+    entry = _PAD_ENTRIES[_PAD_NAMES[mode].format(k)]
+    return entry.record(out, (x,), picks=tuple(picks), self_shape=tuple(x.shape))
+
+
+def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float | None = None) -> Tensor:
+    if len(pad) % 2:
+        raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.ndim:
+        raise RuntimeError(
+            f"Padding length should be less than or equal to two times the input dimension but got padding length "
+            f"{len(pad)} and input of dimension {input.ndim}"
+        )
+    # PyTorch's pad tuple starts from the last dim.
+    pads = tuple((int(pad[2 * i]), int(pad[2 * i + 1])) for i in reversed(range(len(pad) // 2)))
+    if mode == "constant":
+        return _constant_pad(input, pads, 0 if value is None else value)
+    if mode not in _PAD_INDEX:
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if value is not None and value != 0:
+        raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
+    return _index_pad(input, pads, mode)
+
+
+# -- embedding -------------------------------------------------------------------------------------------------
+EmbeddingBackward0 = derivative(
+    "EmbeddingBackward0", ("weight",),
+    weight=lambda grad, indices, num_weights, scale: _embedding_dense_backward(grad, indices, num_weights, scale),
+)
+EmbeddingDenseBackward0 = derivative(
+    "EmbeddingDenseBackward0", ("grad_output",),
+    grad_output=lambda grad, indices, scale: _rows(grad, indices) * unsqueeze(Tensor._wrap(scale.astype(grad._data.dtype)), -1),
+)
+
+
+def _rows(weight: Tensor, indices: Tensor, scale: np.ndarray | None = None) -> Tensor:
+    attrs = {"indices": indices, "num_weights": weight.shape[0], "scale": scale}
+    return EmbeddingBackward0.record(weight._data[indices._data], (weight,), **attrs)
+
+
+def _embedding_dense_backward(grad: Tensor, indices: Tensor, num_weights: int, scale: np.ndarray) -> Tensor:
+    flat = grad._data.reshape(-1, grad.shape[-1]) * scale.reshape(-1, 1)
+    out = np.zeros((num_weights, grad.shape[-1]), dtype=grad._data.dtype)
+    np.add.at(out, indices._data.reshape(-1), flat)
+    return EmbeddingDenseBackward0.record(out, (grad,), indices=indices, scale=scale)
+
+
+def _renorm_rows(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
+    """embedding_renorm_: rows that are looked up and longer than max_norm are scaled down in place."""
+    from ..autograd.inplace import bump_version
+
+    rows = np.unique(indices)
+    norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
+    long = norms > max_norm
+    weight._data[rows[long]] *= (max_norm / (norms[long] + 1e-7))[:, None]
+    bump_version(weight)
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    if input.dtype not in (_dtype.int64, _dtype.int32):
+        raise RuntimeError(
+            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
+            f"{input.dtype.name} instead (while checking arguments for embedding)"
+        )
+    if weight.ndim != 2:
+        raise RuntimeError("'weight' must be 2-D")
+    num = weight.shape[0]
+    if padding_idx is not None and not -num <= padding_idx < num:
+        raise AssertionError("Padding_idx must be within num_embeddings")
+    idx = input._data
+    if idx.size and (idx.min() < 0 or idx.max() >= num):
+        raise IndexError("index out of range in self")
+    if max_norm is not None:
+        _renorm_rows(weight, idx, max_norm, norm_type)
+    scale = np.ones(idx.shape)
+    if scale_grad_by_freq:
+        scale = scale / np.bincount(idx.reshape(-1), minlength=num)[idx]
+    if padding_idx is not None:
+        scale = np.where(idx == padding_idx % num, 0.0, scale)
+    return _rows(weight, input, scale)
+
+
+# -- dropout ---------------------------------------------------------------------------------------------------
+def _noisy(input: Tensor, p: float, training: bool, inplace: bool, alpha: bool) -> Tensor:
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    keep = default_generator._rng.random(input.shape) < 1 - p
+    dtype = input._data.dtype
+    shift = None
+    if not alpha:
+        noise = keep / (1 - p) if p < 1 else np.zeros(input.shape)
+    else:
+        # alpha_dropout keeps the mean and variance of a standard normal input (SELU's fixed point).
+        a_selu = 1.7580993408473766
+        a = 1.0 / np.sqrt((a_selu * a_selu * p + 1) * (1 - p)) if p < 1 else 0.0
+        noise = keep * a
+        shift = Tensor._wrap(((keep - 1.0) * a_selu * a + a_selu * a * p).astype(dtype))
+    factor = Tensor._wrap(noise.astype(dtype))
+
+    def compute(x: Tensor) -> Tensor:
+        y = mul(x, factor)
+        return y if shift is None else y + shift
+
+    return apply_inplace(input, compute) if inplace else compute(input)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    return _noisy(input, p, training, inplace, alpha=False)
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    return _noisy(input, p, training, inplace, alpha=True)
+
+
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "conv1d": conv1d, "conv2d": conv2d, "conv_transpose1d": conv_transpose1d, "conv_transpose2d": conv_transpose2d,
+    "unfold": unfold, "fold": fold, "pad": pad, "embedding": embedding, "dropout": dropout,
+    "alpha_dropout": alpha_dropout, **pooling.FUNCTIONS,
+}
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: tuple[str, ...] = ()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -9,9 +11,52 @@ import numpy as np
 from .. import _dtype
 from .._dtype import dtype, result_type
 from ..tensor import Tensor
-from .table import derivative
+from .creation import zeros_like
+from .table import Derivative, derivative
 
 Operand = Tensor | float | int | bool
+Kernel = Callable[..., Any]
+
+# The names PyTorch's kernels print for each dtype ("exp_vml_cpu" not implemented for 'Long').
+_SCALAR_NAMES = {
+    (_dtype.BOOL,): "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+    "float16": "Half", "float32": "Float", "float64": "Double",
+}
+
+
+def not_implemented_for(kernel: str, d: dtype) -> NotImplementedError:
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{_SCALAR_NAMES[d.name]}'")
+
+
+def require_tensor(op: str, arg: str, position: int, x: object) -> Tensor:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be Tensor, not {type(x).__name__}")
+    return x
+
+
+def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    """PyTorch's broadcast of `shapes`, raising its RuntimeError when they do not broadcast."""
+    result: tuple[int, ...] = ()
+    for shape in shapes:
+        for i in range(1, min(len(result), len(shape)) + 1):
+            a, b = result[-i], shape[-i]
+            if a != b and a != 1 and b != 1:
+                raise RuntimeError(
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton dimension "
+                    f"{max(len(result), len(shape)) - i}"
+                )
+        result = np.broadcast_shapes(result, shape)
+    return result
+
+
+def _run(kernel: Kernel, *arrays: np.ndarray) -> np.ndarray:
+    """Run a NumPy kernel quietly (inf and nan are values here, not warnings) with PyTorch's broadcast error."""
+    try:
+        with np.errstate(all="ignore"):
+            return np.asarray(kernel(*arrays))
+    except ValueError:
+        broadcast_shape(*(np.shape(a) for a in arrays))
+        raise
 
 
 def as_tensor_operand(x: Operand, like: dtype) -> Tensor:
@@ -28,30 +73,64 @@ def _cast(array: np.ndarray, target: dtype) -> np.ndarray:
     return array if array.dtype == target.np else array.astype(target.np)
 
 
-def _binary(entry: Any, np_fn: Any, input: Operand, other: Operand, out_dtype: dtype | None = None, **attrs: Any) -> Tensor:
+def _floating(d: dtype) -> dtype:
+    """Integer inputs of float functions (exp, atan2, ...) compute in the default float dtype."""
+    return d if d.is_floating_point else _dtype.get_default_dtype()
+
+
+def _binary(entry: Derivative, kernel: Kernel, input: Operand, other: Operand, *, to_float: bool = False, **attrs: Any) -> Tensor:
     common = result_type(input, other)
+    if to_float:
+        common = _floating(common)
     a = as_tensor_operand(input, common)
     b = as_tensor_operand(other, common)
-    out = np_fn(_cast(a._data, common), _cast(b._data, common))
-    if out_dtype is not None:
-        out = _cast(np.asarray(out), out_dtype)
-    return entry.record(out, (a, b), **attrs)
+    return entry.record(_run(kernel, _cast(a._data, common), _cast(b._data, common)), (a, b), **attrs)
 
 
-def _float_operand(x: Tensor) -> tuple[np.ndarray, dtype]:
-    """Integer inputs of float functions (exp, sin, ...) compute in the default float dtype."""
-    d = x.dtype
-    if d.is_floating_point:
-        return x._data, d
-    target = _dtype.get_default_dtype()
-    return x._data.astype(target.np), target
+def _float_unary(name: str, entry: Derivative, kernel: Kernel) -> Callable[[Tensor], Tensor]:
+    """A function like exp: any dtype in, a floating result (the default dtype for integer inputs)."""
+
+    def op(input: Tensor) -> Tensor:
+        target = _floating(require_tensor(name, "input", 1, input).dtype)
+        return entry.record(_cast(_run(kernel, _cast(input._data, target)), target), (input,))
+
+    op.__name__ = op.__qualname__ = name
+    return op
 
 
-def _unary(entry: Any, np_fn: Any, x: Tensor, **attrs: Any) -> Tensor:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{entry.name.removesuffix('Backward0').lower()}(): argument 'input' must be Tensor, not {type(x).__name__}")
-    data, _ = _float_operand(x)
-    return entry.record(np_fn(data), (x,), **attrs)
+def _exact_unary(name: str, entry: Derivative, kernel: Kernel, rejects: tuple[int, ...], kernel_name: str) -> Callable[[Tensor], Tensor]:
+    """A function like floor: the result keeps the input's dtype; `rejects` are the dtype categories PyTorch refuses."""
+
+    def op(input: Tensor) -> Tensor:
+        d = require_tensor(name, "input", 1, input).dtype
+        if d._category in rejects:
+            raise not_implemented_for(kernel_name, d)
+        return entry.record(_cast(_run(kernel, input._data), d), (input,))
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+def _scipy(name: str) -> Kernel:
+    def kernel(x: np.ndarray) -> np.ndarray:
+        from scipy import special  # SciPy has the error-function family NumPy lacks
+
+        return getattr(special, name)(x)
+
+    return kernel
+
+
+def _not_implemented(op: str) -> Callable[[Tensor], Tensor]:
+    """PyTorch records a node for ops without a derivative and raises only when backward reaches it."""
+
+    def formula(grad: Tensor) -> Tensor:
+        raise RuntimeError(f"derivative for aten::{op} is not implemented")
+
+    return formula
+
+
+def _zero(grad: Tensor) -> Tensor:
+    return zeros_like(grad)
 
 
 # -- arithmetic ----------------------------------------------------------------
@@ -65,6 +144,9 @@ SubBackward0 = derivative(
     self=lambda grad: grad,
     other=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha,
 )
+RsubBackward1 = derivative(
+    "RsubBackward1", ("self", "other"), self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha
+)
 MulBackward0 = derivative(
     "MulBackward0", ("self", "other"),
     self=lambda grad, other: grad * other,
@@ -75,8 +157,10 @@ DivBackward0 = derivative(
     self=lambda grad, other: grad / other,
     other=lambda grad, self, other: -grad * self / (other * other),
 )
-RsubBackward1 = derivative(
-    "RsubBackward1", ("self", "other"), self=lambda grad, alpha: -grad if alpha == 1 else grad * -alpha
+# Rounding division is differentiable (zero everywhere); floor_divide, oddly, is not.
+DivBackward2 = derivative("DivBackward2", ("self", "other"), self=_zero, other=_zero)
+FloorDivideBackward = derivative(
+    "NotImplemented", ("self", "other"), self=_not_implemented("floor_divide"), other=_not_implemented("floor_divide")
 )
 # PyTorch names the overload: 0 for a Python-number divisor, 1 for a tensor divisor.
 RemainderBackward0 = derivative("RemainderBackward0", ("self", "other"), self=lambda grad: grad)
@@ -85,41 +169,34 @@ RemainderBackward1 = derivative(
     self=lambda grad: grad,
     other=lambda grad, self, other: -grad * div(self, other, rounding_mode="floor"),
 )
-NegBackward0 = derivative("NegBackward0", self=lambda grad: -grad)
-PowBackward0 = derivative(
-    "PowBackward0", ("self",),
-    self=lambda grad, self, exponent: grad * 0 if exponent == 0 else grad * exponent * pow(self, exponent - 1),
-)
-PowBackward1 = derivative(
-    "PowBackward1", ("self", "exponent"),
-    self=lambda grad, self, exponent: where(exponent == 0, 0.0, grad * exponent * pow(self, exponent - 1)),
-    exponent=lambda grad, self, result: _pow_exponent_grad(grad, self, result),
-)
-PowBackward2 = derivative(  # a Python-number base
-    "PowBackward2", ("self", "exponent"), exponent=lambda grad, self, result: _pow_exponent_grad(grad, self, result)
-)
-
-
-def _pow_exponent_grad(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
-    return where((self == 0) & (result == 0), 0.0, grad * result * log(self))
-
-
-def _not_implemented(op: str) -> Any:
-    """PyTorch records a node for ops without a derivative and raises only when backward reaches it."""
-
-    def formula(grad: Tensor) -> Tensor:
-        raise RuntimeError(f"derivative for aten::{op} is not implemented")
-
-    return formula
-
-
-FloorDivideBackward = derivative(
-    "NotImplemented", ("self", "other"), self=_not_implemented("floor_divide"), other=_not_implemented("floor_divide")
-)
 ScalarRemainderBackward = derivative(
     "NotImplemented", ("self", "other"), self=_not_implemented("remainder"), other=_not_implemented("remainder")
 )
+FmodBackward0 = derivative("FmodBackward0", ("self", "other"), self=lambda grad: grad)
+FmodBackward1 = derivative(
+    "FmodBackward1", ("self", "other"),
+    self=lambda grad: grad,
+    other=lambda grad, self, other: -grad * div(self, other, rounding_mode="trunc"),
+)
+PowBackward0 = derivative(
+    "PowBackward0", ("self",),
+    self=lambda grad, self, exponent: zeros_like(grad) if exponent == 0 else grad * (exponent * pow(self, exponent - 1)),
+)
+PowBackward1 = derivative(
+    "PowBackward1", ("self", "exponent"),
+    self=lambda grad, self, exponent: where(exponent == 0, 0.0, grad * (exponent * pow(self, exponent - 1))),
+    exponent=lambda grad, self, exponent, result: _pow_exponent_grad(grad, self, exponent, result),
+)
+PowBackward2 = derivative(  # a Python-number base
+    "PowBackward2", ("self", "exponent"),
+    exponent=lambda grad, self, exponent, result: _pow_exponent_grad(grad, self, exponent, result),
+)
 ToCopyBackward0 = derivative("ToCopyBackward0", self=lambda grad: grad)
+
+
+def _pow_exponent_grad(grad: Tensor, self: Tensor, exponent: Tensor, result: Tensor) -> Tensor:
+    # 0 ** e has a zero derivative in e wherever e >= 0 (PyTorch's subgradient; log(0) would give nan).
+    return grad * where((self == 0) & (exponent >= 0), 0.0, result * log(self))
 
 
 def add(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
@@ -151,37 +228,34 @@ def mul(input: Operand, other: Operand) -> Tensor:
 
 def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is None:
-        common = result_type(input, other)
-        target = common if common.is_floating_point else _dtype.get_default_dtype()
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return _binary(DivBackward0, np.true_divide, input, other, out_dtype=target)
+        return _binary(DivBackward0, np.true_divide, input, other, to_float=True)
     if rounding_mode == "floor":
         return _binary(DivBackward2, _floor_div, input, other)
     if rounding_mode == "trunc":
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return _binary(DivBackward2, _trunc_div, input, other)
-    raise ValueError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
+        return _binary(DivBackward2, _trunc_div, input, other)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
 
+def _integer_kernel(kernel: Kernel) -> Kernel:
+    """Integer division by zero is an error in PyTorch, not a NumPy warning."""
+
+    def checked(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if np.issubdtype(b.dtype, np.integer) and np.any(b == 0):
+            raise RuntimeError("ZeroDivisionError")
+        return kernel(a, b)
+
+    return checked
+
+
+@_integer_kernel
 def _trunc_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if np.issubdtype(a.dtype, np.integer):
-        _check_integer_divisor(b)
         q = np.abs(a) // np.abs(b)
         return np.where((a < 0) ^ (b < 0), -q, q).astype(a.dtype)
     return np.trunc(a / b)
 
 
-def _check_integer_divisor(b: np.ndarray) -> None:
-    if np.issubdtype(b.dtype, np.integer) and np.any(b == 0):
-        raise ZeroDivisionError("ZeroDivisionError")
-
-
-# Rounding division is differentiable (zero almost everywhere); floor_divide, oddly, is not.
-DivBackward2 = derivative("DivBackward2", ("self", "other"), self=lambda grad: grad * 0, other=lambda grad: grad * 0)
-def _floor_div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    _check_integer_divisor(b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.floor_divide(a, b)
+_floor_div = _integer_kernel(np.floor_divide)
 
 
 def floor_divide(input: Operand, other: Operand) -> Tensor:
@@ -189,17 +263,17 @@ def floor_divide(input: Operand, other: Operand) -> Tensor:
 
 
 def remainder(input: Operand, other: Operand) -> Tensor:
-    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        _check_integer_divisor(b)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return np.remainder(a, b)
-
     entry = RemainderBackward1 if isinstance(other, Tensor) else RemainderBackward0
-    return _binary(entry if isinstance(input, Tensor) else ScalarRemainderBackward, kernel, input, other)
+    return _binary(entry if isinstance(input, Tensor) else ScalarRemainderBackward, _integer_kernel(np.remainder), input, other)
+
+
+def fmod(input: Tensor, other: Operand) -> Tensor:
+    require_tensor("fmod", "input", 1, input)
+    return _binary(FmodBackward1 if isinstance(other, Tensor) else FmodBackward0, _integer_kernel(np.fmod), input, other)
 
 
 def neg(input: Tensor) -> Tensor:
-    if input.dtype is _dtype.bool_:
+    if require_tensor("neg", "input", 1, input).dtype is _dtype.bool_:
         raise RuntimeError(
             "Negation, the `-` operator, on a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
@@ -208,15 +282,19 @@ def neg(input: Tensor) -> Tensor:
 
 
 def pow(input: Operand, exponent: Operand) -> Tensor:
+    if result_type(input, exponent) is _dtype.bool_:
+        raise not_implemented_for("pow", _dtype.bool_)
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
         common = result_type(input, exponent)
         if not common.is_floating_point and isinstance(exponent, int) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out = np.power(_cast(input._data, common), exponent)
-        return PowBackward0.record(_cast(np.asarray(out), common), (input,), exponent=exponent)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _binary(PowBackward1 if isinstance(input, Tensor) else PowBackward2, np.power, input, exponent)
+        out = _run(np.power, _cast(input._data, common), exponent)
+        return PowBackward0.record(_cast(out, common), (input,), exponent=exponent)
+    return _binary(PowBackward1 if isinstance(input, Tensor) else PowBackward2, np.power, input, exponent)
+
+
+def square(input: Tensor) -> Tensor:
+    return pow(input, 2)
 
 
 def to_dtype(input: Tensor, target: dtype) -> Tensor:
@@ -225,36 +303,109 @@ def to_dtype(input: Tensor, target: dtype) -> Tensor:
 
 
 # -- unary math ----------------------------------------------------------------
+_SQRT_PI = math.sqrt(math.pi)
+NegBackward0 = derivative("NegBackward0", self=lambda grad: -grad)
 ExpBackward0 = derivative("ExpBackward0", self=lambda grad, result: grad * result)
+Exp2Backward0 = derivative("Exp2Backward0", self=lambda grad, result: grad * result * math.log(2))
+Expm1Backward0 = derivative("Expm1Backward0", self=lambda grad, result: grad * (result + 1))
 LogBackward0 = derivative("LogBackward0", self=lambda grad, self: grad / self)
+Log2Backward0 = derivative("Log2Backward0", self=lambda grad, self: grad / (self * math.log(2)))
+Log10Backward0 = derivative("Log10Backward0", self=lambda grad, self: grad / (self * math.log(10)))
+Log1PBackward0 = derivative("Log1PBackward0", self=lambda grad, self: grad / (self + 1))
 SqrtBackward0 = derivative("SqrtBackward0", self=lambda grad, result: grad / (2 * result))
-AbsBackward0 = derivative("AbsBackward0", self=lambda grad, self: grad * sign(self))
+RsqrtBackward0 = derivative("RsqrtBackward0", self=lambda grad, result: -0.5 * grad * pow(result, 3))
+ReciprocalBackward0 = derivative("ReciprocalBackward0", self=lambda grad, result: -grad * (result * result))
 SinBackward0 = derivative("SinBackward0", self=lambda grad, self: grad * cos(self))
 CosBackward0 = derivative("CosBackward0", self=lambda grad, self: grad * -sin(self))
+TanBackward0 = derivative("TanBackward0", self=lambda grad, result: grad * (1 + result * result))
+AsinBackward0 = derivative("AsinBackward0", self=lambda grad, self: grad * rsqrt(1 - self * self))
+AcosBackward0 = derivative("AcosBackward0", self=lambda grad, self: grad * -rsqrt(1 - self * self))
+AtanBackward0 = derivative("AtanBackward0", self=lambda grad, self: grad / (self * self + 1))
+SinhBackward0 = derivative("SinhBackward0", self=lambda grad, self: grad * cosh(self))
+CoshBackward0 = derivative("CoshBackward0", self=lambda grad, self: grad * sinh(self))
 TanhBackward0 = derivative("TanhBackward0", self=lambda grad, result: grad * (1 - result * result))
+AsinhBackward0 = derivative("AsinhBackward0", self=lambda grad, self: grad * rsqrt(self * self + 1))
+AcoshBackward0 = derivative("AcoshBackward0", self=lambda grad, self: grad * rsqrt(self * self - 1))
+AtanhBackward0 = derivative("AtanhBackward0", self=lambda grad, self: grad / (1 - self * self))
 SigmoidBackward0 = derivative("SigmoidBackward0", self=lambda grad, result: grad * (result * (1 - result)))
+ErfBackward0 = derivative("ErfBackward0", self=lambda grad, self: grad * (2 / _SQRT_PI) * exp(-self * self))
+ErfcBackward0 = derivative("ErfcBackward0", self=lambda grad, self: grad * (-2 / _SQRT_PI) * exp(-self * self))
+ErfinvBackward0 = derivative("ErfinvBackward0", self=lambda grad, self: grad * (_SQRT_PI / 2) * exp(square(erfinv(self))))
+LogitBackward0 = derivative("LogitBackward0", self=lambda grad, self, eps: _logit_grad(grad, self, eps))
+AbsBackward0 = derivative("AbsBackward0", self=lambda grad, self: grad * sign(self))
+SignBackward0 = derivative("SignBackward0", self=_zero)
+FloorBackward0 = derivative("FloorBackward0", self=_zero)
+CeilBackward0 = derivative("CeilBackward0", self=_zero)
+TruncBackward0 = derivative("TruncBackward0", self=_zero)
+RoundBackward0 = derivative("RoundBackward0", self=_zero)
+RoundBackward1 = derivative("RoundBackward1", self=_zero)
+FracBackward0 = derivative("FracBackward0", self=lambda grad: grad)
 ReluBackward0 = derivative("ReluBackward0", self=lambda grad, result: grad * (result > 0))
-SignBackward0 = derivative("SignBackward0", self=lambda grad: grad * 0)
-ReciprocalBackward0 = derivative("ReciprocalBackward0", self=lambda grad, result: -grad * (result * result))
+NanToNumBackward0 = derivative("NanToNumBackward0", self=lambda grad, self: grad * isfinite(self))
 
 
-def exp(input: Tensor) -> Tensor:
-    return _unary(ExpBackward0, np.exp, input)
+def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
 
 
-def log(input: Tensor) -> Tensor:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return _unary(LogBackward0, np.log, input)
+exp = _float_unary("exp", ExpBackward0, np.exp)
+exp2 = _float_unary("exp2", Exp2Backward0, np.exp2)
+expm1 = _float_unary("expm1", Expm1Backward0, np.expm1)
+log = _float_unary("log", LogBackward0, np.log)
+log2 = _float_unary("log2", Log2Backward0, np.log2)
+log10 = _float_unary("log10", Log10Backward0, np.log10)
+log1p = _float_unary("log1p", Log1PBackward0, np.log1p)
+sqrt = _float_unary("sqrt", SqrtBackward0, np.sqrt)
+rsqrt = _float_unary("rsqrt", RsqrtBackward0, lambda x: 1 / np.sqrt(x))
+reciprocal = _float_unary("reciprocal", ReciprocalBackward0, np.reciprocal)
+sin = _float_unary("sin", SinBackward0, np.sin)
+cos = _float_unary("cos", CosBackward0, np.cos)
+tan = _float_unary("tan", TanBackward0, np.tan)
+asin = _float_unary("asin", AsinBackward0, np.arcsin)
+acos = _float_unary("acos", AcosBackward0, np.arccos)
+atan = _float_unary("atan", AtanBackward0, np.arctan)
+sinh = _float_unary("sinh", SinhBackward0, np.sinh)
+cosh = _float_unary("cosh", CoshBackward0, np.cosh)
+tanh = _float_unary("tanh", TanhBackward0, np.tanh)
+asinh = _float_unary("asinh", AsinhBackward0, np.arcsinh)
+acosh = _float_unary("acosh", AcoshBackward0, np.arccosh)
+atanh = _float_unary("atanh", AtanhBackward0, np.arctanh)
+sigmoid = _float_unary("sigmoid", SigmoidBackward0, _stable_sigmoid)
+erf = _float_unary("erf", ErfBackward0, _scipy("erf"))
+erfc = _float_unary("erfc", ErfcBackward0, _scipy("erfc"))
+erfinv = _float_unary("erfinv", ErfinvBackward0, _scipy("erfinv"))
+abs = _exact_unary("abs", AbsBackward0, np.abs, (_dtype.BOOL,), "abs_cpu")
+sign = _exact_unary("sign", SignBackward0, lambda x: x.copy() if x.dtype == np.bool_ else np.sign(x), (), "sign_cpu")
+floor = _exact_unary("floor", FloorBackward0, np.floor, (_dtype.BOOL,), "floor_vml_cpu")
+ceil = _exact_unary("ceil", CeilBackward0, np.ceil, (_dtype.BOOL,), "ceil_vml_cpu")
+trunc = _exact_unary("trunc", TruncBackward0, np.trunc, (_dtype.BOOL,), "trunc_vml_cpu")
+frac = _exact_unary("frac", FracBackward0, lambda x: x - np.trunc(x), (_dtype.BOOL, _dtype.INTEGER), "frac_cpu")
+_round = _exact_unary("round", RoundBackward0, np.round, (_dtype.BOOL,), "round_vml_cpu")
 
 
-def sqrt(input: Tensor) -> Tensor:
-    with np.errstate(invalid="ignore"):
-        return _unary(SqrtBackward0, np.sqrt, input)
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:
+    if decimals == 0:
+        return _round(input)
+    if not input.dtype.is_floating_point:
+        raise not_implemented_for("round_cpu", input.dtype)
+    # NumPy scales by 10**decimals and rounds half to even, exactly as PyTorch does.
+    return RoundBackward1.record(np.round(input._data, decimals), (input,))
 
 
-def reciprocal(input: Tensor) -> Tensor:
-    with np.errstate(divide="ignore"):
-        return _unary(ReciprocalBackward0, np.reciprocal, input)
+def _logit_grad(grad: Tensor, self: Tensor, eps: float | None) -> Tensor:
+    outside = math.nan if eps is None else 0.0
+    low, high = (0.0, 1.0) if eps is None else (eps, 1 - eps)
+    return where((self < low) | (self > high), outside, grad / (self * (1 - self)))
+
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    target = _floating(require_tensor("logit", "input", 1, input).dtype)
+    x = _cast(input._data, target)
+    if eps is not None:
+        x = np.clip(x, eps, 1 - eps)
+    return LogitBackward0.record(_cast(_run(lambda z: np.log(z / (1 - z)), x), target), (input,), eps=eps)
 
 
 def rdiv(input: Tensor, other: Operand) -> Tensor:
@@ -264,188 +415,402 @@ def rdiv(input: Tensor, other: Operand) -> Tensor:
     return mul(reciprocal(input), other)
 
 
-def sin(input: Tensor) -> Tensor:
-    return _unary(SinBackward0, np.sin, input)
-
-
-def cos(input: Tensor) -> Tensor:
-    return _unary(CosBackward0, np.cos, input)
-
-
-def tanh(input: Tensor) -> Tensor:
-    return _unary(TanhBackward0, np.tanh, input)
-
-
-def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-
-
-def sigmoid(input: Tensor) -> Tensor:
-    return _unary(SigmoidBackward0, _stable_sigmoid, input)
-
-
-def abs(input: Tensor) -> Tensor:
-    return AbsBackward0.record(np.abs(input._data), (input,))
-
-
-def sign(input: Tensor) -> Tensor:
-    return SignBackward0.record(np.sign(input._data), (input,))
-
-
 def relu(input: Tensor) -> Tensor:
+    require_tensor("relu", "input", 1, input)
     return ReluBackward0.record(np.maximum(input._data, 0).astype(input._data.dtype, copy=False), (input,))
 
 
-# -- clamp and where -----------------------------------------------------------
-ClampBackward1 = derivative(
-    "ClampBackward1", ("self",),
-    self=lambda grad, self, min, max: grad * _within(self, min, max),
+def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
+    require_tensor("nan_to_num", "input", 1, input)
+    out = np.nan_to_num(input._data, nan=nan, posinf=posinf, neginf=neginf)
+    return NanToNumBackward0.record(out, (input,))
+
+
+# -- binary math ----------------------------------------------------------------
+Atan2Backward0 = derivative(
+    "Atan2Backward0", ("self", "other"),
+    self=lambda grad, self, other: grad * other / (self * self + other * other),
+    other=lambda grad, self, other: grad * -self / (self * self + other * other),
 )
+HypotBackward0 = derivative(
+    "HypotBackward0", ("self", "other"),
+    self=lambda grad, self, result: grad * self / result,
+    other=lambda grad, other, result: grad * other / result,
+)
+LogaddexpBackward0 = derivative(
+    "LogaddexpBackward0", ("self", "other"),
+    self=lambda grad, self, other: grad / (1 + exp(other - self)),
+    other=lambda grad, self, other: grad / (1 + exp(self - other)),
+)
+# PyTorch's overloads: 0 for two tensors, 1 for a Python-number self, 2 for a Python-number other.
+XlogyBackward0 = derivative(
+    "XlogyBackward0", ("self", "other"),
+    self=lambda grad, self, other: _xlogy_self_grad(grad, self, other),
+    other=lambda grad, self, other: grad * self / other,
+)
+XlogyBackward1 = derivative("XlogyBackward1", ("self", "other"), other=lambda grad, self, other: grad * self / other)
+XlogyBackward2 = derivative("XlogyBackward2", ("self", "other"), self=lambda grad, self, other: _xlogy_self_grad(grad, self, other))
+
+
+def _xlogy_self_grad(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # log(other), except where both 0 * log(other) and its neighbours are 0 (PyTorch's subgradient).
+    return where((self == 0) & (other <= 0), 0.0, xlogy(grad, other))
+
+
+def _float_binary(name: str, entry: Derivative, kernel: Kernel, integers: bool) -> Callable[[Tensor, Tensor], Tensor]:
+    """atan2, hypot, logaddexp: two tensors; integer inputs become floats (`integers`) or are refused."""
+
+    def op(input: Tensor, other: Tensor) -> Tensor:
+        require_tensor(name, "input", 1, input)
+        require_tensor(name, "other", 2, other)
+        common = result_type(input, other)
+        if not (integers or common.is_floating_point):
+            raise not_implemented_for(f"{name}_cpu", common)
+        return _binary(entry, kernel, input, other, to_float=True)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+atan2 = _float_binary("atan2", Atan2Backward0, np.arctan2, integers=True)
+hypot = _float_binary("hypot", HypotBackward0, np.hypot, integers=False)
+logaddexp = _float_binary("logaddexp", LogaddexpBackward0, np.logaddexp, integers=False)
+
+
+def _xlogy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # 0 * log(y) is 0 even where log(y) is infinite, but nan in y stays nan.
+    return np.where(np.isnan(b), b, np.where(a == 0, 0, a * np.log(b)))
+
+
+def xlogy(input: Operand, other: Operand) -> Tensor:
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("xlogy(): expected at least one of 'input' and 'other' to be a Tensor")
+    entry = XlogyBackward1 if not isinstance(input, Tensor) else XlogyBackward0 if isinstance(other, Tensor) else XlogyBackward2
+    return _binary(entry, _xlogy, input, other, to_float=True)
+
+
+# -- maximum, minimum and clamp ----------------------------------------------------------
+def _share(grad: Tensor, self: Tensor, other: Tensor, loses: Tensor) -> Tensor:
+    """maximum/minimum: all of grad to the winner, half to each side of a tie (nan wins on both sides)."""
+    return where(loses, 0.0, where(self == other, grad / 2, grad))
+
+
+def _keeps(self: Tensor, other: Tensor, wins: Tensor) -> Tensor:
+    """fmax/fmin: `self` wins ties and wherever `other` is nan."""
+    return wins | isnan(other)
+
+
+MaximumBackward0 = derivative(
+    "MaximumBackward0", ("self", "other"),
+    self=lambda grad, self, other: _share(grad, self, other, self < other),
+    other=lambda grad, self, other: _share(grad, self, other, self > other),
+)
+MinimumBackward0 = derivative(
+    "MinimumBackward0", ("self", "other"),
+    self=lambda grad, self, other: _share(grad, self, other, self > other),
+    other=lambda grad, self, other: _share(grad, self, other, self < other),
+)
+FmaxBackward0 = derivative(
+    "FmaxBackward0", ("self", "other"),
+    self=lambda grad, self, other: where(_keeps(self, other, self >= other), grad, 0.0),
+    other=lambda grad, self, other: where(_keeps(self, other, self >= other), 0.0, grad),
+)
+FminBackward0 = derivative(
+    "FminBackward0", ("self", "other"),
+    self=lambda grad, self, other: where(_keeps(self, other, self <= other), grad, 0.0),
+    other=lambda grad, self, other: where(_keeps(self, other, self <= other), 0.0, grad),
+)
+
+
+def _tensor_binary(name: str, entry: Derivative, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
+    def op(input: Tensor, other: Tensor) -> Tensor:
+        require_tensor(name, "input", 1, input)
+        return _binary(entry, kernel, input, require_tensor(name, "other", 2, other))
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+maximum = _tensor_binary("maximum", MaximumBackward0, np.maximum)
+minimum = _tensor_binary("minimum", MinimumBackward0, np.minimum)
+fmax = _tensor_binary("fmax", FmaxBackward0, np.fmax)
+fmin = _tensor_binary("fmin", FminBackward0, np.fmin)
+
+
+def _within(x: Tensor, low: Operand | None, high: Operand | None) -> Tensor:
+    """Where clamp passes x through: the bounds themselves included, as PyTorch's subgradient."""
+    inside = x == x if low is None else x >= low
+    return inside if high is None else inside & (x <= high)
+
+
+def _clamp_min_grad(grad: Tensor, self: Tensor, min: Tensor, max: Tensor | None) -> Tensor:
+    below = self < min if max is None else (self < min) & (min < max)
+    return where(below, grad, 0.0)
+
+
+def _clamp_max_grad(grad: Tensor, self: Tensor, min: Tensor | None, max: Tensor) -> Tensor:
+    above = self > max if min is None else (self > max) | (max < min)
+    return where(above, grad, 0.0)
+
+
+ClampBackward1 = derivative("ClampBackward1", ("self",), self=lambda grad, self, min, max: where(_within(self, min, max), grad, 0.0))
+ClampBackward0 = derivative(
+    "ClampBackward0", ("self", "min", "max"),
+    self=lambda grad, self, min, max: where(_within(self, min, max), grad, 0.0),
+    min=_clamp_min_grad,
+    max=_clamp_max_grad,
+)
+
+
+def clamp(input: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:
+    require_tensor("clamp", "input", 1, input)
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    bounds = [b for b in (min, max) if b is not None]
+    common = result_type(input, *bounds)
+    if not any(isinstance(b, Tensor) for b in bounds):
+        out = np.clip(_cast(input._data, common), min, max)
+        return ClampBackward1.record(_cast(out, common), (input,), min=min, max=max)
+    # With one tensor bound, a number bound is a 0-d tensor; a missing one is a placeholder its formula sees as None.
+    low, high = (Tensor._wrap(np.zeros((), common.np)) if b is None else as_tensor_operand(b, common) for b in (min, max))
+    x = _cast(input._data, common)
+    out = x if min is None else _run(np.maximum, x, _cast(low._data, common))
+    out = out if max is None else _run(np.minimum, out, _cast(high._data, common))
+    absent = {name: None for name, b in (("min", min), ("max", max)) if b is None}
+    return ClampBackward0.record(np.asarray(out), (input, low, high), **absent)
+
+
+# -- where, masked_fill, lerp, addcmul, addcdiv -----------------------------------------------
 WhereBackward0 = derivative(
     "WhereBackward0", ("self", "other"),
     self=lambda grad, condition: where(condition, grad, 0.0),
     other=lambda grad, condition: where(condition, 0.0, grad),
 )
+MaskedFillBackward0 = derivative("MaskedFillBackward0", ("self",), self=lambda grad, mask: where(mask, 0.0, grad))
+MaskedFillBackward1 = derivative(
+    "MaskedFillBackward1", ("self", "value"),
+    self=lambda grad, mask: where(mask, 0.0, grad),
+    value=lambda grad, mask: where(mask, grad, 0.0).sum(),
+)
+LerpBackward0 = derivative(
+    "LerpBackward0", ("self", "end"),
+    self=lambda grad, weight: grad * (1 - weight),
+    end=lambda grad, weight: grad * weight,
+)
+LerpBackward1 = derivative(
+    "LerpBackward1", ("self", "end", "weight"),
+    self=lambda grad, weight: grad * (1 - weight),
+    end=lambda grad, weight: grad * weight,
+    weight=lambda grad, self, end: grad * (end - self),
+)
+AddcmulBackward0 = derivative(
+    "AddcmulBackward0", ("self", "tensor1", "tensor2"),
+    self=lambda grad: grad,
+    tensor1=lambda grad, tensor2, value: grad * (tensor2 * value),
+    tensor2=lambda grad, tensor1, value: grad * (tensor1 * value),
+)
+AddcdivBackward0 = derivative(
+    "AddcdivBackward0", ("self", "tensor1", "tensor2"),
+    self=lambda grad: grad,
+    tensor1=lambda grad, tensor2, value: grad * (value / tensor2),
+    tensor2=lambda grad, tensor1, tensor2, value: -grad * (value * tensor1 / (tensor2 * tensor2)),
+)
 
 
-def _within(x: Tensor, low: float | None, high: float | None) -> Tensor:
-    inside = x == x if low is None else x >= low
-    return inside if high is None else inside & (x <= high)
-
-
-def clamp(input: Tensor, min: float | None = None, max: float | None = None) -> Tensor:
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        low = input if min is None else maximum(input, min)
-        return low if max is None else minimum(low, max)
-    common = result_type(input, *(b for b in (min, max) if b is not None))
-    out = np.clip(_cast(input._data, common), min, max)
-    return ClampBackward1.record(_cast(out, common), (input,), min=min, max=max)
-
-
-def where(condition: Tensor, input: Operand, other: Operand) -> Tensor:
-    if not isinstance(condition, Tensor) or condition.dtype is not _dtype.bool_:
+def where(condition: Tensor, input: Operand | None = None, other: Operand | None = None) -> Any:
+    if not isinstance(condition, Tensor):
+        raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}")
+    if input is None and other is None:  # where(condition) is nonzero(as_tuple=True)
+        return tuple(Tensor._wrap(i.astype(np.int64)) for i in np.nonzero(np.atleast_1d(condition._data)))
+    if input is None or other is None:
+        raise TypeError("where(): expected both 'input' and 'other', or neither")
+    if condition.dtype is not _dtype.bool_:
         raise RuntimeError(
-            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-            f"{getattr(condition, 'dtype', type(condition).__name__)}"
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype {_SCALAR_NAMES[condition.dtype.name]}"
         )
     return _binary(WhereBackward0, lambda a, b: np.where(condition._data, a, b), input, other, condition=condition)
 
 
-MaximumBackward0 = derivative(
-    "MaximumBackward0", ("self", "other"),
-    self=lambda grad, self, other: grad * _tie_share(self > other, self == other),
-    other=lambda grad, self, other: grad * _tie_share(other > self, self == other),
-)
-MinimumBackward0 = derivative(
-    "MinimumBackward0", ("self", "other"),
-    self=lambda grad, self, other: grad * _tie_share(self < other, self == other),
-    other=lambda grad, self, other: grad * _tie_share(other < self, self == other),
-)
+def masked_fill(input: Tensor, mask: Tensor, value: Operand) -> Tensor:
+    require_tensor("masked_fill", "input", 1, input)
+    if require_tensor("masked_fill", "mask", 2, mask).dtype is not _dtype.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {_TYPE_NAMES[mask.dtype.name]}")
+    if isinstance(value, Tensor) and value.ndim:
+        raise RuntimeError(
+            f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.ndim} dimension(s)."
+        )
+    if not isinstance(value, (Tensor, bool, int, float, np.number)):
+        raise TypeError(f"masked_fill(): argument 'value' must be Number or Tensor, not {type(value).__name__}")
+    fill = value._data if isinstance(value, Tensor) else value
+    out = _run(lambda x, m: np.where(m, np.asarray(fill).astype(x.dtype), x), input._data, mask._data)
+    if isinstance(value, Tensor):
+        return MaskedFillBackward1.record(out, (input, value), mask=mask)
+    return MaskedFillBackward0.record(out, (input,), mask=mask)
 
 
-def _tie_share(wins: Tensor, ties: Tensor) -> Tensor:
-    """1 where this side wins, 1/2 on a tie (PyTorch splits the gradient evenly)."""
-    return wins.to(_dtype.get_default_dtype()) + ties.to(_dtype.get_default_dtype()) * 0.5
+# PyTorch's C++ type names in masked_fill's message.
+_TYPE_NAMES = {
+    "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int", "int64": "long int",
+    "float16": "c10::Half", "float32": "float", "float64": "double",
+}
 
 
-def maximum(input: Tensor, other: Tensor) -> Tensor:
-    return _binary(MaximumBackward0, np.maximum, input, other)
+def _same_dtype(op: str, input: Tensor, arg: str, other: Tensor) -> None:
+    if other.dtype is not input.dtype:
+        raise RuntimeError(f"expected dtype {_TYPE_NAMES[input.dtype.name]} for `{arg}` but got dtype {_TYPE_NAMES[other.dtype.name]}")
 
 
-def minimum(input: Tensor, other: Tensor) -> Tensor:
-    return _binary(MinimumBackward0, np.minimum, input, other)
+def lerp(input: Tensor, end: Tensor, weight: Operand) -> Tensor:
+    require_tensor("lerp", "input", 1, input)
+    require_tensor("lerp", "end", 2, end)
+    tensor_weight = isinstance(weight, Tensor)
+    if not input.dtype.is_floating_point:
+        raise not_implemented_for("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", input.dtype)
+    _same_dtype("lerp", input, "end", end)
+    if isinstance(weight, Tensor) and weight.ndim:
+        _same_dtype("lerp", input, "weight", weight)
+    d = input.dtype
+    w = _cast(weight._data, d) if isinstance(weight, Tensor) else weight
+    # PyTorch's two-sided formula: exact at both ends of [0, 1].
+    out = _run(lambda a, b, w: np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w)), input._data, end._data, w)
+    if isinstance(weight, Tensor):
+        return LerpBackward1.record(_cast(out, d), (input, end, weight))
+    return LerpBackward0.record(_cast(out, d), (input, end), weight=weight)
 
 
-# -- comparisons and logic (never differentiable) --------------------------------
-def _compare(np_fn: Any, input: Operand, other: Operand) -> Tensor:
-    common = result_type(input, other)
-    a = input._data if isinstance(input, Tensor) else input
-    b = other._data if isinstance(other, Tensor) else other
-    return Tensor._wrap(np.asarray(np_fn(_cast(np.asarray(a), common), _cast(np.asarray(b), common))))
+def _addc(name: str, entry: Derivative, kernel: Kernel, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: float) -> Tensor:
+    for position, (arg, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2)), 1):
+        require_tensor(name, arg, position, t)
+    common = result_type(input, tensor1, tensor2)
+    if not common.is_floating_point:
+        value = int(value)  # PyTorch casts value to the integer result type
+    arrays = (_cast(t._data, common) for t in (input, tensor1, tensor2))
+    return entry.record(_cast(_run(lambda a, b, c: kernel(a, b, c, value), *arrays), common), (input, tensor1, tensor2), value=value)
 
 
-def eq(input: Operand, other: Operand) -> Tensor:
-    return _compare(np.equal, input, other)
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+    return _addc("addcmul", AddcmulBackward0, lambda a, b, c, v: a + v * b * c, input, tensor1, tensor2, value)
 
 
-def ne(input: Operand, other: Operand) -> Tensor:
-    return _compare(np.not_equal, input, other)
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+    if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor) and not (tensor1.is_floating_point() or tensor2.is_floating_point()):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a true "
+            "division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+        )
+    return _addc("addcdiv", AddcdivBackward0, lambda a, b, c, v: a + v * b / c, input, tensor1, tensor2, value)
 
 
-def lt(input: Operand, other: Operand) -> Tensor:
-    return _compare(np.less, input, other)
+# -- comparisons, logic and bits (never differentiable) --------------------------------
+def _compare(name: str, kernel: Kernel) -> Callable[[Tensor, Operand], Tensor]:
+    def op(input: Tensor, other: Operand) -> Tensor:
+        require_tensor(name, "input", 1, input)
+        common = result_type(input, other)
+        b = other._data if isinstance(other, Tensor) else np.asarray(other)
+        return Tensor._wrap(_run(kernel, _cast(input._data, common), _cast(b, common)))
+
+    op.__name__ = op.__qualname__ = name
+    return op
 
 
-def le(input: Operand, other: Operand) -> Tensor:
-    return _compare(np.less_equal, input, other)
+def _logical(name: str, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
+    def op(input: Tensor, other: Tensor) -> Tensor:
+        require_tensor(name, "input", 1, input)
+        return Tensor._wrap(_run(kernel, input._data, require_tensor(name, "other", 2, other)._data))
+
+    op.__name__ = op.__qualname__ = name
+    return op
 
 
-def gt(input: Operand, other: Operand) -> Tensor:
-    return _compare(np.greater, input, other)
+def _bitwise(name: str, kernel: Kernel, kernel_name: str) -> Callable[[Operand, Operand], Tensor]:
+    def op(input: Operand, other: Operand) -> Tensor:
+        common = result_type(input, other)
+        if common.is_floating_point:
+            raise not_implemented_for(kernel_name, common)
+        a, b = (_cast(np.asarray(x._data if isinstance(x, Tensor) else x), common) for x in (input, other))
+        return Tensor._wrap(_cast(_run(kernel, a, b), common))
+
+    op.__name__ = op.__qualname__ = name
+    return op
 
 
-def ge(input: Operand, other: Operand) -> Tensor:
-    return _compare(np.greater_equal, input, other)
+def _shift(np_shift: Kernel) -> Kernel:
+    """Shifts by the width or more (or by a negative amount) fill with the sign, as PyTorch's kernels do."""
+
+    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        bits = a.dtype.itemsize * 8
+        wide = (b < 0) | (b >= bits)
+        fill = np.where(a < 0, -1, 0) if np_shift is np.right_shift else np.zeros_like(a)
+        return np.where(wide, fill, np_shift(a, np.where(wide, 0, b)))
+
+    return kernel
 
 
-def _bitwise(np_fn: Any, input: Operand, other: Operand) -> Tensor:
-    common = result_type(input, other)
-    if common.is_floating_point:
-        raise RuntimeError(f"\"{np_fn.__name__}_cpu\" not implemented for '{common.name.capitalize()}'")
-    return _compare(np_fn, input, other)
+eq = _compare("eq", np.equal)
+ne = _compare("ne", np.not_equal)
+lt = _compare("lt", np.less)
+le = _compare("le", np.less_equal)
+gt = _compare("gt", np.greater)
+ge = _compare("ge", np.greater_equal)
+logical_and = _logical("logical_and", np.logical_and)
+logical_or = _logical("logical_or", np.logical_or)
+logical_xor = _logical("logical_xor", np.logical_xor)
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "bitwise_and_cpu")
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "bitwise_or_cpu")
+bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "bitwise_xor_cpu")
+bitwise_left_shift = _bitwise("bitwise_left_shift", _shift(np.left_shift), "lshift_cpu")
+bitwise_right_shift = _bitwise("bitwise_right_shift", _shift(np.right_shift), "rshift_cpu")
 
 
-def bitwise_and(input: Operand, other: Operand) -> Tensor:
-    return _bitwise(np.bitwise_and, input, other)
+def _predicate(name: str, kernel: Kernel) -> Callable[[Tensor], Tensor]:
+    def op(input: Tensor) -> Tensor:
+        return Tensor._wrap(np.asarray(kernel(require_tensor(name, "input", 1, input)._data)))
+
+    op.__name__ = op.__qualname__ = name
+    return op
 
 
-def bitwise_or(input: Operand, other: Operand) -> Tensor:
-    return _bitwise(np.bitwise_or, input, other)
-
-
-def bitwise_xor(input: Operand, other: Operand) -> Tensor:
-    return _bitwise(np.bitwise_xor, input, other)
+logical_not = _predicate("logical_not", np.logical_not)
+isnan = _predicate("isnan", np.isnan)
+isinf = _predicate("isinf", np.isinf)
+isfinite = _predicate("isfinite", np.isfinite)
 
 
 def bitwise_not(input: Tensor) -> Tensor:
-    if input.dtype.is_floating_point:
-        raise RuntimeError(f"\"bitwise_not_cpu\" not implemented for '{input.dtype.name.capitalize()}'")
+    if require_tensor("bitwise_not", "input", 1, input).dtype.is_floating_point:
+        raise not_implemented_for("bitwise_not_cpu", input.dtype)
     return Tensor._wrap(np.invert(input._data))
 
 
-def logical_not(input: Tensor) -> Tensor:
-    return Tensor._wrap(np.logical_not(input._data))
-
-
-def isnan(input: Tensor) -> Tensor:
-    return Tensor._wrap(np.isnan(input._data))
-
-
-def isfinite(input: Tensor) -> Tensor:
-    return Tensor._wrap(np.isfinite(input._data))
-
-
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
-_ARITHMETIC = {
+_BOTH = {
     "add": add, "sub": sub, "mul": mul, "div": div, "floor_divide": floor_divide, "remainder": remainder,
-    "neg": neg, "pow": pow, "exp": exp, "log": log, "sqrt": sqrt, "reciprocal": reciprocal, "sin": sin, "cos": cos,
-    "tanh": tanh, "sigmoid": sigmoid, "abs": abs, "sign": sign, "relu": relu, "clamp": clamp, "maximum": maximum,
-    "minimum": minimum, "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge, "bitwise_and": bitwise_and,
-    "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not, "logical_not": logical_not,
-    "isnan": isnan, "isfinite": isfinite,
+    "fmod": fmod, "neg": neg, "pow": pow, "square": square, "abs": abs, "sign": sign, "exp": exp, "exp2": exp2,
+    "expm1": expm1, "log": log, "log2": log2, "log10": log10, "log1p": log1p, "sqrt": sqrt, "rsqrt": rsqrt,
+    "reciprocal": reciprocal, "sin": sin, "cos": cos, "tan": tan, "asin": asin, "acos": acos, "atan": atan,
+    "atan2": atan2, "sinh": sinh, "cosh": cosh, "tanh": tanh, "asinh": asinh, "acosh": acosh, "atanh": atanh,
+    "sigmoid": sigmoid, "logit": logit, "erf": erf, "erfc": erfc, "erfinv": erfinv, "floor": floor, "ceil": ceil,
+    "round": round, "trunc": trunc, "frac": frac, "relu": relu, "clamp": clamp, "maximum": maximum,
+    "minimum": minimum, "fmax": fmax, "fmin": fmin, "lerp": lerp, "addcmul": addcmul, "addcdiv": addcdiv,
+    "hypot": hypot, "logaddexp": logaddexp, "xlogy": xlogy, "nan_to_num": nan_to_num, "masked_fill": masked_fill,
+    "isnan": isnan, "isinf": isinf, "isfinite": isfinite, "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
+    "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor, "logical_not": logical_not,
+    "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
+    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
     # PyTorch's aliases
     "clip": clamp, "negative": neg, "multiply": mul, "subtract": sub, "divide": div, "true_divide": div,
-    "absolute": abs,
+    "absolute": abs, "greater": gt, "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
 }
-FUNCTIONS = {**_ARITHMETIC, "rsub": rsub, "where": where}
-METHODS = {
-    **_ARITHMETIC,
-    "where": lambda self, condition, other: where(condition, self, other),
-}
+FUNCTIONS = {**_BOTH, "rsub": rsub, "where": where}
+METHODS = {**_BOTH, "where": lambda self, condition, other: where(condition, self, other)}
 INPLACE = (
-    "add", "sub", "mul", "div", "floor_divide", "remainder", "neg", "pow", "exp", "log", "sqrt", "reciprocal", "sin",
-    "cos", "tanh", "sigmoid", "abs", "sign", "relu", "clamp", "clip",
+    "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "neg", "pow", "square", "abs",
+    "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos",
+    "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "logit",
+    "erf", "erfc", "erfinv", "floor", "ceil", "round", "trunc", "frac", "relu", "clamp", "clip", "lerp", "addcmul",
+    "addcdiv", "hypot", "xlogy", "nan_to_num", "masked_fill", "bitwise_and", "bitwise_or", "bitwise_xor",
+    "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
 )

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import string
+import warnings
+from collections.abc import Callable, Sequence
+from typing import Any
+
 import numpy as np
 
 from ..tensor import Tensor
-from .shape import mT, squeeze, unsqueeze
+from .linalg_decomp import cross as linalg_cross
+from .linalg_decomp import det, inv, logdet, matrix_power, pinverse, slogdet
+from .shape import expand, mT, reshape, squeeze, unsqueeze
 from .table import derivative
 
 MmBackward0 = derivative(
@@ -91,16 +98,29 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     return BmmBackward0.record(out, (input, other))
 
 
-def mm(input: Tensor, mat2: Tensor) -> Tensor:
+def _mm_checked(input: Tensor, mat2: Tensor) -> tuple[Tensor, Tensor]:
     if input.ndim != 2 or mat2.ndim != 2:
         raise RuntimeError("self must be a matrix" if input.ndim != 2 else "mat2 must be a matrix")
-    return matmul(input, mat2)
+    return input, mat2
+
+
+def _bmm_checked(batch1: Tensor, batch2: Tensor) -> tuple[Tensor, Tensor]:
+    if batch1.ndim != 3 or batch2.ndim != 3:
+        raise RuntimeError("batch1 must be a 3D tensor" if batch1.ndim != 3 else "batch2 must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: [{batch1.shape[0]}, {batch1.shape[2]}] but "
+            f"got: [{batch2.shape[0]}, {batch2.shape[1]}]."
+        )
+    return batch1, batch2
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    return matmul(*_mm_checked(input, mat2))
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
-    if input.ndim != 3 or mat2.ndim != 3:
-        raise RuntimeError("batch1 must be a 3D tensor" if input.ndim != 3 else "batch2 must be a 3D tensor")
-    return matmul(input, mat2)
+    return matmul(*_bmm_checked(input, mat2))
 
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
@@ -115,7 +135,282 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return matmul(input, vec)
 
 
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    if input.ndim != 1 or other.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
+    _check_dtypes(input, other, "vdot")
+    if input.shape != other.shape:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] to have the same "
+            f"number of elements, but got {input.shape[0]} and {other.shape[0]} elements respectively"
+        )
+    return VdotBackward0.record(np.asarray(np.dot(input._data, other._data)), (input, other))
+
+
+VdotBackward0 = derivative(
+    "VdotBackward0", ("self", "other"),
+    self=lambda grad, other: grad * other,
+    other=lambda grad, self: grad * self,
+)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    for name, x in (("self", input), ("vec2", vec2)):
+        if x.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {x.ndim}-D")
+    return unsqueeze(input, -1) * vec2
+
+
+# -- beta * input + alpha * (product) ----------------------------------------------------------------
+def _scaled(grad: Tensor, factor: float) -> Tensor:
+    return grad if factor == 1 else grad * factor
+
+
+def _fused(entry: Any, input: Tensor, product: Tensor, factors: tuple[Tensor, Tensor], beta: float, alpha: float) -> Tensor:
+    """beta * input + alpha * product, recorded as one node; beta == 0 ignores input's values (NaN included)."""
+    try:
+        shape = np.broadcast_shapes(input.shape, product.shape)
+    except ValueError:
+        shape = None
+    if shape != product.shape:
+        raise RuntimeError(
+            f"The size of tensor a ({input.shape[-1] if input.ndim else 1}) must match the size of tensor b "
+            f"({product.shape[-1]}) at non-singleton dimension {product.ndim - 1}"
+        )
+    _check_dtypes(input, factors[0], "mm")
+    out = alpha * product._data if alpha != 1 else product._data
+    if beta != 0:
+        out = out + (beta * input._data if beta != 1 else input._data)
+    return entry.record(np.asarray(out, dtype=product._data.dtype), (input, *factors), beta=beta, alpha=alpha)
+
+
+AddmmBackward0 = derivative(
+    "AddmmBackward0", ("self", "mat1", "mat2"),
+    self=lambda grad, beta: _scaled(grad, beta),
+    mat1=lambda grad, mat2, alpha: _scaled(grad @ mT(mat2), alpha),
+    mat2=lambda grad, mat1, alpha: _scaled(mT(mat1) @ grad, alpha),
+)
+BaddbmmBackward0 = derivative(
+    "BaddbmmBackward0", ("self", "batch1", "batch2"),
+    self=lambda grad, beta: _scaled(grad, beta),
+    batch1=lambda grad, batch2, alpha: _scaled(grad @ mT(batch2), alpha),
+    batch2=lambda grad, batch1, alpha: _scaled(mT(batch1) @ grad, alpha),
+)
+AddmvBackward0 = derivative(
+    "AddmvBackward0", ("self", "mat", "vec"),
+    self=lambda grad, beta: _scaled(grad, beta),
+    mat=lambda grad, vec, alpha: _scaled(unsqueeze(grad, -1) * vec, alpha),
+    vec=lambda grad, mat, alpha: _scaled(_matvec_back(mat, grad), alpha),
+)
+
+
+def _product(a: Tensor, b: Tensor) -> Tensor:
+    """The product of an add*-op, computed without a graph: the fused node differentiates it."""
+    from ..autograd.grad_mode import no_grad
+
+    with no_grad():
+        return matmul(a, b)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    return _fused(AddmmBackward0, input, _product(*_mm_checked(mat1, mat2)), (mat1, mat2), beta, alpha)
+
+
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    return _fused(BaddbmmBackward0, input, _product(*_bmm_checked(batch1, batch2)), (batch1, batch2), beta, alpha)
+
+
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
+    if mat.ndim != 2 or vec.ndim != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.ndim}, {mat.ndim}, {vec.ndim}")
+    return _fused(AddmvBackward0, input, _product(mat, vec), (mat, vec), beta, alpha)
+
+
+# -- einsum: pairwise contractions, each a node whose gradients are einsums again --------------------
+def _diagonal_mask(labels: str, shape: tuple[int, ...]) -> np.ndarray:
+    """True where every repeated label indexes the same position."""
+    index = np.indices(shape, sparse=True)
+    mask = np.ones(shape, dtype=bool)
+    for p, label in enumerate(labels):
+        first = labels.index(label)
+        if first != p:
+            mask = mask & (index[p] == index[first])
+    return mask
+
+
+def _einsum_grad(grad: Tensor, grad_labels: str, others: tuple[tuple[Tensor, str], ...], target: str, shape: tuple[int, ...]) -> Tensor:
+    """The gradient of an einsum operand with labels `target`: the grad contracted with the other operands.
+
+    Labels the operand sums away alone are broadcast back; repeated labels (diagonals) are placed on their diagonal.
+    """
+    unique = "".join(dict.fromkeys(target))
+    available = set(grad_labels).union(*(labels for _, labels in others))
+    present = "".join(label for label in unique if label in available)
+    g = _contract(((grad, grad_labels), *others), present)
+    for axis, label in enumerate(unique):
+        if label not in present:
+            g = unsqueeze(g, axis)
+    for p, label in enumerate(target):
+        if target.index(label) != p:
+            g = unsqueeze(g, p)
+    g = expand(g, shape)
+    if len(unique) < len(target):
+        g = g * Tensor._wrap(_diagonal_mask(target, shape).astype(g._data.dtype))
+    return g
+
+
+EinsumBackward0 = derivative(
+    "EinsumBackward0", ("self", "other"),
+    self=lambda grad, other, spec, self_shape: _einsum_grad(grad, spec[2], ((other, spec[1]),), spec[0], self_shape),
+    other=lambda grad, self, spec, other_shape: _einsum_grad(grad, spec[2], ((self, spec[0]),), spec[1], other_shape),
+)
+UnaryEinsumBackward0 = derivative(
+    "EinsumBackward0", ("self",), self=lambda grad, spec, self_shape: _einsum_grad(grad, spec[2], (), spec[0], self_shape)
+)
+
+
+def _contract(operands: Sequence[tuple[Tensor, str]], out: str) -> Tensor:
+    """One einsum of one or two operands, whose labels carry no ellipsis."""
+    (a, la), *rest = operands
+    if not rest:
+        if la == out:
+            return a
+        spec = (la, "", out)
+        return UnaryEinsumBackward0.record(np.einsum(f"{la}->{out}", a._data), (a,), spec=spec, self_shape=a.shape)
+    (b, lb), = rest
+    data = np.einsum(f"{la},{lb}->{out}", a._data, b._data, optimize=True)
+    return EinsumBackward0.record(np.asarray(data), (a, b), spec=(la, lb, out), self_shape=a.shape, other_shape=b.shape)
+
+
+def _einsum_labels(equation: str, operands: Sequence[Tensor]) -> tuple[list[str], str]:
+    """Each operand's labels and the output's, with every ellipsis spelled out in spare letters."""
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        more = "more" if len(operands) > len(terms) else "fewer"
+        raise RuntimeError(f"einsum(): {more} operands were provided than specified in the equation")
+    for c in equation.replace("...", "").replace(",", "").replace("->", ""):
+        if c not in string.ascii_letters:
+            raise RuntimeError(f"einsum(): invalid subscript given at index {equation.index(c)} in the equation string, subscripts must be in [a-zA-Z]")
+    spare = [c for c in string.ascii_letters if c not in equation]
+    widths = [x.ndim - len(t) + 3 for t, x in zip(terms, operands, strict=True) if "..." in t]
+    ellipsis = "".join(spare[: max(widths, default=0)])
+    labels = []
+    for i, (term, x) in enumerate(zip(terms, operands, strict=True)):
+        before, dots, after = term.partition("...")
+        width = x.ndim - len(before) - len(after)
+        if (dots and width < 0) or (not dots and width != 0):
+            raise RuntimeError(
+                f"einsum(): the number of subscripts in the equation ({len(before) + len(after)}) does not match the number "
+                f"of dimensions ({x.ndim}) for operand {i}{'' if dots else ' and no ellipsis was given'}"
+            )
+        labels.append(before + (ellipsis[len(ellipsis) - width :] if dots else "") + after)
+    if arrow:
+        output = rhs.replace("...", ellipsis)
+    else:
+        named = "".join(terms).replace("...", "")
+        output = ellipsis + "".join(sorted(c for c in set(named) if named.count(c) == 1))
+    for c in output:
+        if output.count(c) > 1:
+            raise RuntimeError(f"einsum(): output subscript {c} appears more than once in the output")
+        if not any(c in term for term in labels):
+            raise RuntimeError(f"einsum(): output subscript {c} does not appear in the equation for any input operand")
+    return labels, output
+
+
+def _broadcast_labels(operands: Sequence[Tensor], labels: list[str]) -> list[Tensor]:
+    """Size-1 dimensions broadcast against their label's size elsewhere, as in PyTorch."""
+    sizes: dict[str, int] = {}
+    for i, (x, term) in enumerate(zip(operands, labels, strict=True)):
+        for label, size in zip(term, x.shape, strict=True):
+            seen = sizes.setdefault(label, size)
+            if seen != size and 1 not in (seen, size):
+                raise RuntimeError(
+                    f"einsum(): subscript {label} has size {size} for operand {i} which does not broadcast with "
+                    f"previously seen size {seen}"
+                )
+            sizes[label] = max(seen, size)
+    return [
+        expand(x, tuple(sizes[label] for label in term)) if any(s != sizes[label] for label, s in zip(term, x.shape, strict=True)) else x
+        for x, term in zip(operands, labels, strict=True)
+    ]
+
+
+def einsum(equation: str, *operands: Any) -> Tensor:
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not operands:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    for x in operands[1:]:
+        _check_dtypes(operands[0], x, "einsum")
+    labels, output = _einsum_labels(equation, operands)
+    tensors = _broadcast_labels(operands, labels)
+    result, current = tensors[0], labels[0]
+    if len(tensors) == 1:
+        return _contract(((result, current),), output)
+    for k in range(1, len(tensors)):  # left to right, as PyTorch contracts without opt_einsum
+        later = set(output).union(*labels[k + 1 :])
+        keep = output if k == len(tensors) - 1 else "".join(dict.fromkeys(c for c in current + labels[k] if c in later))
+        result, current = _contract(((result, current), (tensors[k], labels[k])), keep), keep
+    return result
+
+
+def tensordot(a: Tensor, b: Tensor, dims: int | Sequence[Sequence[int]] = 2) -> Tensor:
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.ndim or dims > b.ndim:
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+        if len(dims_a) != len(dims_b):
+            raise RuntimeError("both dimension lists should have same length")
+    letters = iter(string.ascii_letters)
+    la = [next(letters) for _ in range(a.ndim)]
+    lb = [next(letters) for _ in range(b.ndim)]
+    for da, db in zip(dims_a, dims_b, strict=True):
+        da, db = a._wrap_dim(da), b._wrap_dim(db)
+        if a.shape[da] != b.shape[db]:
+            raise RuntimeError(
+                f"contracted dimensions need to match, but first has size {a.shape[da]} in dim {da} and second has size "
+                f"{b.shape[db]} in dim {db}"
+            )
+        lb[db] = la[da]
+    output = "".join(c for c in la + lb if (la + lb).count(c) == 1)
+    return einsum(f"{''.join(la)},{''.join(lb)}->{output}", a, b)
+
+
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    n = max(input.ndim, other.ndim)
+    a_shape = (1,) * (n - input.ndim) + tuple(input.shape)
+    b_shape = (1,) * (n - other.ndim) + tuple(other.shape)
+    a = reshape(input, tuple(s for d in a_shape for s in (d, 1)))
+    b = reshape(other, tuple(s for d in b_shape for s in (1, d)))
+    return reshape(a * b, tuple(x * y for x, y in zip(a_shape, b_shape, strict=True)))
+
+
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    if dim is None:
+        warnings.warn(
+            "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly or "
+            "simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of linalg.cross "
+            "in a future release.", UserWarning, stacklevel=2,
+        )
+        shape = np.broadcast_shapes(input.shape, other.shape)
+        dim = next((d for d, s in enumerate(shape) if s == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return linalg_cross(input, other, dim=dim)
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
-FUNCTIONS = {"matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "mv": mv}
-METHODS = dict(FUNCTIONS)
-INPLACE = ()
+_BOTH: dict[str, Callable[..., Any]] = {
+    "matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "mv": mv, "vdot": vdot, "outer": outer, "ger": outer,
+    "addmm": addmm, "baddbmm": baddbmm, "addmv": addmv, "kron": kron, "cross": cross, "det": det, "inverse": inv,
+    "pinverse": pinverse, "slogdet": slogdet, "logdet": logdet, "matrix_power": matrix_power,
+}
+FUNCTIONS = {**_BOTH, "einsum": einsum, "tensordot": tensordot}
+METHODS = dict(_BOTH)
+INPLACE = ("addmm", "baddbmm", "addmv")

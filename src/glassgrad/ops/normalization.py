@@ -1,11 +1,140 @@
-"""Normalization layers' functions of glassgrad.nn.functional."""
+"""Normalization layers' functions of glassgrad.nn.functional.
+
+Each is composed of glassgrad ops (mean, subtraction, sqrt, ...), so values, gradients and
+higher derivatives follow from theirs. Running statistics are updated in place outside the graph,
+as PyTorch does.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
+from ..autograd.inplace import bump_version
+from ..tensor import Size, Tensor
+from .elementwise import sqrt
+from .reduction import mean
+from .shape import reshape
+
 NAMESPACE = "glassgrad.nn.functional"
-FUNCTIONS: dict[str, Callable[..., Any]] = {}
+
+
+def _normalize(x: Tensor, dims: tuple[int, ...], eps: float) -> tuple[Tensor, np.ndarray, np.ndarray]:
+    """(x - mean) / sqrt(var + eps) over dims, with the mean and biased variance as arrays."""
+    mu = mean(x, dims, keepdim=True)
+    centered = x - mu
+    var = mean(centered * centered, dims, keepdim=True)
+    return centered / sqrt(var + eps), mu._data, var._data
+
+
+def _affine(y: Tensor, weight: Tensor | None, bias: Tensor | None, shape: tuple[int, ...]) -> Tensor:
+    if weight is not None:
+        y = y * reshape(weight, shape)
+    if bias is not None:
+        y = y + reshape(bias, shape)
+    return y
+
+
+def _check_vector(t: Tensor | None, size: int, what: str, input: Tensor) -> None:
+    if t is not None and t.numel() != size:
+        raise RuntimeError(f"{what} should contain {size} elements not {t.numel()} (input of shape {list(input.shape)})")
+
+
+def _update_running(running: Tensor | None, value: np.ndarray, momentum: float) -> None:
+    if running is not None:
+        np.copyto(running._data, (1 - momentum) * running._data + momentum * value, casting="unsafe")
+        bump_version(running)
+
+
+def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k :]) != shape:
+        raise RuntimeError(
+            f"Given normalized_shape={list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], but got "
+            f"input of size{list(input.shape)}"
+        )
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and tuple(t.shape) != shape:
+            raise RuntimeError(
+                f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape {list(t.shape)} and "
+                f"normalized_shape = {list(shape)}"
+            )
+    y, _, _ = _normalize(input, tuple(range(input.ndim - k, input.ndim)), eps)
+    return _affine(y, weight, bias, shape)
+
+
+def _channel_shape(input: Tensor) -> tuple[int, ...]:
+    return (input.shape[1], *(1,) * (input.ndim - 2))
+
+
+def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    if input.ndim < 2:
+        raise ValueError(f"expected 2D or higher input (got {input.ndim}D input)")
+    channels = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        _check_vector(t, channels, name, input)
+    shape = _channel_shape(input)
+    if training:
+        count = input.numel() // max(channels, 1)
+        if count == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {Size(input.shape)!r}")
+        y, mu, var = _normalize(input, (0, *range(2, input.ndim)), eps)
+        _update_running(running_mean, mu.reshape(-1), momentum)
+        _update_running(running_var, var.reshape(-1) * count / max(count - 1, 1), momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        y = (input - reshape(running_mean.detach(), shape)) / sqrt(reshape(running_var.detach(), shape) + eps)
+    return _affine(y, weight, bias, shape)
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    if input.ndim < 3:
+        raise ValueError(f"expected 3D or higher input (got {input.ndim}D input)")
+    channels = input.shape[1]
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        _check_vector(t, channels, name, input)
+    if not use_input_stats:
+        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+    count = int(np.prod(input.shape[2:]))
+    if count == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size {Size(input.shape)!r}")
+    y, mu, var = _normalize(input, tuple(range(2, input.ndim)), eps)
+    # Each instance updates the running statistics; PyTorch keeps their average over the batch.
+    _update_running(running_mean, mu.reshape(input.shape[:2]).mean(0), momentum)
+    _update_running(running_var, (var.reshape(input.shape[:2]) * count / (count - 1)).mean(0), momentum)
+    return _affine(y, weight, bias, _channel_shape(input))
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5) -> Tensor:
+    if input.ndim < 2 or num_groups <= 0 or input.shape[1] % num_groups:
+        raise RuntimeError(
+            f"Expected number of channels in input to be divisible by num_groups, but got input of shape "
+            f"{list(input.shape)} and num_groups={num_groups}"
+        )
+    channels = input.shape[1]
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.ndim != 1 or t.shape[0] != channels):
+            raise RuntimeError(
+                f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of "
+                f"shape {list(t.shape)} and input of shape {list(input.shape)}"
+            )
+    per_group = input.numel() // max(input.shape[0] * num_groups, 1)
+    grouped = reshape(input, (input.shape[0], num_groups, per_group))
+    y, _, _ = _normalize(grouped, (2,), eps)
+    return _affine(reshape(y, input.shape), weight, bias, _channel_shape(input))
+
+
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "layer_norm": layer_norm, "batch_norm": batch_norm, "instance_norm": instance_norm, "group_norm": group_norm,
+}
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: tuple[str, ...] = ()

@@ -1,19 +1,30 @@
-"""Reductions: sum, mean, max, min and their arg-variants."""
+"""Reductions and scans: sum, mean, prod, max/min, amax/amin, var/std, norm, logsumexp, cumsum, cumprod, all/any."""
 
 from __future__ import annotations
 
+import builtins
+import collections
+import math
+import warnings
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
 from .. import _dtype
 from ..tensor import Size, Tensor
-from .indexing import scatter_into_zeros
-from .shape import expand, reshape, unsqueeze
-from .table import derivative
+from .elementwise import abs, isnan, pow, sign, where
+from .elementwise import exp as _exp
+from .indexing import getitem, scatter_into_zeros
+from .shape import cat, expand, narrow, reshape, transpose, unsqueeze
+from .table import Derivative, derivative
 
 Dims = int | Sequence[int] | None
+
+
+def return_type(name: str) -> Any:
+    """PyTorch's `torch.return_types.<name>`: a named (values, indices) pair."""
+    return collections.namedtuple(name, ("values", "indices"), module="glassgrad.return_types")
 
 
 def _dims(input: Tensor, dim: Dims) -> tuple[int, ...]:
@@ -28,13 +39,29 @@ def _dims(input: Tensor, dim: Dims) -> tuple[int, ...]:
     return tuple(d for d in wrapped if input.ndim)
 
 
+def _kept_shape(shape: Size, dims: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def _keep(t: Tensor, shape: Size, dims: tuple[int, ...], keepdim: bool) -> Tensor:
+    """A reduced tensor with its reduced dims back as size 1 (PyTorch's unsqueeze_multiple)."""
+    return t if keepdim or not shape else reshape(t, _kept_shape(shape, dims))
+
+
 def _expand_back(grad: Tensor, shape: Size, dims: tuple[int, ...], keepdim: bool) -> Tensor:
     """Broadcast a reduced gradient back over the reduced dims."""
-    if not keepdim and dims:
-        grad = reshape(grad, tuple(1 if i in dims else s for i, s in enumerate(shape)))
-    return expand(grad, shape)
+    return expand(_keep(grad, shape, dims, keepdim), shape)
 
 
+def _numel(shape: Size, dims: tuple[int, ...]) -> int:
+    return math.prod(shape[d] for d in dims)
+
+
+def _reduced(out: np.ndarray, dims: tuple[int, ...], keepdim: bool) -> np.ndarray:
+    return out if keepdim else np.squeeze(out, axis=dims)
+
+
+# -- sum, mean, prod ------------------------------------------------------------------------
 SumBackward0 = derivative("SumBackward0", self=lambda grad, self_shape: expand(grad, self_shape))
 SumBackward1 = derivative(
     "SumBackward1", self=lambda grad, self_shape, dim, keepdim: _expand_back(grad, self_shape, dim, keepdim)
@@ -43,6 +70,10 @@ MeanBackward0 = derivative("MeanBackward0", self=lambda grad, self_shape, count:
 MeanBackward1 = derivative(
     "MeanBackward1",
     self=lambda grad, self_shape, dim, keepdim, count: _expand_back(grad / count, self_shape, dim, keepdim),
+)
+ProdBackward0 = derivative("ProdBackward0", self=lambda grad, self, result: _prod_backward(grad, self, result, None, False))
+ProdBackward1 = derivative(
+    "ProdBackward1", self=lambda grad, self, result, dim, keepdim: _prod_backward(grad, self, result, dim, keepdim)
 )
 
 
@@ -78,38 +109,144 @@ def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any =
             return MeanBackward0.record(out, (input,), self_shape=input.shape, count=input.numel())
         dims = _dims(input, dim)
         out = np.asarray(np.mean(data, axis=dims, keepdims=keepdim), dtype=target.np)
-    count = int(np.prod([input.shape[d] for d in dims], dtype=np.int64)) if dims else 1
+    count = _numel(input.shape, dims)
     return MeanBackward1.record(out, (input,), self_shape=input.shape, dim=dims, keepdim=keepdim, count=count)
 
 
-class MaxMinResult(NamedTuple):
-    values: Tensor
-    indices: Tensor
+def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dim is not None and not isinstance(dim, int):
+        raise TypeError(f"prod(): argument 'dim' must be int, not {type(dim).__name__}")
+    out_dtype = _sum_dtype(input, dtype)
+    if dim is None:
+        return ProdBackward0.record(np.asarray(np.prod(input._data, dtype=out_dtype)), (input,))
+    d = input._wrap_dim(dim)
+    out = np.prod(input._data, axis=d if input.ndim else (), keepdims=keepdim, dtype=out_dtype)
+    return ProdBackward1.record(np.asarray(out), (input,), dim=d, keepdim=keepdim)
 
 
-def _evenly_distribute(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
-    """max()/min() without dim: ties share the gradient evenly, as in PyTorch."""
-    mask = (self == result).to(grad.dtype)
+def _prod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int | None, keepdim: bool) -> Tensor:
+    if self.ndim == 0:
+        return grad
+    if dim is None:
+        return reshape(_prod_backward(grad, reshape(self, -1), result, 0, False), self.shape)
+    if not keepdim:
+        grad, result = unsqueeze(grad, dim), unsqueeze(result, dim)
+    if not (self._data == 0).any():
+        return grad * (result / self)
+    return grad * _exclusive_products(self, dim)
+
+
+def _exclusive_products(x: Tensor, dim: int) -> Tensor:
+    """The product of every other element along dim, without dividing (so zeros are fine)."""
+    n = x.shape[dim]
+    ones = Tensor._wrap(np.ones(_kept_shape(x.shape, (dim,)), dtype=x._data.dtype))
+    before = cumprod(cat([ones, narrow(x, dim, 0, n - 1)], dim), dim)
+    after = flip_dim(cumprod(cat([ones, flip_dim(narrow(x, dim, 1, n - 1), dim)], dim), dim), dim)
+    return before * after
+
+
+def flip_dim(x: Tensor, dim: int) -> Tensor:
+    """x reversed along dim, differentiably."""
+    reverse = Tensor._wrap(np.arange(x.shape[dim] - 1, -1, -1, dtype=np.int64))
+    return getitem(x, (slice(None),) * dim + (reverse,))
+
+
+# -- scans ----------------------------------------------------------------------------------
+CumsumBackward0 = derivative("CumsumBackward0", self=lambda grad, dim: _reversed_cumsum(grad, dim))
+CumprodBackward0 = derivative(
+    "CumprodBackward0", self=lambda grad, self, dim, result: _cumprod_backward(grad, self, dim, result)
+)
+
+
+def _scan(entry: Derivative, np_fn: Any, input: Tensor, dim: int, dtype: Any) -> Tensor:
+    d = input._wrap_dim(dim)
+    data = input._data.reshape(-1) if input.ndim == 0 else input._data
+    out = np_fn(data, axis=d, dtype=_sum_dtype(input, dtype)).reshape(input.shape)
+    return entry.record(out, (input,), dim=d)
+
+
+def cumsum(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    return _scan(CumsumBackward0, np.cumsum, input, dim, dtype)
+
+
+def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    return _scan(CumprodBackward0, np.cumprod, input, dim, dtype)
+
+
+def _reversed_cumsum(grad: Tensor, dim: int) -> Tensor:
+    if grad.numel() <= 1 or grad.shape[dim] == 1:
+        return grad
+    return flip_dim(cumsum(flip_dim(grad, dim), dim), dim)
+
+
+def _cumprod_backward(grad: Tensor, self: Tensor, dim: int, result: Tensor) -> Tensor:
+    if self.numel() <= 1 or self.shape[dim] == 1:
+        return grad
+    if not (self._data == 0).any():
+        return _reversed_cumsum(grad * result, dim) / self
+    # With zeros, d out_j / d x_k is the product of x_i over i <= j, i != k: built for every k at
+    # once (O(n^2) memory, as PyTorch's zero-safe formula), exact for double backward too.
+    x, g = transpose(self, dim, -1), transpose(grad, dim, -1)
+    n = x.shape[-1]
+    others = cumprod(where(Tensor._wrap(np.eye(n, dtype=bool)), 1.0, unsqueeze(x, -2)), -1)  # [..., k, j]
+    later = Tensor._wrap(np.triu(np.ones((n, n), dtype=bool)))  # j >= k
+    return transpose(sum(where(later, others * unsqueeze(g, -2), 0.0), -1), dim, -1)
+
+
+# -- max, min, amax, amin, argmax, argmin -----------------------------------------------------
+max_result, min_result = return_type("max"), return_type("min")
+
+
+def evenly_distribute(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    """max()/min()/median() without dim: ties (NaNs included) share the gradient evenly, as in PyTorch."""
+    mask = (self == result) | (isnan(self) & isnan(result))
     return mask * (grad / mask.sum())
 
 
-MaxBackward1 = derivative("MaxBackward1", self=lambda grad, self, result: _evenly_distribute(grad, self, result))
-MinBackward1 = derivative("MinBackward1", self=lambda grad, self, result: _evenly_distribute(grad, self, result))
-MaxBackward0 = derivative(
-    "MaxBackward0",
-    self=lambda grad, self_shape, dim, keepdim, indices: _select_back(grad, self_shape, dim, keepdim, indices),
-)
-MinBackward0 = derivative(
-    "MinBackward0",
-    self=lambda grad, self_shape, dim, keepdim, indices: _select_back(grad, self_shape, dim, keepdim, indices),
-)
-
-
-def _select_back(grad: Tensor, shape: Size, dim: int, keepdim: bool, indices: Tensor) -> Tensor:
-    if not keepdim and len(shape):
-        grad = unsqueeze(grad, dim)
-        indices = unsqueeze(indices, dim)
+def select_back(grad: Tensor, shape: Size, dim: int, keepdim: bool, indices: Tensor) -> Tensor:
+    """The gradient of picking `indices` along dim (PyTorch's value_selecting_reduction_backward)."""
+    if not shape:
+        return grad
+    if not keepdim:
+        grad, indices = unsqueeze(grad, dim), unsqueeze(indices, dim)
     return scatter_into_zeros(grad, shape, dim, indices)
+
+
+def selecting_entry(name: str) -> Derivative:
+    return derivative(
+        name, self=lambda grad, self_shape, dim, keepdim, indices: select_back(grad, self_shape, dim, keepdim, indices)
+    )
+
+
+def record_selection(entry: Derivative, input: Tensor, dim: int, keepdim: bool, indices: np.ndarray, kind: Any) -> Any:
+    """values = input at `indices` (kept along dim), recorded with a value-selecting backward."""
+    data = input._data.reshape(-1) if input.ndim == 0 else input._data
+    values = np.take_along_axis(data, indices, axis=dim)
+    if not input.ndim:
+        values, indices = values.reshape(()), indices.reshape(())
+    elif not keepdim:
+        values, indices = np.squeeze(values, axis=dim), np.squeeze(indices, axis=dim)
+    index_tensor = Tensor._wrap(indices)
+    result = entry.record(values, (input,), self_shape=input.shape, dim=dim, keepdim=keepdim, indices=index_tensor)
+    return kind(result, index_tensor)
+
+
+def check_nonempty_dim(input: Tensor, dim: int, op: str) -> int:
+    d = input._wrap_dim(dim)
+    if input.ndim and input.shape[d] == 0:
+        raise IndexError(f"{op}(): Expected reduction dim {d} to have non-zero size.")
+    return d
+
+
+MaxBackward1 = derivative("MaxBackward1", self=lambda grad, self, result: evenly_distribute(grad, self, result))
+MinBackward1 = derivative("MinBackward1", self=lambda grad, self, result: evenly_distribute(grad, self, result))
+MaxBackward0, MinBackward0 = selecting_entry("MaxBackward0"), selecting_entry("MinBackward0")
+
+
+def _first_extreme(data: np.ndarray, d: int, is_max: bool) -> np.ndarray:
+    """The first index of the max (min) along d, a NaN winning, kept along d."""
+    arg = np.argmax(data, axis=d) if is_max else np.argmin(data, axis=d)
+    return np.expand_dims(arg.astype(np.int64), d)
 
 
 def _extreme(input: Tensor, dim: Any, keepdim: bool, which: str) -> Any:
@@ -126,25 +263,10 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, which: str) -> Any:
             )
         out = np.asarray(input._data.max() if is_max else input._data.min())
         return (MaxBackward1 if is_max else MinBackward1).record(out, (input,))
-    d = input._wrap_dim(dim)
-    if input.ndim and input.shape[d] == 0:
-        raise IndexError(f"{which}(): Expected reduction dim {d} to have non-zero size.")
-    data = input._data if input.ndim else input._data.reshape(1)
-    arg = np.argmax(data, axis=d) if is_max else np.argmin(data, axis=d)
-    if np.issubdtype(data.dtype, np.floating):  # NaN wins, as in PyTorch
-        nan_at = np.isnan(data)
-        if nan_at.any():
-            arg = np.where(nan_at.any(axis=d), np.argmax(nan_at, axis=d), arg)
-    arg_kept = np.expand_dims(arg.astype(np.int64), d)
-    values = np.take_along_axis(data, arg_kept, axis=d)
-    if not input.ndim:
-        values, arg_kept = values.reshape(()), arg_kept.reshape(())
-    elif not keepdim:
-        values, arg_kept = np.squeeze(values, axis=d), np.squeeze(arg_kept, axis=d)
-    indices = Tensor._wrap(arg_kept)
-    entry = MaxBackward0 if is_max else MinBackward0
-    result = entry.record(values, (input,), self_shape=input.shape, dim=d, keepdim=keepdim, indices=indices)
-    return MaxMinResult(result, indices)
+    d = check_nonempty_dim(input, dim, which)
+    data = input._data.reshape(-1) if input.ndim == 0 else input._data
+    entry, kind = (MaxBackward0, max_result) if is_max else (MinBackward0, min_result)
+    return record_selection(entry, input, d, keepdim, _first_extreme(data, d, is_max), kind)
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -155,19 +277,250 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _extreme(input, dim, keepdim, "min")
 
 
+def _arg_extreme(input: Tensor, dim: int | None, keepdim: bool, which: str) -> Tensor:
+    if dim is not None:
+        return _extreme(input, dim, keepdim, which[3:]).indices
+    if input.numel() == 0:
+        raise IndexError(f"{which}(): Expected reduction dim to be specified for input.numel() == 0.")
+    out = np.asarray((np.argmax if which == "argmax" else np.argmin)(input._data), dtype=np.int64)
+    return Tensor._wrap(out.reshape((1,) * input.ndim) if keepdim else out)
+
+
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    if dim is None:
-        return Tensor._wrap(np.asarray(np.argmax(input._data), dtype=np.int64))
-    return max(input, dim, keepdim).indices
+    return _arg_extreme(input, dim, keepdim, "argmax")
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    if dim is None:
-        return Tensor._wrap(np.asarray(np.argmin(input._data), dtype=np.int64))
-    return min(input, dim, keepdim).indices
+    return _arg_extreme(input, dim, keepdim, "argmin")
+
+
+AmaxBackward0 = derivative(
+    "AmaxBackward0", self=lambda grad, self, result, dim, keepdim: _share_ties(grad, self, result, dim, keepdim)
+)
+AminBackward0 = derivative(
+    "AminBackward0", self=lambda grad, self, result, dim, keepdim: _share_ties(grad, self, result, dim, keepdim)
+)
+
+
+def _share_ties(grad: Tensor, self: Tensor, result: Tensor, dim: tuple[int, ...], keepdim: bool) -> Tensor:
+    """amax/amin: every tie gets an equal share of the gradient."""
+    mask = _keep(result, self.shape, dim, keepdim) == self
+    return _keep(grad, self.shape, dim, keepdim) / mask.sum(dim, keepdim=True) * mask
+
+
+def _amax_amin(input: Tensor, dim: Dims, keepdim: bool, which: str) -> Tensor:
+    dims = _dims(input, dim)
+    if input.numel() == 0:
+        if dim is None or (not isinstance(dim, int) and not len(dim)):
+            raise RuntimeError(
+                f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        for d in dims:
+            if input.shape[d] == 0:
+                raise IndexError(f"{which}(): Expected reduction dim {d} to have non-zero size.")
+    out = (np.amax if which == "amax" else np.amin)(input._data, axis=dims, keepdims=keepdim)
+    entry = AmaxBackward0 if which == "amax" else AminBackward0
+    return entry.record(np.asarray(out), (input,), dim=dims, keepdim=keepdim)
+
+
+def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
+    return _amax_amin(input, dim, keepdim, "amax")
+
+
+def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
+    return _amax_amin(input, dim, keepdim, "amin")
+
+
+# -- var, std, logsumexp, norm -----------------------------------------------------------------
+VarBackward0 = derivative(
+    "VarBackward0",
+    self=lambda grad, self, dim, correction, keepdim: _var_backward(grad, self, dim, correction, keepdim),
+)
+StdBackward0 = derivative(
+    "StdBackward0",
+    self=lambda grad, self, result, dim, correction, keepdim: _var_backward(
+        where(result == 0, 0.0, grad / (result * 2)), self, dim, correction, keepdim
+    ),
+)
+
+
+def _var_backward(grad: Tensor, self: Tensor, dim: tuple[int, ...] | None, correction: float, keepdim: bool) -> Tensor:
+    if self.ndim == 0 or dim is None:
+        dof = self.numel() - correction
+        if dof <= 0:  # 2 / dof is infinite: NaN where self is its mean (inf * 0), inf elsewhere
+            return grad * where(self == mean(self), math.nan, math.inf)
+        return (2.0 / dof) * grad * (self - mean(self))
+    dof = _numel(self.shape, dim) - correction
+    scale = 2.0 / dof if dof else math.inf
+    return scale * _keep(grad, self.shape, dim, keepdim) * (self - mean(self, dim, keepdim=True))
+
+
+def _correction(dim: Any, unbiased: bool | None, correction: float | None, op: str) -> tuple[Any, float]:
+    if isinstance(dim, bool):  # var(x, True): the legacy overload whose second argument is `unbiased`
+        dim, unbiased = None, dim
+    if unbiased is not None and correction is not None:
+        raise TypeError(f"{op}() received an invalid combination of arguments: both 'unbiased' and 'correction'")
+    if correction is None:
+        correction = 0 if unbiased is False else 1
+    return dim, correction
+
+
+def _var(input: Tensor, dim: Any, unbiased: bool | None, keepdim: bool, correction: float | None, op: str) -> Tensor:
+    dim, corr = _correction(dim, unbiased, correction, op)
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+    dims = _dims(input, dim)
+    dof = builtins.max(0, _numel(input.shape, dims) - corr)
+    if dof <= 0:
+        warnings.warn(
+            f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
+            "(input numel divided by output numel).",
+            UserWarning,
+            stacklevel=3,
+        )
+    data = input._data
+    with np.errstate(invalid="ignore", divide="ignore"):
+        centered = data - np.mean(data, axis=dims, keepdims=True)
+        out = np.asarray(np.sum(centered * centered, axis=dims, keepdims=keepdim) / dof, dtype=data.dtype)
+        if op.startswith("std"):
+            return StdBackward0.record(np.sqrt(out), (input,), dim=None if dim is None else dims, correction=corr, keepdim=keepdim)
+    return VarBackward0.record(out, (input,), dim=None if dim is None else dims, correction=corr, keepdim=keepdim)
+
+
+def var(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None) -> Tensor:
+    return _var(input, dim, unbiased, keepdim, correction, "var")
+
+
+def std(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None) -> Tensor:
+    return _var(input, dim, unbiased, keepdim, correction, "std")
+
+
+def _with_mean(spread: Tensor, input: Tensor, dim: Any, keepdim: bool) -> tuple[Tensor, Tensor]:
+    if isinstance(dim, bool) or dim is None:
+        return spread, mean(input)
+    return spread, mean(input, dim, keepdim)
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None) -> tuple[Tensor, Tensor]:
+    return _with_mean(_var(input, dim, unbiased, keepdim, correction, "var_mean"), input, dim, keepdim)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None) -> tuple[Tensor, Tensor]:
+    return _with_mean(_var(input, dim, unbiased, keepdim, correction, "std_mean"), input, dim, keepdim)
+
+
+LogsumexpBackward0 = derivative(
+    "LogsumexpBackward0",
+    self=lambda grad, self, result, dim, keepdim: _keep(grad, self.shape, dim, keepdim)
+    * _exp(self - _keep(result, self.shape, dim, keepdim)),
+)
+
+
+def logsumexp(input: Tensor, dim: Dims, keepdim: bool = False) -> Tensor:
+    dims = _dims(input, dim)
+    data = input._data if input.dtype.is_floating_point else input._data.astype(_dtype.get_default_dtype().np)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        shift = np.amax(data, axis=dims, keepdims=True, initial=-np.inf)
+        shift = np.where(np.isinf(shift), 0, shift).astype(data.dtype)
+        out = np.log(np.sum(np.exp(data - shift), axis=dims, keepdims=True)) + shift
+    return LogsumexpBackward0.record(_reduced(out, dims, keepdim), (input,), dim=dims, keepdim=keepdim)
+
+
+LinalgVectorNormBackward0 = derivative(
+    "LinalgVectorNormBackward0",
+    self=lambda grad, self, ord, result, dim, keepdim: _norm_backward(grad, self, ord, result, dim, keepdim),
+)
+
+
+def _norm_backward(grad: Tensor, self: Tensor, ord: float, result: Tensor, dim: tuple[int, ...], keepdim: bool) -> Tensor:
+    grad, result = _keep(grad, self.shape, dim, keepdim), _keep(result, self.shape, dim, keepdim)
+    if ord == 0:
+        return self * 0 * grad
+    if ord == 1:
+        return sign(self) * grad
+    if ord == 2:
+        return grad * where(result == 0, 0.0, self / result)
+    if math.isinf(ord):  # the gradient of amax(abs(self)), NaNs counting as maxima
+        mask = (abs(self) == result) | isnan(self)
+        return sign(self) * (grad / mask.sum(dim, keepdim=True) * mask)
+    if ord < 1:
+        return sign(self) * where(self == 0, 0.0, pow(abs(self), ord - 1)) * grad * pow(result, 1 - ord)
+    scaled = sign(self) * pow(abs(self), ord - 1) if ord < 2 else self * pow(abs(self), ord - 2)
+    return scaled * where(result == 0, 0.0, grad / pow(result, ord - 1))
+
+
+def vector_norm(input: Tensor, ord: float = 2, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {input.dtype.name.capitalize()}"
+        )
+    dims = _dims(input, dim)
+    data = input._data if dtype is None else input._data.astype(_dtype.to_dtype(dtype).np)
+    a = np.abs(data)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if math.isinf(ord):
+            if input.numel() == 0:
+                raise RuntimeError(
+                    "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does "
+                    "not have an identity"
+                )
+            out = (np.amax if ord > 0 else np.amin)(a, axis=dims, keepdims=keepdim)
+        elif ord == 0:
+            out = np.count_nonzero(a, axis=dims, keepdims=keepdim)
+        elif ord == 1:
+            out = np.sum(a, axis=dims, keepdims=keepdim)
+        elif ord == 2:
+            out = np.sqrt(np.sum(a * a, axis=dims, keepdims=keepdim))
+        else:
+            out = np.sum(a**ord, axis=dims, keepdims=keepdim) ** (1.0 / ord)
+    out = np.asarray(out, dtype=data.dtype)
+    return LinalgVectorNormBackward0.record(out, (input,), ord=ord, dim=dims, keepdim=keepdim)
+
+
+def norm(input: Tensor, p: float | str | None = "fro", dim: Dims = None, keepdim: bool = False, out: Any = None, dtype: Any = None) -> Tensor:
+    """torch.norm: a vector norm, or (p='nuc', or 'fro' over other than 1 or 2 dims) a matrix norm."""
+    if not isinstance(p, str):
+        return vector_norm(input, 2.0 if p is None else p, dim, keepdim, dtype=dtype)
+    if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+        return vector_norm(input, 2, dim, keepdim, dtype=dtype)
+    dims = tuple(range(input.ndim)) if dim is None else tuple(dim)  # type: ignore[arg-type]
+    if p not in ("fro", "nuc"):
+        raise RuntimeError(f"linalg.matrix_norm: Order {p} not supported.")
+    if len(dims) != 2:
+        raise RuntimeError(f"linalg.matrix_norm: dim must be a 2-tuple. Got {' '.join(map(str, dims))}")
+    from . import NAMESPACES
+
+    matrix_norm = NAMESPACES["glassgrad.linalg"].get("matrix_norm")
+    if matrix_norm is None:
+        raise NotImplementedError("norm(p='nuc') needs glassgrad.linalg.matrix_norm")
+    return matrix_norm(input, p, dims, keepdim, dtype=dtype)
+
+
+# -- logical reductions --------------------------------------------------------------------
+def _logical(np_fn: Any, input: Tensor, dim: Dims, keepdim: bool) -> Tensor:
+    out = np.asarray(np_fn(input._data, axis=_dims(input, dim), keepdims=keepdim))
+    return Tensor._wrap(out.astype(np.uint8) if input.dtype is _dtype.uint8 else out)
+
+
+def all(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
+    return _logical(np.all, input, dim, keepdim)
+
+
+def any(input: Tensor, dim: Dims = None, keepdim: bool = False) -> Tensor:
+    return _logical(np.any, input, dim, keepdim)
+
+
+def count_nonzero(input: Tensor, dim: Dims = None) -> Tensor:
+    return Tensor._wrap(np.asarray(np.count_nonzero(input._data, axis=_dims(input, dim)), dtype=np.int64))
 
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
-FUNCTIONS = {"sum": sum, "mean": mean, "max": max, "min": min, "argmax": argmax, "argmin": argmin}
-METHODS = dict(FUNCTIONS)
-INPLACE = ()
+FUNCTIONS = {
+    "sum": sum, "mean": mean, "prod": prod, "max": max, "min": min, "amax": amax, "amin": amin, "argmax": argmax,
+    "argmin": argmin, "var": var, "std": std, "var_mean": var_mean, "std_mean": std_mean, "norm": norm,
+    "logsumexp": logsumexp, "cumsum": cumsum, "cumprod": cumprod, "all": all, "any": any,
+    "count_nonzero": count_nonzero,
+}
+METHODS = {name: fn for name, fn in FUNCTIONS.items() if name not in ("var_mean", "std_mean")}
+INPLACE = ("cumsum", "cumprod")

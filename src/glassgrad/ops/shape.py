@@ -4,6 +4,7 @@ base's history (CopySlices). None of them saves a tensor for backward."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -306,33 +307,54 @@ def stack(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     return _many("StackBackward0", tensors, out, d, _stack_piece)
 
 
-NarrowBackward = derivative(
-    "SliceBackward0", self=lambda grad, self_shape, dim, start: _pad_slice(grad, self_shape, dim, start)
+def _slice_entry(name: str) -> Derivative:
+    return derivative(name, self=lambda grad, self_shape, dim, start: _pad_slice(grad, self_shape, dim, start))
+
+
+def _select_entry(name: str) -> Derivative:
+    return derivative(
+        name, self=lambda grad, self_shape, dim, index: _pad_slice(unsqueeze(grad, dim), self_shape, dim, index)
+    )
+
+
+# One formula, several names: PyTorch names the node after the op that made the view.
+NarrowBackward, SplitBackward0, SplitWithSizesBackward0 = map(
+    _slice_entry, ("SliceBackward0", "SplitBackward0", "SplitWithSizesBackward0")
 )
-SelectBackward0 = derivative(
-    "SelectBackward0", self=lambda grad, self_shape, dim, index: _pad_slice(unsqueeze(grad, dim), self_shape, dim, index)
-)
+SelectBackward0, UnbindBackward0 = map(_select_entry, ("SelectBackward0", "UnbindBackward0"))
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    if input.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = input._wrap_dim(dim)
     size = input.shape[d]
     if start < 0:
         start += size
     if not 0 <= start <= size or length < 0 or start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _narrow_view(input, d, start, length, NarrowBackward)
+
+
+def _narrow_view(input: Tensor, d: int, start: int, length: int, entry: Derivative) -> Tensor:
     index = (slice(None),) * d + (slice(start, start + length),)
-    return _record_view(NarrowBackward, input._data[index], input, narrow, d, start, length, self_shape=input.shape, dim=d, start=start)
+    return _record_view(entry, input._data[index], input, narrow, d, start, length, self_shape=input.shape, dim=d, start=start)
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
+    return _select_view(input, dim, index, SelectBackward0)
+
+
+def _select_view(input: Tensor, dim: int, index: int, entry: Derivative) -> Tensor:
+    if input.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = input._wrap_dim(dim)
     size = input.shape[d]
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}")
     i = index % size
     view_index = (slice(None),) * d + (i,)
-    return _record_view(SelectBackward0, input._data[view_index], input, select, d, i, self_shape=input.shape, dim=d, index=i)
+    return _record_view(entry, input._data[view_index], input, select, d, i, self_shape=input.shape, dim=d, index=i)
 
 
 PadSliceBackward = derivative(
@@ -348,13 +370,190 @@ def _pad_slice(grad: Tensor, shape: Size, dim: int, start: int) -> Tensor:
     return PadSliceBackward.record(out, (grad,), dim=dim, start=start, length=length)
 
 
+# -- splitting into views -------------------------------------------------------------------
+def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    if not isinstance(split_size_or_sections, int):
+        return _split_with_sizes(tensor, tuple(split_size_or_sections), dim)
+    if tensor.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = tensor._wrap_dim(dim)
+    size, step = tensor.shape[d], split_size_or_sections
+    if step < 0 or (step == 0 and size):
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+    starts = range(0, size, step) if size else (0,)
+    return tuple(_narrow_view(tensor, d, s, min(step, size - s), SplitBackward0) for s in starts)
+
+
+def _split_with_sizes(tensor: Tensor, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
+    d = tensor._wrap_dim(dim)
+    size = tensor.shape[d] if tensor.ndim else 0
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={list(sizes)}")
+    if sum(sizes) != size:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension {d}), "
+            f"but got split_sizes={list(sizes)}"
+        )
+    starts = np.cumsum((0, *sizes[:-1]))
+    return tuple(_narrow_view(tensor, d, int(s), n, SplitWithSizesBackward0) for s, n in zip(starts, sizes, strict=True))
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    if input.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    size = input.shape[input._wrap_dim(dim)]
+    if size == 0:
+        return _split_with_sizes(input, (0,) * chunks, dim)
+    return split(input, -(-size // chunks), dim)
+
+
+def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple[Tensor, ...]:
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    d = input._wrap_dim(dim)
+    size = input.shape[d]
+    if isinstance(indices_or_sections, Tensor):
+        indices_or_sections = indices_or_sections.tolist()
+    if isinstance(indices_or_sections, int):
+        sections = indices_or_sections
+        if sections <= 0:
+            raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+        bigger = size % sections
+        lengths = [size // sections + (i < bigger) for i in range(sections)]
+        bounds = [int(b) for b in np.cumsum([0, *lengths])]
+    else:
+        bounds = [0, *indices_or_sections, size]
+    pieces = []
+    for start, stop in itertools.pairwise(bounds):
+        first, last, _ = slice(start, stop).indices(size)
+        pieces.append(_narrow_view(input, d, first, max(last - first, 0), NarrowBackward))
+    return tuple(pieces)
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    if input.ndim == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = input._wrap_dim(dim)
+    return tuple(_select_view(input, d, i, UnbindBackward0) for i in range(input.shape[d]))
+
+
+# -- moving and regrouping dims --------------------------------------------------------------
+def unflatten(input: Tensor, dim: int, sizes: Shape) -> Tensor:
+    if input.ndim == 0:
+        raise RuntimeError("unflatten got an unexpected error: Dimension specified as 0 but tensor has no dimensions")
+    d = input._wrap_dim(dim)
+    sizes = tuple(int(s) for s in sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    size = input.shape[d]
+    known = int(np.prod([s for s in sizes if s != -1], dtype=np.int64))
+    if (-1 not in sizes and known != size) or (-1 in sizes and (known == 0 or size % known)):
+        raise RuntimeError(
+            f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({size}) in the input tensor"
+        )
+    return view(input, (*input.shape[:d], *sizes, *input.shape[d + 1 :]))
+
+
+def _dim_list(input: Tensor, dims: int | Sequence[int], what: str) -> tuple[int, ...]:
+    wrapped = tuple(input._wrap_dim(d) for d in ((dims,) if isinstance(dims, int) else dims))
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"movedim: repeated dim in `{what}` ({list(dims) if not isinstance(dims, int) else dims})")
+    return wrapped
+
+
+def movedim(input: Tensor, source: int | Sequence[int], destination: int | Sequence[int]) -> Tensor:
+    src, dst = _dim_list(input, source, "source"), _dim_list(input, destination, "destination")
+    if len(src) != len(dst):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(src)} dims) should contain the same number "
+            f"of dims as destination ({list(dst)} dims)"
+        )
+    rest = iter(d for d in range(input.ndim) if d not in src)
+    placed = dict(zip(dst, src, strict=True))
+    return permute(input, tuple(placed[i] if i in placed else next(rest) for i in range(input.ndim)))
+
+
+# -- stacking along a new or existing dim -----------------------------------------------------
+def _atleast_1d(input: Tensor) -> Tensor:
+    return reshape(input, 1) if input.ndim == 0 else input
+
+
+def _atleast_2d(input: Tensor) -> Tensor:
+    return reshape(input, 1, 1) if input.ndim == 0 else unsqueeze(input, 0) if input.ndim == 1 else input
+
+
+def _atleast_3d(input: Tensor) -> Tensor:
+    if input.ndim == 0:
+        return reshape(input, 1, 1, 1)
+    if input.ndim == 1:
+        return unsqueeze(unsqueeze(input, 0), -1)
+    return unsqueeze(input, -1) if input.ndim == 2 else input
+
+
+def _stacked(what: str, tensors: Sequence[Tensor], lift: Callable[[Tensor], Tensor]) -> list[Tensor]:
+    _check_many(tensors, what)
+    return [lift(x) for x in tensors]
+
+
+def hstack(tensors: Sequence[Tensor]) -> Tensor:
+    parts = _stacked("hstack", tensors, _atleast_1d)
+    return cat(parts, 0 if parts[0].ndim == 1 else 1)
+
+
+def vstack(tensors: Sequence[Tensor]) -> Tensor:
+    return cat(_stacked("vstack", tensors, _atleast_2d), 0)
+
+
+def dstack(tensors: Sequence[Tensor]) -> Tensor:
+    return cat(_stacked("dstack", tensors, _atleast_3d), 2)
+
+
+def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if indexing is None:
+        import warnings
+
+        warnings.warn(
+            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+            UserWarning, stacklevel=2,
+        )
+        indexing = "ij"
+    if indexing not in ("ij", "xy"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for x in tensors:
+        if x.ndim > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {x}")
+        if x.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    # 'xy' puts the first two inputs' dims the other way round (Cartesian rather than matrix indexing).
+    places = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) > 1:
+        places[0], places[1] = 1, 0
+    grid = [0] * len(tensors)
+    for x, p in zip(tensors, places, strict=True):
+        grid[p] = x.numel()
+    return tuple(
+        expand(view(x, tuple(-1 if i == p else 1 for i in range(len(grid)))), grid)
+        for x, p in zip(tensors, places, strict=True)
+    )
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 _BOTH = {
-    "reshape": reshape, "flatten": flatten, "clone": clone, "transpose": transpose, "swapaxes": transpose, "t": t,
-    "permute": permute, "broadcast_to": broadcast_to, "unsqueeze": unsqueeze, "squeeze": squeeze, "narrow": narrow,
-    "select": select,
+    "reshape": reshape, "flatten": flatten, "unflatten": unflatten, "clone": clone, "transpose": transpose,
+    "swapaxes": transpose, "swapdims": transpose, "t": t, "permute": permute, "movedim": movedim, "moveaxis": movedim,
+    "broadcast_to": broadcast_to, "unsqueeze": unsqueeze, "squeeze": squeeze, "narrow": narrow, "select": select,
+    "split": split, "chunk": chunk, "tensor_split": tensor_split, "unbind": unbind,
 }
-FUNCTIONS = {**_BOTH, "cat": cat, "concat": cat, "concatenate": cat, "stack": stack}
+FUNCTIONS = {
+    **_BOTH, "cat": cat, "concat": cat, "concatenate": cat, "stack": stack, "hstack": hstack, "vstack": vstack,
+    "dstack": dstack, "meshgrid": meshgrid,
+}
 METHODS = {
     **_BOTH, "view": view, "view_as": view_as, "reshape_as": reshape_as, "contiguous": contiguous, "expand": expand,
     "expand_as": expand_as, "sum_to_size": sum_to_size,

@@ -1,10 +1,372 @@
-"""Sorting, selection and set ops (sort, topk, median, unique, ...)."""
+"""Sorting, selection and set ops: sort, argsort, topk, kthvalue, median, mode, unique.
+
+Which of several equal elements an op returns follows PyTorch's CPU kernels. Where the answer
+is unique (no ties in a slice) NumPy computes it; slices with ties replay the very algorithm
+PyTorch runs (libstdc++'s introsort/introselect, PyTorch's quickselect) on that slice alone.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
-FUNCTIONS: dict[str, Callable[..., Any]] = {}
-METHODS: dict[str, Callable[..., Any]] = {}
+import numpy as np
+
+from ..tensor import Tensor
+from .elementwise import _not_implemented
+from .reduction import check_nonempty_dim, evenly_distribute, record_selection, return_type, selecting_entry
+from .table import derivative
+
+Item = tuple[Any, int]  # (value, original index)
+Less = Callable[[Item, Item], bool]
+
+sort_result, topk_result = return_type("sort"), return_type("topk")
+kthvalue_result, median_result, mode_result = return_type("kthvalue"), return_type("median"), return_type("mode")
+
+
+# -- the comparisons PyTorch's kernels use ------------------------------------------------------
+def _nan(v: Any) -> bool:
+    return v != v
+
+
+def _nan_largest_less(x: Item, y: Item) -> bool:
+    return (not _nan(x[0]) and _nan(y[0])) or x[0] < y[0]
+
+
+def _nan_largest_greater(x: Item, y: Item) -> bool:
+    return (_nan(x[0]) and not _nan(y[0])) or x[0] > y[0]
+
+
+def _plain_less(x: Item, y: Item) -> bool:
+    return x[0] < y[0]
+
+
+# -- libstdc++'s std::sort, std::nth_element and std::partial_sort, step for step -------------
+def _insertion_sort(q: list[Item], first: int, last: int, less: Less) -> None:
+    for i in range(first + 1, last):
+        value = q[i]
+        if less(value, q[first]):
+            q[first + 1 : i + 1] = q[first:i]
+            q[first] = value
+        else:
+            _linear_insert(q, i, less)
+
+
+def _linear_insert(q: list[Item], i: int, less: Less) -> None:
+    value = q[i]
+    while less(value, q[i - 1]):
+        q[i] = q[i - 1]
+        i -= 1
+    q[i] = value
+
+
+def _median_to_first(q: list[Item], result: int, a: int, b: int, c: int, less: Less) -> None:
+    if less(q[a], q[b]):
+        pick = b if less(q[b], q[c]) else c if less(q[a], q[c]) else a
+    else:
+        pick = a if less(q[a], q[c]) else c if less(q[b], q[c]) else b
+    q[result], q[pick] = q[pick], q[result]
+
+
+def _partition_pivot(q: list[Item], first: int, last: int, less: Less) -> int:
+    _median_to_first(q, first, first + 1, first + (last - first) // 2, last - 1, less)
+    pivot, lo, hi = first, first + 1, last
+    while True:
+        while less(q[lo], q[pivot]):
+            lo += 1
+        hi -= 1
+        while less(q[pivot], q[hi]):
+            hi -= 1
+        if lo >= hi:
+            return lo
+        q[lo], q[hi] = q[hi], q[lo]
+        lo += 1
+
+
+def _sift_down(q: list[Item], base: int, hole: int, length: int, value: Item, less: Less) -> None:
+    top, child = hole, hole
+    while child < (length - 1) // 2:
+        child = 2 * (child + 1)
+        if less(q[base + child], q[base + child - 1]):
+            child -= 1
+        q[base + hole] = q[base + child]
+        hole = child
+    if length % 2 == 0 and child == (length - 2) // 2:
+        child = 2 * (child + 1)
+        q[base + hole] = q[base + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and less(q[base + parent], value):
+        q[base + hole] = q[base + parent]
+        hole, parent = parent, (parent - 1) // 2
+    q[base + hole] = value
+
+
+def _partial_sort(q: list[Item], first: int, middle: int, last: int, less: Less) -> None:
+    length = middle - first
+    for parent in range((length - 2) // 2, -1, -1):
+        _sift_down(q, first, parent, length, q[first + parent], less)
+    for i in range(middle, last):
+        if less(q[i], q[first]):
+            value, q[i] = q[i], q[first]
+            _sift_down(q, first, 0, length, value, less)
+    for end in range(middle - 1, first, -1):
+        value, q[end] = q[end], q[first]
+        _sift_down(q, first, 0, end - first, value, less)
+
+
+def _std_sort(q: list[Item], first: int, last: int, less: Less) -> None:
+    if last - first < 2:
+        return
+    _introsort(q, first, last, 2 * int(math.log2(last - first)), less)
+    if last - first > 16:
+        _insertion_sort(q, first, first + 16, less)
+        for i in range(first + 16, last):
+            _linear_insert(q, i, less)
+    else:
+        _insertion_sort(q, first, last, less)
+
+
+def _introsort(q: list[Item], first: int, last: int, depth: int, less: Less) -> None:
+    while last - first > 16:
+        if depth == 0:
+            _partial_sort(q, first, last, last, less)
+            return
+        depth -= 1
+        cut = _partition_pivot(q, first, last, less)
+        _introsort(q, cut, last, depth, less)
+        last = cut
+
+
+def _nth_element(q: list[Item], nth: int, less: Less) -> None:
+    first, last = 0, len(q)
+    depth = 2 * int(math.log2(last)) if last else 0
+    while last - first > 3:
+        if depth == 0:
+            _partial_sort(q, first, nth + 1, last, less)
+            q[first], q[nth] = q[nth], q[first]
+            return
+        depth -= 1
+        cut = _partition_pivot(q, first, last, less)
+        if cut <= nth:
+            first = cut
+        else:
+            last = cut
+    _insertion_sort(q, first, last, less)
+
+
+def _quick_select(q: list[Item], k: int) -> None:
+    """PyTorch's own quickselect (kthvalue): q[k] ends up the k-th smallest, NaN largest."""
+    greater = _nan_largest_greater
+    lo, hi = 0, len(q) - 1
+    while hi > lo:
+        if hi == lo + 1:
+            if greater(q[lo], q[hi]):
+                q[lo], q[hi] = q[hi], q[lo]
+            return
+        mid = (lo + hi) >> 1
+        q[mid], q[lo + 1] = q[lo + 1], q[mid]
+        for a, b in ((lo + 1, hi), (lo, hi), (lo + 1, lo)):
+            if greater(q[a], q[b]):
+                q[a], q[b] = q[b], q[a]
+        i, j, pivot = lo + 1, hi, q[lo]
+        while True:
+            i += 1
+            while greater(pivot, q[i]):
+                i += 1
+            j -= 1
+            while greater(q[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            q[i], q[j] = q[j], q[i]
+        q[lo], q[j] = q[j], q[lo]
+        if j <= k:
+            lo = i
+        if j >= k:
+            hi = j - 1
+
+
+# -- slices: NumPy where the answer is unique, the replayed kernel where ties make it a choice ----
+def _rows(data: np.ndarray, dim: int) -> np.ndarray:
+    """The slices along dim as rows of a 2-D array."""
+    moved = np.moveaxis(data.reshape(-1) if data.ndim == 0 else data, dim, -1)
+    return moved.reshape(-1, moved.shape[-1])
+
+
+def _unrows(rows: np.ndarray, data: np.ndarray, dim: int) -> np.ndarray:
+    """The inverse of _rows, for a result with rows.shape[1] entries along dim."""
+    shape = list(data.reshape(-1).shape if data.ndim == 0 else data.shape)
+    shape.pop(dim)
+    return np.moveaxis(rows.reshape((*shape, rows.shape[-1])), -1, dim)
+
+
+def _has_ties(rows: np.ndarray) -> np.ndarray:
+    ordered = np.sort(rows, axis=-1)
+    same = ordered[:, 1:] == ordered[:, :-1]
+    if ordered.dtype.kind == "f":
+        same |= np.isnan(ordered[:, 1:]) & np.isnan(ordered[:, :-1])
+    return same.any(axis=-1)
+
+
+def _items(row: np.ndarray) -> list[Item]:
+    return list(zip(row.tolist(), range(len(row)), strict=True))
+
+
+def _argsort(data: np.ndarray, dim: int, descending: bool) -> np.ndarray:
+    """A stable argsort with NaN as the largest value."""
+    if not descending:
+        return np.argsort(data, axis=dim, kind="stable")
+    if data.dtype.kind == "f":
+        return np.lexsort((-data, ~np.isnan(data)), axis=dim)
+    return np.argsort(~data, axis=dim, kind="stable")  # ~ reverses the order of ints and bools
+
+
+def _topk_indices(data: np.ndarray, k: int, dim: int, largest: bool, is_sorted: bool) -> np.ndarray:
+    rows = _rows(data, dim)
+    n = rows.shape[1]
+    out = _argsort(rows, -1, largest)[:, :k]
+    partial = k * 64 <= n  # PyTorch's choice between std::partial_sort and std::nth_element
+    replay = _has_ties(rows) if is_sorted or partial else np.ones(len(rows), dtype=bool)
+    less = _nan_largest_greater if largest else _nan_largest_less
+    for r in np.flatnonzero(replay if k else []):
+        q = _items(rows[r])
+        if partial:
+            _partial_sort(q, 0, k, n, less)
+        else:
+            _nth_element(q, k - 1, less)
+            if is_sorted:
+                _std_sort(q, 0, k - 1, less)
+        out[r] = [i for _, i in q[:k]]
+    return _unrows(out, data, dim)
+
+
+def _kth_indices(data: np.ndarray, k: int, dim: int) -> np.ndarray:
+    rows = _rows(data, dim)
+    out = _argsort(rows, -1, False)[:, k - 1 : k]
+    for r in np.flatnonzero(_has_ties(rows)):
+        q = _items(rows[r])
+        _quick_select(q, k - 1)
+        out[r, 0] = q[k - 1][1]
+    return _unrows(out, data, dim)
+
+
+def _mode_indices(data: np.ndarray, dim: int) -> np.ndarray:
+    rows = _rows(data, dim)
+    out = np.argmin(rows, axis=-1)[:, None]  # all values distinct: the smallest is the mode
+    replay = _has_ties(rows) | (np.isnan(rows).any(axis=-1) if rows.dtype.kind == "f" else False)
+    for r in np.flatnonzero(replay):
+        q = _items(rows[r])
+        _std_sort(q, 0, len(q), _plain_less)
+        best, run = 0, 0
+        for i, (value, index) in enumerate(q):
+            run += 1
+            if i == len(q) - 1 or value != q[i + 1][0]:
+                if run > best:
+                    best, out[r, 0] = run, index
+                run = 0
+    return _unrows(out, data, dim)
+
+
+# -- the ops ----------------------------------------------------------------------------------
+SortBackward0 = selecting_entry("SortBackward0")
+TopkBackward0 = selecting_entry("TopkBackward0")
+KthvalueBackward0 = selecting_entry("KthvalueBackward0")
+MedianBackward1 = selecting_entry("MedianBackward1")
+ModeBackward0 = selecting_entry("ModeBackward0")
+MedianBackward0 = derivative("MedianBackward0", self=lambda grad, self, result: evenly_distribute(grad, self, result))
+
+
+def _no_bool(input: Tensor, kernel: str) -> None:
+    if input.dtype.name == "bool":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+
+
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Any:
+    # Unstable sorts of more than 16 elements with ties order them as x86-simd-sort happens to; this
+    # sort is stable, which is what PyTorch does up to 16 elements and with stable=True.
+    d = input._wrap_dim(dim)
+    data = input._data.reshape(-1) if input.ndim == 0 else input._data
+    return record_selection(SortBackward0, input, d, True, _argsort(data, d, descending), sort_result)
+
+
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = False) -> Tensor:
+    return sort(input, dim, descending, stable=stable).indices
+
+
+def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    if input.dtype.name == "bool":
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    d = input._wrap_dim(dim)
+    size = input.shape[d] if input.ndim else 1
+    if not 0 <= k <= size:
+        raise RuntimeError("selected index k out of range")
+    indices = _topk_indices(input._data, k, d, largest, sorted)
+    return record_selection(TopkBackward0, input, d, True, indices, topk_result)
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    _no_bool(input, "kthvalue_cpu")
+    d = check_nonempty_dim(input, dim, "kthvalue")
+    if not 1 <= k <= (input.shape[d] if input.ndim else 1):
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return record_selection(KthvalueBackward0, input, d, keepdim, _kth_indices(input._data, k, d), kthvalue_result)
+
+
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    _no_bool(input, "median_cpu")
+    flat = input._data.reshape(-1)
+    if dim is None:
+        is_float = flat.dtype.kind == "f"
+        if is_float and (flat.size == 0 or np.isnan(flat).any()):
+            value = np.asarray(np.nan, dtype=flat.dtype)
+        else:
+            value = np.asarray(np.partition(flat, (flat.size - 1) // 2)[(flat.size - 1) // 2])
+        return MedianBackward0.record(value, (input,))
+    d = check_nonempty_dim(input, dim, "median")
+    data = flat if input.ndim == 0 else input._data
+    # PyTorch partitions (value, index) pairs: the lower median in a stable order; else the first NaN
+    indices = np.take(_argsort(data, d, False), [(data.shape[d] - 1) // 2], axis=d)
+    if data.dtype.kind == "f" and data.size:
+        nan_at = np.isnan(data)
+        first_nan = np.argmax(nan_at, axis=d, keepdims=True)
+        indices = np.where(nan_at.any(axis=d, keepdims=True), first_nan, indices)
+    return record_selection(MedianBackward1, input, d, keepdim, indices, median_result)
+
+
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    d = check_nonempty_dim(input, dim, "mode")
+    return record_selection(ModeBackward0, input, d, keepdim, _mode_indices(input._data, d), mode_result)
+
+
+# PyTorch records unique's output with a node whose backward is not implemented.
+Unique2Backward0 = derivative("Unique2Backward0", self=_not_implemented("_unique2"))
+UniqueDimBackward0 = derivative("UniqueDimBackward0", self=_not_implemented("unique_dim"))
+
+
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:
+    if dim is None:
+        values, inverse, counts = np.unique(input._data.reshape(-1), return_inverse=True, return_counts=True, equal_nan=False)
+        inverse = inverse.reshape(input.shape)
+        entry = Unique2Backward0
+    else:
+        d = input._wrap_dim(dim)
+        values, inverse, counts = np.unique(input._data, return_inverse=True, return_counts=True, axis=d)
+        inverse = inverse.reshape(-1)
+        entry = UniqueDimBackward0
+    out = [entry.record(values, (input,))]
+    if return_inverse:
+        out.append(Tensor._wrap(inverse.astype(np.int64)))
+    if return_counts:
+        out.append(Tensor._wrap(counts.astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "sort": sort, "argsort": argsort, "topk": topk, "kthvalue": kthvalue, "median": median, "mode": mode,
+    "unique": unique,
+}
+METHODS: dict[str, Callable[..., Any]] = dict(FUNCTIONS)
 INPLACE: tuple[str, ...] = ()

@@ -1,0 +1,48 @@
+"""Adam (and, with decoupled weight decay, AdamW), with amsgrad and maximize."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from .optimizer import Optimizer, check_hyperparameters, lerp_, scalar_tensor, weight_decayed, zeros_state
+
+
+class Adam(Optimizer):
+    def __init__(
+        self, params: Iterable[Any], lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+        weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None, maximize: bool = False,
+        capturable: bool = False, differentiable: bool = False, fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        check_hyperparameters(lr, eps=eps, betas=betas, weight_decay=weight_decay)
+        defaults = {
+            "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
+            "maximize": maximize, "foreach": foreach, "capturable": capturable, "differentiable": differentiable,
+            "fused": fused, "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
+        if not state:
+            state.update(step=scalar_tensor(0.0), exp_avg=zeros_state(param), exp_avg_sq=zeros_state(param))
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = zeros_state(param)
+        beta1, beta2 = group["betas"]
+        state["step"]._data += 1
+        step = float(state["step"].item())
+        param, grad = weight_decayed(param, grad, group)
+        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        lerp_(exp_avg, grad, 1 - beta1)
+        exp_avg_sq *= beta2
+        exp_avg_sq += (1 - beta2) * grad * grad
+        step_size = group["lr"] / (1 - beta1**step)
+        second = exp_avg_sq
+        if group["amsgrad"]:
+            second = state["max_exp_avg_sq"]._data
+            np.maximum(second, exp_avg_sq, out=second)
+        denom = np.sqrt(second) / math.sqrt(1 - beta2**step) + group["eps"]
+        return param - step_size * (exp_avg / denom)

@@ -1,0 +1,260 @@
+"""Optimizer: param groups, per-parameter state, state_dict in PyTorch's layout, and one shared step loop.
+
+Each optimizer writes its update rule once, as `_update(param, grad, state, group)` on NumPy arrays
+(the parameter's current value and its gradient) returning the new value. The base class runs it
+under no_grad for every parameter that has a gradient and writes the result back as one in-place
+update, so each step bumps each parameter's version once: a graph that saved a parameter before
+`step()` then fails in backward exactly as PyTorch's does.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from copy import deepcopy
+from itertools import chain
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from ..autograd import grad_mode
+from ..autograd.inplace import bump_version
+from ..nn.modules.module import typename, zero_grads
+from ..tensor import Tensor
+
+
+class _RequiredParameter:
+    """Singleton marking a default that every param group must supply (e.g. a custom optimizer's lr)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def scalar_tensor(value: float) -> Tensor:
+    """State scalars ('step', NAdam's 'mu_product') are 0-d tensors, float64 only when that is the default dtype."""
+    dtype = np.float64 if _dtype.get_default_dtype() is _dtype.float64 else np.float32
+    return Tensor._wrap(np.array(value, dtype=dtype))
+
+
+def zeros_state(param: np.ndarray) -> Tensor:
+    return Tensor._wrap(np.zeros_like(param))
+
+
+def lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
+    """start.lerp_(end, weight) with ATen's two-sided formula, so float64 trajectories match PyTorch's bit for bit."""
+    if weight < 0.5:
+        start += weight * (end - start)
+    else:
+        start[...] = end - (end - start) * (1 - weight)
+
+
+def weight_decayed(param: np.ndarray, grad: np.ndarray, group: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """L2 weight decay folded into the gradient, or decoupled (AdamW-style) decay applied to the parameter."""
+    wd = group["weight_decay"]
+    if wd == 0:
+        return param, grad
+    if group.get("decoupled_weight_decay", False):
+        return param * (1 - group["lr"] * wd), grad
+    return param, grad + wd * param
+
+
+class Optimizer:
+    """Base class: subclasses give defaults and implement `_update` (or override `step`, as LBFGS does)."""
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or dicts, but got "
+                + typename(params)
+            )
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # Learning-rate schedulers warn when they step before the optimizer did; every step() records that it ran.
+        super().__init_subclass__(**kwargs)
+        if "step" in cls.__dict__:
+            original = cls.step
+
+            @functools.wraps(original)
+            def step(self: Optimizer, *args: Any, **kw: Any) -> Any:
+                self._opt_called = True
+                return original(self, *args, **kw)
+
+            cls.step = step  # type: ignore[method-assign]
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        text = type(self).__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            text += f"\nParameter Group {i}\n"
+            for key in sorted(group):
+                if key != "params":
+                    text += f"    {key}: {group[key]}\n"
+        return text + ")"
+
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the ordering of tensors in "
+                "sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+        named = [p for p in param_group["params"] if isinstance(p, tuple)]
+        if named:
+            if len(named) != len(param_group["params"]):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = [name for name, _ in named]
+            param_group["params"] = [p for _, p in named]
+        for param in param_group["params"]:
+            if not isinstance(param, Tensor):
+                raise TypeError("optimizer can only optimize Tensors, but one of the params is " + typename(param))
+            if not (param.is_leaf or param.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
+            param_group.setdefault(name, default)
+        params = param_group["params"]
+        if len(params) != len({id(p) for p in params}):
+            import warnings
+
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, this will cause an error; "
+                "see github.com/pytorch/pytorch/issues/40967 for more information",
+                stacklevel=3,
+            )
+        seen = {id(p) for group in self.param_groups for p in group["params"]}
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. "
+                    f"cannot add param group {which} to the optimizer"
+                )
+        if any(id(p) in seen for p in params):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
+
+    # -- the shared step loop ---------------------------------------------------------------------
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
+        raise NotImplementedError
+
+    @staticmethod
+    def _write(param: Tensor, value: np.ndarray) -> None:
+        np.copyto(param._data, value, casting="unsafe")
+        bump_version(param)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = None
+        if closure is not None:
+            with grad_mode.enable_grad():
+                loss = closure()
+        with grad_mode.no_grad():
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    grad = p.grad._data
+                    if group.get("maximize", False):
+                        grad = -grad
+                    self._write(p, self._update(p._data.copy(), grad, self.state[p], group))
+        return loss
+
+    # -- state_dict --------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """{"state": {index: {...}}, "param_groups": [{..., "params": [indices]}]}, indices counted across groups."""
+        index: dict[int, int] = {}
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            packed["params"] = [index[id(p)] for p in group["params"]]
+            groups.append(packed)
+        state = {index[id(k)] if isinstance(k, Tensor) else k: v for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        saved_groups = deepcopy(state_dict["param_groups"])
+        if len(self.param_groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved_groups, strict=True)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of optimizer's group")
+        id_map = dict(
+            zip(
+                chain.from_iterable(g["params"] for g in saved_groups),
+                chain.from_iterable(g["params"] for g in self.param_groups),
+                strict=True,
+            )
+        )
+
+        def cast(param: Tensor, value: Any, key: Any = None) -> Any:
+            # State follows its parameter's floating dtype, except 'step', which keeps its own.
+            if isinstance(value, Tensor):
+                return value if key == "step" or not param.is_floating_point() else value.to(param.dtype)
+            if isinstance(value, dict):
+                return {k: cast(param, v, k) for k, v in value.items()}
+            if isinstance(value, (list, tuple)):
+                return type(value)(cast(param, v) for v in value)
+            return value
+
+        state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                state[id_map[k]] = cast(id_map[k], v)
+            else:
+                state[k] = v
+        for group, saved in zip(self.param_groups, saved_groups, strict=True):
+            saved["params"] = group["params"]
+            if "param_names" in group and "param_names" not in saved:
+                saved["param_names"] = group["param_names"]
+        self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+def check_hyperparameters(
+    lr: float, *, eps: float | None = None, betas: tuple[float, float] | None = None, weight_decay: float = 0.0,
+    momentum: float | None = None, alpha: float | None = None,
+) -> None:
+    """PyTorch's constructor checks, with its messages."""
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if eps is not None and not 0.0 <= eps:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if betas is not None:
+        for i, beta in enumerate(betas):
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+    if momentum is not None and not 0.0 <= momentum:
+        raise ValueError(f"Invalid momentum value: {momentum}")
+    if alpha is not None and not 0.0 <= alpha:
+        raise ValueError(f"Invalid alpha value: {alpha}")
+    if not 0.0 <= weight_decay:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")

@@ -1,0 +1,41 @@
+"""SGD with momentum, dampening, Nesterov, weight decay and maximize."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from .optimizer import Optimizer, check_hyperparameters, weight_decayed
+
+
+class SGD(Optimizer):
+    def __init__(
+        self, params: Iterable[Any], lr: float = 1e-3, momentum: float = 0, dampening: float = 0, weight_decay: float = 0,
+        nesterov: bool = False, *, maximize: bool = False, foreach: bool | None = None, differentiable: bool = False,
+        fused: bool | None = None,
+    ) -> None:
+        check_hyperparameters(lr, momentum=momentum, weight_decay=weight_decay)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = {
+            "lr": lr, "momentum": momentum, "dampening": dampening, "weight_decay": weight_decay, "nesterov": nesterov,
+            "maximize": maximize, "foreach": foreach, "differentiable": differentiable, "fused": fused,
+        }
+        super().__init__(params, defaults)
+
+    def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
+        param, grad = weight_decayed(param, grad, group)
+        momentum = group["momentum"]
+        if momentum != 0:
+            if "momentum_buffer" not in state:
+                state["momentum_buffer"] = Tensor._wrap(grad.copy())  # the first step takes the gradient as it is
+            else:
+                buf = state["momentum_buffer"]._data
+                buf *= momentum
+                buf += (1 - group["dampening"]) * grad
+            buf = state["momentum_buffer"]._data
+            grad = grad + momentum * buf if group["nesterov"] else buf
+        return param - group["lr"] * grad

@@ -74,11 +74,14 @@ def set_default_dtype(d: dtype) -> None:
 
 
 def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
+    found = _BY_NUMPY.get(np_dtype)  # the hot path: an array's own dtype object
+    if found is not None:
+        return found
     try:
         return _BY_NUMPY[np.dtype(np_dtype)]
-    except KeyError:
+    except (KeyError, TypeError):
         raise TypeError(
-            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
+            f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
             "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
         ) from None
 
@@ -131,12 +134,19 @@ def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
 
 def result_type(*operands: object) -> dtype:
     """The dtype PyTorch gives an elementwise op over these tensors and scalars."""
-    from .tensor import Tensor
-
+    tensor_type = _tensor_type()
+    if len(operands) == 2:  # the common case, decided without the tier bookkeeping
+        a, b = operands
+        if isinstance(a, tensor_type):
+            if isinstance(b, tensor_type):
+                if a._data.dtype == b._data.dtype:
+                    return _BY_NUMPY[a._data.dtype]
+            elif isinstance(b, float) and a._data.dtype.kind == "f":
+                return _BY_NUMPY[a._data.dtype]
     dim_result = zero_result = scalar_result = None
     for x in operands:
-        if isinstance(x, Tensor):
-            d = x.dtype
+        if isinstance(x, tensor_type):
+            d = _BY_NUMPY[x._data.dtype]
             if x._data.ndim:
                 dim_result = d if dim_result is None else promote_types(dim_result, d)
             else:
@@ -147,3 +157,16 @@ def result_type(*operands: object) -> dtype:
     result = _combine(dim_result, _combine(zero_result, scalar_result))
     assert result is not None, "result_type needs at least one operand"
     return result
+
+
+def _tensor_type() -> type:
+    # tensor.py imports this module, so Tensor is looked up once, on first use
+    global _TENSOR
+    if _TENSOR is None:
+        from .tensor import Tensor
+
+        _TENSOR = Tensor
+    return _TENSOR
+
+
+_TENSOR: type | None = None

@@ -150,7 +150,7 @@ class Tensor:
     # -- metadata --------------------------------------------------------------
     @property
     def dtype(self) -> dtype:
-        return _dtype.from_numpy_dtype(self._data.dtype)
+        return _dtype._BY_NUMPY[self._data.dtype]
 
     @property
     def shape(self) -> Size:

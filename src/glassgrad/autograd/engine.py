@@ -190,53 +190,63 @@ def _run(
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
             node = heapq.heappop(ready)[2]
-            grads = _call_pre_hooks(node, buffers.pop(node))
+            grads = buffers.pop(node)
+            is_sink = type(node) is AccumulateGrad
+            if node._tensor_pre_hooks or node._retains_grad or (is_sink and node.variable._backward_hooks):
+                grads = _call_pre_hooks(node, grads)
             if captured:
                 for nr, g in enumerate(grads):
                     if (node, nr) in captured:
                         captured[(node, nr)] = g
-            if isinstance(node, AccumulateGrad):
+            if is_sink:
                 runs = accumulate and (targets is None or node in targets)
             else:
                 runs = needed is None or node in needed
-            if runs:
-                if node._pre_hooks:
-                    for hook in list(node._pre_hooks.values()):
-                        new = hook(tuple(grads))
-                        if new is not None:
-                            grads = list(new)
-                outputs = node.apply(grads)
-                if anomaly.enabled and anomaly.check_nan:
-                    anomaly.check_outputs(node, outputs)
-                if node._hooks:
-                    for hook in list(node._hooks.values()):
-                        new = hook(tuple(outputs), tuple(grads))
-                        if new is not None:
-                            outputs = tuple(new)
-                if keep_graph:
-                    node._retained_by = freed_by
-                else:
-                    node.release(freed_by)
-            else:
-                outputs = ()
+            outputs = _apply(node, grads, keep_graph, freed_by) if runs else ()
             del grads
+            input_meta = node._input_meta
             for i, (child, nr) in enumerate(node.next_functions):
                 if child is None:
                     continue
                 grad = outputs[i] if i < len(outputs) else None
                 if grad is not None:
-                    grad = _fit_to_input(grad, node._input_meta[i], node, i)
+                    meta = input_meta[i]
+                    if grad._data.shape != meta[0] or grad._data.dtype != meta[1].np:
+                        grad = _fit_to_input(grad, meta, node, i)
                     buf = buffers.get(child)
                     if buf is None:
                         buf = buffers[child] = [None] * child.num_outputs
                     buf[nr] = grad if buf[nr] is None else buf[nr] + grad
-                deps[child] -= 1
-                if deps[child] == 0:
+                remaining = deps[child] - 1
+                deps[child] = remaining
+                if remaining == 0:
                     if child in buffers:
                         heapq.heappush(ready, (-child._sequence_nr, id(child), child))
                     else:
                         _skip(child, deps, buffers, ready)
     return [captured[e] for e in capture] if capture is not None else []
+
+
+def _apply(node: Node, grads: list[Tensor | None], keep_graph: bool, freed_by: FreedBy) -> tuple[Tensor | None, ...]:
+    """One node's backward with its pre- and post-hooks, then its saved tensors released (or marked retained)."""
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = list(new)
+    outputs = node.apply(grads)
+    if anomaly.enabled and anomaly.check_nan:
+        anomaly.check_outputs(node, outputs)
+    if node._hooks:
+        for hook in list(node._hooks.values()):
+            new = hook(tuple(outputs), tuple(grads))
+            if new is not None:
+                outputs = tuple(new)
+    if keep_graph:
+        node._retained_by = freed_by
+    else:
+        node.release(freed_by)
+    return outputs
 
 
 def _skip(node: Node, deps: dict[Node, int], buffers: dict[Node, list[Tensor | None]], ready: list[Any]) -> None:

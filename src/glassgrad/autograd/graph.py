@@ -101,8 +101,17 @@ class Node:
         self._pre_hooks: dict[int, Callable[..., Any]] | None = None
         self._tensor_pre_hooks: dict[int, dict[int, Callable[..., Any]]] | None = None
         self._retains_grad: dict[int, weakref.ref[Tensor]] | None = None
-        self.next_functions = tuple(edge_to(t) for t in inputs)
-        self._input_meta = tuple((t.shape, t.dtype) if t.requires_grad else None for t in inputs)
+        edges: list[tuple[Node | None, int]] = []
+        meta: list[tuple[tuple[int, ...], Any] | None] = []
+        for t in inputs:
+            if t._requires_grad:
+                edges.append((t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._grad_accumulator(), 0))
+                meta.append((t._data.shape, t.dtype))
+            else:
+                edges.append(_NO_EDGE)
+                meta.append(None)
+        self.next_functions = tuple(edges)
+        self._input_meta = tuple(meta)
 
     # -- the public Node API -------------------------------------------------
     def name(self) -> str:
@@ -168,6 +177,7 @@ class Node:
 
 
 _MISSING = object()
+_NO_EDGE = (None, 0)
 
 
 def edge_to(t: Tensor) -> tuple[Node | None, int]:

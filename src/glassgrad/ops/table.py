@@ -56,15 +56,13 @@ class Derivative:
         result = Tensor._wrap(out)
         if not grad_mode.state.grad_enabled:
             return result
-        requires = tuple(t._requires_grad for t in inputs)
-        if True not in requires:
-            return result
-        if not result.dtype.is_floating_point:
+        requires = tuple([t._requires_grad for t in inputs])
+        if True not in requires or result._data.dtype.kind != "f":
             return result  # integer and bool results are never differentiable
         node = self.node_class(inputs)
         node._needs_input_grad = requires
         saved = node._saved
-        names = self.saves(requires)
+        names = self._saves_for_mask.get(requires) or self.saves(requires)
         for name in names:
             if name != "result":
                 value = attrs[name] if name in attrs else inputs[self.inputs.index(name)]

@@ -198,10 +198,8 @@ def _run(
                 for nr, g in enumerate(grads):
                     if (node, nr) in captured:
                         captured[(node, nr)] = g
-            if is_sink:
-                runs = accumulate and (targets is None or node in targets)
-            else:
-                runs = needed is None or node in needed
+            # a leaf's sink runs only for backward() (and only for the leaves named in inputs=, if any)
+            runs = (accumulate and (targets is None or node in targets)) if is_sink else (needed is None or node in needed)
             outputs = _apply(node, grads, keep_graph, freed_by) if runs else ()
             del grads
             input_meta = node._input_meta

@@ -6,6 +6,7 @@ import gc
 import weakref
 from collections.abc import Iterator
 
+import numpy as np
 import pytest
 
 import glassgrad as gg
@@ -107,3 +108,28 @@ def test_training_loop_stays_flat(no_gc: None) -> None:
         step()
     assert live_nodes() == nodes_before
     assert resident_kib() - memory_before < 2048, "resident memory grew by more than 2 MiB over 1,000 steps"
+
+
+def test_leaf_gradients_never_alias_each_other_or_the_callers_tensor() -> None:
+    a = gg.tensor([1.0, 2.0], requires_grad=True)
+    b = gg.tensor([3.0, 4.0], requires_grad=True)
+    (a + b).sum().backward()  # AddBackward0 hands one gradient tensor to both leaves
+    assert a.grad is not None and b.grad is not None
+    assert not np.shares_memory(a.grad.numpy(), b.grad.numpy())
+    seed = gg.tensor([1.0, 1.0])
+    c = gg.tensor([5.0, 6.0], requires_grad=True)
+    c.clone().backward(seed)  # the caller keeps `seed`: the leaf's .grad must be a copy of it
+    assert not np.shares_memory(c.grad.numpy(), seed.numpy())
+    c.grad.add_(1)
+    assert seed.tolist() == [1.0, 1.0]
+
+
+def test_a_fresh_gradient_becomes_grad_without_a_copy() -> None:
+    x = gg.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = gg.tensor([0.5, 0.5, 0.5])
+    product = x * y
+    made: list[int] = []  # ids only: holding the array would (rightly) prevent the steal
+    product.grad_fn.register_hook(lambda grad_inputs, grad_outputs: made.append(id(grad_inputs[0]._data)))
+    product.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [0.5, 0.5, 0.5])
+    assert id(x.grad._data) == made[0], "the gradient MulBackward0 made was copied instead of kept"

@@ -11,6 +11,7 @@ tensor -> grad_fn -> saved output -> tensor is never a reference cycle.
 from __future__ import annotations
 
 import itertools
+import sys
 import re
 import weakref
 from collections.abc import Callable
@@ -209,7 +210,7 @@ class AccumulateGrad(Node):
             return ()
         variable = self.variable
         if variable.grad is None:
-            variable.grad = grad.clone()  # never alias a gradient another node or the caller still holds
+            variable.grad = _steal(grad_outputs) if not grad_mode.state.grad_enabled else grad.clone()
         elif grad_mode.state.grad_enabled:
             variable.grad = variable.grad + grad
         else:
@@ -217,6 +218,28 @@ class AccumulateGrad(Node):
         for hook in list(variable._post_accumulate_hooks.values()) if variable._post_accumulate_hooks else ():
             hook(variable)
         return ()
+
+
+def _steal(grad_outputs: list[Tensor | None]) -> Tensor:
+    """The incoming gradient itself when nothing else can see it, else a copy (PyTorch checks use_count too).
+
+    Expected references to the tensor: the engine's buffer list and getrefcount's argument; to its
+    array: the tensor and the argument. More means another node's buffer, a hook or the caller
+    holds it, and the leaf's .grad must not alias it.
+    """
+    grad = grad_outputs[0]
+    assert grad is not None
+    grad_outputs[0] = None  # drop the list's reference so the count below sees only the local one
+    data = grad._data
+    if (
+        sys.getrefcount(grad) == 2
+        and sys.getrefcount(data) == 3  # grad's slot, the local `data`, the argument
+        and data.base is None
+        and data.flags.writeable
+        and data.flags.c_contiguous
+    ):
+        return grad
+    return grad.clone()
 
 
 class SavedTensor:

@@ -215,6 +215,7 @@ def _run(
                     if buf is None:
                         buf = buffers[child] = [None] * child.num_outputs
                     buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+                    grad = None  # the buffer holds it alone, so AccumulateGrad may keep it without a copy
                 remaining = deps[child] - 1
                 deps[child] = remaining
                 if remaining == 0:
@@ -222,6 +223,7 @@ def _run(
                         heapq.heappush(ready, (-child._sequence_nr, id(child), child))
                     else:
                         _skip(child, deps, buffers, ready)
+            outputs = None
     return [captured[e] for e in capture] if capture is not None else []
 
 

@@ -205,16 +205,24 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() is the C++ class's, unlike its type name
 
     def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
-        grad = grad_outputs[0]
-        if grad is None:
-            return ()
         variable = self.variable
+        if grad_outputs[0] is None:
+            return ()
+        if variable.grad is None and not grad_mode.state.grad_enabled:
+            variable.grad = _steal(grad_outputs)
+            grad_outputs[0] = variable.grad  # for the node hooks that run after this
+            return self._after_accumulate()
+        grad = grad_outputs[0]
         if variable.grad is None:
-            variable.grad = _steal(grad_outputs) if not grad_mode.state.grad_enabled else grad.clone()
+            variable.grad = grad.clone()  # with create_graph the clone is recorded, as in PyTorch
         elif grad_mode.state.grad_enabled:
             variable.grad = variable.grad + grad
         else:
             variable.grad.add_(grad)
+        return self._after_accumulate()
+
+    def _after_accumulate(self) -> tuple[()]:
+        variable = self.variable
         for hook in list(variable._post_accumulate_hooks.values()) if variable._post_accumulate_hooks else ():
             hook(variable)
         return ()
@@ -223,13 +231,13 @@ class AccumulateGrad(Node):
 def _steal(grad_outputs: list[Tensor | None]) -> Tensor:
     """The incoming gradient itself when nothing else can see it, else a copy (PyTorch checks use_count too).
 
-    Expected references to the tensor: the engine's buffer list and getrefcount's argument; to its
-    array: the tensor and the argument. More means another node's buffer, a hook or the caller
-    holds it, and the leaf's .grad must not alias it.
+    The engine holds a gradient only in the list handed here; taking it out of the list leaves the
+    local name and getrefcount's argument. Any more means another node's buffer, a hook or the
+    caller holds it, and the leaf's .grad must not alias it.
     """
     grad = grad_outputs[0]
     assert grad is not None
-    grad_outputs[0] = None  # drop the list's reference so the count below sees only the local one
+    grad_outputs[0] = None
     data = grad._data
     if (
         sys.getrefcount(grad) == 2

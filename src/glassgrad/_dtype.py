@@ -39,7 +39,7 @@ class dtype:
         return f"glassgrad.{self.name}"
 
     def __reduce__(self) -> str:
-        return self.name
+        return "bool_" if self.name == "bool" else self.name  # pickled as this module's attribute
 
 
 BOOL, INTEGER, FLOAT = 0, 1, 2

@@ -142,12 +142,13 @@ def _wire_outputs(ctx: BackwardCFunction, inputs: tuple[Tensor, ...], outputs: A
         if not isinstance(out, Tensor):
             ctx._output_meta.append(None)
             continue
+        differentiable = id(out) not in non_diff  # decided on the object forward returned, before aliasing
         if id(out) in input_ids and id(out) not in dirty:
             out = outs[i] = out.detach()  # an input returned as is becomes a new alias of it
         ctx._output_meta.append((out.shape, out.dtype))
-        if records and id(out) not in non_diff and out.dtype.is_floating_point:
+        if records and differentiable and out.dtype.is_floating_point:
             out._with_history(ctx, i)
-        elif id(out) in non_diff:
+        elif not differentiable:
             out._requires_grad = False
     if records:
         output_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}

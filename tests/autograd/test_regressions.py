@@ -1,0 +1,44 @@
+"""Small behaviours found while building on the core, each checked against PyTorch."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+from typing import Any
+
+import pytest
+import torch
+
+import glassgrad
+
+pytestmark = pytest.mark.torch_oracle
+
+
+def _identity_marked_non_differentiable(m: Any) -> bool:
+    class Passthrough(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.mark_non_differentiable(x)
+            return x
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            return grad
+
+    return Passthrough.apply(m.ones(2, requires_grad=True)).requires_grad
+
+
+def test_function_returning_its_input_marked_non_differentiable() -> None:
+    assert _identity_marked_non_differentiable(glassgrad) == _identity_marked_non_differentiable(torch)
+
+
+@pytest.mark.parametrize("name", ["bool", "float32", "int64", "float16"])
+def test_dtypes_pickle_and_deepcopy_to_themselves(name: str) -> None:
+    dtype = getattr(glassgrad, name)
+    assert pickle.loads(pickle.dumps(dtype)) is dtype
+    assert copy.deepcopy(dtype) is dtype
+
+
+def test_generator_is_public() -> None:
+    g = glassgrad.Generator().manual_seed(3)
+    assert glassgrad.randn(2, generator=g).shape == torch.randn(2, generator=torch.Generator().manual_seed(3)).shape

@@ -10,7 +10,7 @@ w1 = torch.randn(8, 16, requires_grad=True)
 w2 = torch.randn(16, 4, requires_grad=True)
 x = torch.randn(32, 8)
 total = 0
-for step in range(6):
+for _ in range(6):
     hidden = torch.tanh(x @ w1)
     loss = ((hidden @ w2).sigmoid() ** 2).mean()
     loss.backward(retain_graph=True)

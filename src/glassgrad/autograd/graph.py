@@ -11,8 +11,8 @@ tensor -> grad_fn -> saved output -> tensor is never a reference cycle.
 from __future__ import annotations
 
 import itertools
-import sys
 import re
+import sys
 import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import builtins as _builtins
 
-from . import autograd, diagnostics, linalg, nn
+from . import autograd, diagnostics, linalg, nn, optim, serialization, utils
 from ._dtype import (
     bool_ as bool,
 )
@@ -35,6 +35,8 @@ from .autograd.grad_mode import (
     set_grad_enabled,
 )
 from .ops import FUNCTIONS as _FUNCTIONS
+from .ops.creation import Generator, default_generator
+from .serialization import load, load_safetensors, save, save_safetensors
 from .tensor import Size, Tensor, device, is_tensor
 
 globals().update(_FUNCTIONS)  # glassgrad.exp, glassgrad.cat, ...: every op family's public functions

@@ -2,6 +2,7 @@
 
 from . import functional, init, utils
 from .modules import (
+    Bilinear,
     Flatten,
     Identity,
     Linear,

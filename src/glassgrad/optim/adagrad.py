@@ -18,9 +18,9 @@ class Adagrad(Optimizer):
         maximize: bool = False, differentiable: bool = False, fused: bool | None = None,
     ) -> None:
         check_hyperparameters(lr, eps=eps, weight_decay=weight_decay)
-        if not 0.0 <= lr_decay:
+        if not lr_decay >= 0.0:
             raise ValueError(f"Invalid lr_decay value: {lr_decay}")
-        if not 0.0 <= initial_accumulator_value:
+        if not initial_accumulator_value >= 0.0:
             raise ValueError(f"Invalid initial_accumulator_value value: {initial_accumulator_value}")
         defaults = {
             "lr": lr, "lr_decay": lr_decay, "eps": eps, "weight_decay": weight_decay,

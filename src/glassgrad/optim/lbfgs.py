@@ -116,7 +116,7 @@ class LBFGS(Optimizer):
         tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
         line_search_fn: str | None = None,
     ) -> None:
-        if not 0.0 <= lr:
+        if not lr >= 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4

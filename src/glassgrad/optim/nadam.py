@@ -17,7 +17,7 @@ class NAdam(Optimizer):
         foreach: bool | None = None, maximize: bool = False, capturable: bool = False, differentiable: bool = False,
     ) -> None:
         check_hyperparameters(lr, eps=eps, betas=betas, weight_decay=weight_decay)
-        if not 0.0 <= momentum_decay:
+        if not momentum_decay >= 0.0:
             raise ValueError(f"Invalid momentum_decay value: {momentum_decay}")
         defaults = {
             "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "momentum_decay": momentum_decay,

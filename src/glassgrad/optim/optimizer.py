@@ -84,7 +84,7 @@ class Optimizer:
             self.add_param_group(group)
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        # Learning-rate schedulers warn when they step before the optimizer did; every step() records that it ran.
+        # Learning-rate schedulers warn when they step before the optimizer did: overriding step()s record it too.
         super().__init_subclass__(**kwargs)
         if "step" in cls.__dict__:
             original = cls.step
@@ -173,6 +173,7 @@ class Optimizer:
         bump_version(param)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        self._opt_called = True
         loss = None
         if closure is not None:
             with grad_mode.enable_grad():
@@ -185,7 +186,10 @@ class Optimizer:
                     grad = p.grad._data
                     if group.get("maximize", False):
                         grad = -grad
-                    self._write(p, self._update(p._data.copy(), grad, self.state[p], group))
+                    state = self.state.get(p, {})
+                    self._write(p, self._update(p._data.copy(), grad, state, group))
+                    if state:  # plain SGD keeps no state, and its state_dict shows none, as in PyTorch
+                        self.state[p] = state
         return loss
 
     # -- state_dict --------------------------------------------------------------------------------
@@ -243,18 +247,18 @@ def check_hyperparameters(
     lr: float, *, eps: float | None = None, betas: tuple[float, float] | None = None, weight_decay: float = 0.0,
     momentum: float | None = None, alpha: float | None = None,
 ) -> None:
-    """PyTorch's constructor checks, with its messages."""
-    if not 0.0 <= lr:
+    """PyTorch's constructor checks, with its messages; `not x >= 0` also rejects NaN."""
+    if not lr >= 0.0:
         raise ValueError(f"Invalid learning rate: {lr}")
-    if eps is not None and not 0.0 <= eps:
+    if eps is not None and not eps >= 0.0:
         raise ValueError(f"Invalid epsilon value: {eps}")
     if betas is not None:
         for i, beta in enumerate(betas):
             if not 0.0 <= beta < 1.0:
                 raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
-    if momentum is not None and not 0.0 <= momentum:
+    if momentum is not None and not momentum >= 0.0:
         raise ValueError(f"Invalid momentum value: {momentum}")
-    if alpha is not None and not 0.0 <= alpha:
+    if alpha is not None and not alpha >= 0.0:
         raise ValueError(f"Invalid alpha value: {alpha}")
-    if not 0.0 <= weight_decay:
+    if not weight_decay >= 0.0:
         raise ValueError(f"Invalid weight_decay value: {weight_decay}")

@@ -331,7 +331,7 @@ class ParameterDict(Module):
         return (self[k] for k in self._keys)
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self[key] if key in self else default
+        return getattr(self, key) if key in self._keys else default
 
     def pop(self, key: str) -> Any:
         value = self[key]

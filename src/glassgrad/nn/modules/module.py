@@ -457,7 +457,8 @@ class Module:
         error_msgs: list[str] = []
 
         def load(module: Module, local: Mapping[str, Any], prefix: str) -> None:
-            module._load_from_state_dict(local, prefix, strict, assign, missing_keys, unexpected_keys, error_msgs)
+            # Keys are always collected (strict=True here); `strict` only decides below whether they are errors.
+            module._load_from_state_dict(local, prefix, True, assign, missing_keys, unexpected_keys, error_msgs)
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."

@@ -1,0 +1,13 @@
+"""glassgrad.optim, laid out like torch.optim (glassgrad.optim.adam.Adam, glassgrad.optim.lr_scheduler.StepLR, ...)."""
+
+from . import lr_scheduler
+from .adagrad import Adagrad
+from .adam import Adam
+from .adamax import Adamax
+from .adamw import AdamW
+from .lbfgs import LBFGS
+from .nadam import NAdam
+from .optimizer import Optimizer
+from .radam import RAdam
+from .rmsprop import RMSprop
+from .sgd import SGD

@@ -1,0 +1,3 @@
+"""glassgrad.utils, laid out like torch.utils."""
+
+from . import data

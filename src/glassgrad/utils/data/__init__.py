@@ -1,0 +1,7 @@
+"""glassgrad.utils.data, laid out like torch.utils.data (dataset, sampler, dataloader, _utils.collate)."""
+
+from . import _utils, dataloader, dataset, sampler
+from ._utils.collate import default_collate, default_convert
+from .dataloader import DataLoader
+from .dataset import ConcatDataset, Dataset, IterableDataset, Subset, TensorDataset, random_split
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import functools
-import inspect
 import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
+CO_GENERATOR = 0x20  # inspect.CO_GENERATOR, without importing inspect
 
 
 class _ModeState(threading.local):
@@ -45,7 +45,7 @@ class _Mode:
         return self.__class__()
 
     def __call__(self, func: F) -> F:
-        if inspect.isgeneratorfunction(func):
+        if getattr(func, "__code__", None) is not None and func.__code__.co_flags & CO_GENERATOR:
 
             @functools.wraps(func)
             def generator(*args: Any, **kwargs: Any) -> Any:

@@ -14,7 +14,6 @@ record a graph of their own and higher derivatives come for free.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +22,12 @@ from ..autograd.graph import Node, SavedTensor
 from ..tensor import Tensor
 
 Formula = Callable[..., Any]
+
+
+def _parameters(formula: Formula) -> tuple[str, ...]:
+    """A formula's parameter names (read from its code: `inspect` is too slow to import for this)."""
+    code = formula.__code__
+    return code.co_varnames[: code.co_argcount]
 
 
 class Derivative:
@@ -35,7 +40,7 @@ class Derivative:
         self.inputs = inputs
         self.formulas = tuple(formulas.get(i) for i in inputs)
         self.needs = tuple(
-            tuple(inspect.signature(f).parameters)[1:] if f is not None else () for f in self.formulas
+            _parameters(f)[1:] if f is not None else () for f in self.formulas
         )
         self._saves_for_mask: dict[tuple[bool, ...], tuple[str, ...]] = {}
         self.node_class = type(name, (OpNode,), {"__slots__": (), "derivative": self})

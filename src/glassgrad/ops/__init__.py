@@ -45,6 +45,7 @@ METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: dict[str, Callable[..., Any]] = {}
 for _family in FAMILIES:
     NAMESPACES.setdefault(getattr(_family, "NAMESPACE", "glassgrad"), {}).update(_family.FUNCTIONS)
+    NAMESPACES["glassgrad"].update(getattr(_family, "TOP_LEVEL", {}))  # torch.X twins of nn.functional ops
     METHODS.update(_family.METHODS)
     INPLACE.update({f"{name}_": _family.METHODS[name] for name in _family.INPLACE})
 

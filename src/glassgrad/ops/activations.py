@@ -31,13 +31,15 @@ from .elementwise import (
     neg,
     not_implemented_for,
     pow,
-    relu as _relu,
     require_tensor,
     sigmoid,
     sign,
     sub,
     tanh,
     where,
+)
+from .elementwise import (
+    relu as _relu,
 )
 from .linalg import matmul
 from .reduction import sum as reduce_sum
@@ -349,7 +351,8 @@ def _norm_grad(grad: Tensor, self: Tensor, result: Tensor, p: float, dim: int, k
     scaled = self / result if p == 2 else sign(self) * pow(abs(self), p - 1) / pow(result, p - 1)
     if p < 1:
         scaled = where(self == 0, 0.0, scaled)
-    return where(result == 0, 0.0, scaled * grad)
+    # Masked before the product, so that the second derivative in `grad` is 0 there, not 0 * nan.
+    return where(result == 0, 0.0, scaled) * grad
 
 
 NormBackward1 = derivative("NormBackward1", self=_norm_grad)
@@ -372,10 +375,10 @@ def vector_norm(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Ten
             out = np.sum(data != 0, axis=d, keepdims=True).astype(data.dtype)
         elif math.isinf(p):
             out = (np.max if p > 0 else np.min)(magnitude, axis=d, keepdims=True)
-        elif p == 2:
-            out = np.sqrt(np.sum(data * data, axis=d, keepdims=True))
-        else:
-            out = np.sum(magnitude**p, axis=d, keepdims=True) ** (1 / p)
+        else:  # scaled by the largest entry, so that tiny entries do not underflow when raised to p
+            largest = np.max(magnitude, axis=d, keepdims=True, initial=0.0)
+            scale = np.where((largest == 0) | np.isinf(largest), 1.0, largest)
+            out = scale * np.sum((magnitude / scale) ** p, axis=d, keepdims=True) ** (1 / p)
     if not keepdim and input.ndim:
         out = np.squeeze(out, axis=d)
     return NormBackward1.record(out.reshape(out.shape if input.ndim else ()), (input,), p=p, dim=d, keepdim=keepdim)
@@ -426,4 +429,9 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "pairwise_distance": pairwise_distance,
 }
 METHODS: dict[str, Callable[..., Any]] = {"softmax": tensor_softmax, "log_softmax": tensor_log_softmax}
+# PyTorch also has these as torch.X, with the same signatures.
+TOP_LEVEL: dict[str, Callable[..., Any]] = {
+    **METHODS, "selu": selu, "celu": celu, "bilinear": bilinear, "cosine_similarity": cosine_similarity,
+    "pairwise_distance": pairwise_distance,
+}
 INPLACE: tuple[str, ...] = ()

@@ -18,6 +18,7 @@ from .._dtype import result_type
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from .activations import clamped_value, logsigmoid, pairwise_distance, tensor_log_softmax
+from .creation import ones_like
 from .elementwise import (
     _SCALAR_NAMES,
     abs,
@@ -39,9 +40,9 @@ from .elementwise import (
     where,
     xlogy,
 )
-from .creation import ones_like
 from .indexing import scatter_into_zeros
-from .reduction import mean, sum as reduce_sum
+from .reduction import mean
+from .reduction import sum as reduce_sum
 from .shape import expand, reshape, unsqueeze
 from .table import derivative
 

@@ -42,3 +42,18 @@ def test_dtypes_pickle_and_deepcopy_to_themselves(name: str) -> None:
 def test_generator_is_public() -> None:
     g = glassgrad.Generator().manual_seed(3)
     assert glassgrad.randn(2, generator=g).shape == torch.randn(2, generator=torch.Generator().manual_seed(3)).shape
+
+
+def _two_outputs_of_one_node_as_roots(m: Any) -> Any:
+    x = m.ones(2, requires_grad=True)
+    y = x * 2
+    return m.autograd.grad([y, y], [x], [m.ones(2), m.ones(2)])[0].tolist()
+
+
+def test_two_roots_on_one_node_count_its_edges_once() -> None:
+    assert _two_outputs_of_one_node_as_roots(glassgrad) == _two_outputs_of_one_node_as_roots(torch)
+
+
+def test_gradcheck_skips_outputs_that_do_not_require_grad() -> None:
+    x = glassgrad.tensor([1.0, 2.0], dtype=glassgrad.float64, requires_grad=True)
+    assert glassgrad.autograd.gradcheck(lambda t: (t * t, (t * 3).detach()), (x,))

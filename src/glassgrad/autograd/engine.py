@@ -68,7 +68,7 @@ def _root_grads(outputs: tuple[Tensor, ...], grad_outputs: tuple[Any, ...] | Non
 def _dependencies(roots: list[Node]) -> dict[Node, int]:
     deps: dict[Node, int] = {}
     seen = set(roots)
-    stack = list(roots)
+    stack = list(seen)  # two outputs of one node can both be roots: count that node's edges once
     while stack:
         node = stack.pop()
         for child, _ in node.next_functions:

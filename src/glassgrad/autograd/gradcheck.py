@@ -20,23 +20,31 @@ def _tuple(x: Any) -> tuple[Any, ...]:
     return x if isinstance(x, tuple) else tuple(x) if isinstance(x, list) else (x,)
 
 
-def _outputs(func: Callable[..., Any], inputs: tuple[Any, ...]) -> tuple[Tensor, ...]:
-    return tuple(o for o in _tuple(func(*inputs)) if isinstance(o, Tensor))
+def _outputs(func: Callable[..., Any], inputs: tuple[Any, ...], keep: list[int] | None = None) -> tuple[Tensor, ...]:
+    """func's tensor outputs, or only those at the positions in `keep`."""
+    outs = [o for o in _tuple(func(*inputs)) if isinstance(o, Tensor)]
+    return tuple(outs if keep is None else [outs[i] for i in keep])
 
 
-def _numerical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor], eps: float) -> list[list[np.ndarray]]:
+def _differentiable(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[int]:
+    """Positions of the outputs that require grad: a detached or integer output has no Jacobian to check."""
+    with grad_mode.enable_grad():
+        return [i for i, o in enumerate(_outputs(func, inputs)) if o._requires_grad]
+
+
+def _numerical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor], eps: float, keep: list[int]) -> list[list[np.ndarray]]:
     """[output][input] -> (out.numel(), in.numel()) by central differences on each input element."""
     with grad_mode.no_grad():
-        outs = _outputs(func, inputs)
+        outs = _outputs(func, inputs, keep)
         columns: list[list[list[np.ndarray]]] = [[[] for _ in targets] for _ in outs]
         for k, t in enumerate(targets):
             flat = t._data.reshape(-1)  # a view: perturbing it perturbs the input, with no version bump
             for j in range(flat.size):
                 original = flat[j].copy()
                 flat[j] = original + eps
-                plus = [o._data.astype(np.float64).ravel().copy() for o in _outputs(func, inputs)]
+                plus = [o._data.astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
                 flat[j] = original - eps
-                minus = [o._data.astype(np.float64).ravel().copy() for o in _outputs(func, inputs)]
+                minus = [o._data.astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
                 flat[j] = original
                 for i in range(len(outs)):
                     columns[i][k].append((plus[i] - minus[i]) / (2 * eps))
@@ -46,14 +54,12 @@ def _numerical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targ
     ]
 
 
-def _analytical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor]) -> list[list[np.ndarray]]:
+def _analytical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor], keep: list[int]) -> list[list[np.ndarray]]:
     from .engine import grad
 
-    outs = _outputs(func, inputs)
+    outs = _outputs(func, inputs, keep)
     jacobians = [[np.zeros((o.numel(), t.numel())) for t in targets] for o in outs]
     for i, out in enumerate(outs):
-        if not out._requires_grad:
-            continue
         for row in range(out.numel()):
             seed = np.zeros(out.numel(), dtype=out._data.dtype)
             seed[row] = 1
@@ -95,8 +101,9 @@ def gradcheck(
                 UserWarning,
                 stacklevel=2,
             )
-    numerical = _numerical_jacobians(func, inputs, targets, eps)
-    analytical = _analytical_jacobians(func, inputs, targets)
+    keep = _differentiable(func, inputs)
+    numerical = _numerical_jacobians(func, inputs, targets, eps, keep)
+    analytical = _analytical_jacobians(func, inputs, targets, keep)
     for i, (num_row, ana_row) in enumerate(zip(numerical, analytical, strict=True)):
         for k, (num, ana) in enumerate(zip(num_row, ana_row, strict=True)):
             if not np.allclose(ana, num, rtol=rtol, atol=atol, equal_nan=True):
@@ -136,7 +143,7 @@ def gradgradcheck(
     n_inputs = len(inputs)
 
     def differentiable_outputs(ins: tuple[Any, ...]) -> list[Tensor]:
-        return [o for o in _outputs(func, ins) if o._requires_grad]  # integer outputs (indices) have no gradient
+        return [o for o in _outputs(func, ins) if o._requires_grad]
 
     if grad_outputs is None:
         rng = np.random.default_rng(0)

@@ -5,11 +5,14 @@ from __future__ import annotations
 import os
 
 import pytest
+import torch
 from hypothesis import settings
 
 import glassgrad
 from glassgrad.autograd import grad_mode
 from glassgrad.autograd.graph import saved_tensors_hooks
+
+torch.set_num_threads(1)  # the oracle's thread pool only contends with the tests on a 2-core machine
 
 settings.register_profile("ci", max_examples=25, deadline=None)
 settings.register_profile("dev", max_examples=60, deadline=None)

@@ -57,3 +57,18 @@ def test_two_roots_on_one_node_count_its_edges_once() -> None:
 def test_gradcheck_skips_outputs_that_do_not_require_grad() -> None:
     x = glassgrad.tensor([1.0, 2.0], dtype=glassgrad.float64, requires_grad=True)
     assert glassgrad.autograd.gradcheck(lambda t: (t * t, (t * 3).detach()), (x,))
+
+
+@pytest.mark.parametrize("value", [0.1, 1e-300])
+def test_tensor_from_a_list_casts_once_to_the_given_dtype(value: float) -> None:
+    assert glassgrad.tensor([value], dtype=glassgrad.float64).item() == torch.tensor([value], dtype=torch.float64).item()
+
+
+def _second_derivative_of_tiny_product(m: Any) -> list[float]:
+    x = m.tensor([1.88e-209, 1.88e-209], dtype=m.float64, requires_grad=True)
+    (g,) = m.autograd.grad(x.prod(), x, create_graph=True)
+    return m.autograd.grad(g.sum(), x)[0].tolist()
+
+
+def test_division_gradient_does_not_underflow_where_pytorchs_does_not() -> None:
+    assert _second_derivative_of_tiny_product(glassgrad) == _second_derivative_of_tiny_product(torch)

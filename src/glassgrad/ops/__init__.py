@@ -3,7 +3,8 @@
 - FUNCTIONS: public functions of the family's NAMESPACE ("glassgrad" unless the module says
   otherwise, e.g. "glassgrad.nn.functional" or "glassgrad.linalg"),
 - METHODS:   `Tensor.<name>` (the tensor comes first),
-- INPLACE:   method names that also get an in-place `Tensor.<name>_`.
+- INPLACE:   method names that also get an in-place `Tensor.<name>_`,
+and optionally ALSO: {namespace: {name: function}} for functions PyTorch has in a second namespace.
 
 REGISTRY is their union, keyed by public name; the test-suite enumerates it so that no op
 escapes testing. Adding an op is: its function (and derivative entry) in a family module,
@@ -45,7 +46,8 @@ METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: dict[str, Callable[..., Any]] = {}
 for _family in FAMILIES:
     NAMESPACES.setdefault(getattr(_family, "NAMESPACE", "glassgrad"), {}).update(_family.FUNCTIONS)
-    NAMESPACES["glassgrad"].update(getattr(_family, "TOP_LEVEL", {}))  # torch.X twins of nn.functional ops
+    for _namespace, _functions in getattr(_family, "ALSO", {}).items():  # e.g. torch.softmax beside F.softmax
+        NAMESPACES[_namespace].update(_functions)
     METHODS.update(_family.METHODS)
     INPLACE.update({f"{name}_": _family.METHODS[name] for name in _family.INPLACE})
 

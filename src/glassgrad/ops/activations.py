@@ -430,8 +430,10 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 METHODS: dict[str, Callable[..., Any]] = {"softmax": tensor_softmax, "log_softmax": tensor_log_softmax}
 # PyTorch also has these as torch.X, with the same signatures.
-TOP_LEVEL: dict[str, Callable[..., Any]] = {
-    **METHODS, "selu": selu, "celu": celu, "bilinear": bilinear, "cosine_similarity": cosine_similarity,
-    "pairwise_distance": pairwise_distance,
+ALSO: dict[str, dict[str, Callable[..., Any]]] = {
+    "glassgrad": {
+        **METHODS, "selu": selu, "celu": celu, "bilinear": bilinear, "cosine_similarity": cosine_similarity,
+        "pairwise_distance": pairwise_distance,
+    },
 }
 INPLACE: tuple[str, ...] = ()

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from ..autograd.inplace import apply_inplace
+from ..autograd.inplace import apply_inplace, bump_version
 from ..tensor import Tensor
 from . import pooling
 from .creation import default_generator
@@ -174,14 +174,15 @@ def _im2col(x: Tensor, geometry: tuple[tuple[int, ...], ConvParams]) -> Tensor:
     kernel, p = geometry
     cols = windows(pad_crop(x._data, p.pads), kernel, p.stride, p.dilation)  # (N, C, oh, ow, kh, kw)
     cols = np.moveaxis(cols, (2, 3), (4, 5))
-    out = cols.reshape(x.shape[0], -1, cols.shape[4] * cols.shape[5])
+    out = cols.reshape(x.shape[0], x.shape[1] * kernel[0] * kernel[1], cols.shape[4] * cols.shape[5])
     return Im2ColBackward0.record(out, (x,), size=tuple(x.shape[2:]), geometry=geometry)
 
 
 def _col2im(x: Tensor, size: tuple[int, ...], geometry: tuple[tuple[int, ...], ConvParams]) -> Tensor:
     kernel, p = geometry
     blocks = _blocks(size, p, kernel)
-    cols = np.moveaxis(x._data.reshape(x.shape[0], -1, *kernel, *blocks), (4, 5), (2, 3))
+    cols = x._data.reshape(x.shape[0], x.shape[1] // (kernel[0] * kernel[1]), *kernel, *blocks)
+    cols = np.moveaxis(cols, (4, 5), (2, 3))
     padded = tuple(n + 2 * lo for n, (lo, _) in zip(size, p.pads, strict=True))
     out = pad_crop(scatter_windows(cols, padded, p.stride, p.dilation), tuple((-lo, -lo) for lo, _ in p.pads))
     return Col2ImBackward0.record(out, (x,), geometry=geometry)
@@ -196,8 +197,10 @@ def _fold_geometry(kernel_size: IntOrTuple, dilation: IntOrTuple, padding: IntOr
 
 
 def unfold(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1, padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
-    if input.ndim not in (3, 4):
-        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.ndim}D)")
+    if input.ndim < 3:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {input.ndim})")
+    if input.ndim > 4 or 0 in input.shape[1:]:
+        raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {list(input.shape)}")
     geometry = _fold_geometry(kernel_size, dilation, padding, stride)
     x, unbatched = (unsqueeze(input, 0), True) if input.ndim == 3 else (input, False)
     if any(b <= 0 for b in _blocks(x.shape[2:], geometry[1], geometry[0])):
@@ -208,8 +211,8 @@ def unfold(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1, pad
 
 def fold(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple, dilation: IntOrTuple = 1,
          padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
-    if input.ndim not in (2, 3):
-        raise NotImplementedError(f"Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported (got {input.ndim}D)")
+    if input.ndim not in (2, 3) or 0 in input.shape[1:]:
+        raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: {list(input.shape)}")
     geometry = _fold_geometry(kernel_size, dilation, padding, stride)
     kernel, size = geometry[0], ntuple(output_size, 2, "output_size")
     x, unbatched = (unsqueeze(input, 0), True) if input.ndim == 2 else (input, False)
@@ -310,30 +313,33 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
 # -- embedding -------------------------------------------------------------------------------------------------
 EmbeddingBackward0 = derivative(
     "EmbeddingBackward0", ("weight",),
-    weight=lambda grad, indices, num_weights, scale: _embedding_dense_backward(grad, indices, num_weights, scale),
+    weight=lambda grad, indices, num_weights, padding_idx, by_freq: _embedding_dense_backward(
+        grad, indices, num_weights, padding_idx, by_freq),
 )
+# As PyTorch's embedding_dense_double_backward: the padding row stays masked, the frequency scaling is dropped.
 EmbeddingDenseBackward0 = derivative(
     "EmbeddingDenseBackward0", ("grad_output",),
-    grad_output=lambda grad, indices, scale: _rows(grad, indices) * unsqueeze(Tensor._wrap(scale.astype(grad._data.dtype)), -1),
+    grad_output=lambda grad, indices, padding_idx: _rows(grad, indices) * unsqueeze(
+        Tensor._wrap((indices._data != padding_idx).astype(grad._data.dtype)), -1),
 )
 
 
-def _rows(weight: Tensor, indices: Tensor, scale: np.ndarray | None = None) -> Tensor:
-    attrs = {"indices": indices, "num_weights": weight.shape[0], "scale": scale}
+def _rows(weight: Tensor, indices: Tensor, padding_idx: int = -1, by_freq: bool = False) -> Tensor:
+    attrs = {"indices": indices, "num_weights": weight.shape[0], "padding_idx": padding_idx, "by_freq": by_freq}
     return EmbeddingBackward0.record(weight._data[indices._data], (weight,), **attrs)
 
 
-def _embedding_dense_backward(grad: Tensor, indices: Tensor, num_weights: int, scale: np.ndarray) -> Tensor:
-    flat = grad._data.reshape(-1, grad.shape[-1]) * scale.reshape(-1, 1)
+def _embedding_dense_backward(grad: Tensor, indices: Tensor, num_weights: int, padding_idx: int, by_freq: bool) -> Tensor:
+    """Each looked-up row's gradient summed into its row; none for padding_idx (-1: none)."""
+    idx = indices._data.reshape(-1)
+    scale = (idx != padding_idx) / (np.bincount(idx, minlength=num_weights)[idx] if by_freq else 1)
     out = np.zeros((num_weights, grad.shape[-1]), dtype=grad._data.dtype)
-    np.add.at(out, indices._data.reshape(-1), flat)
-    return EmbeddingDenseBackward0.record(out, (grad,), indices=indices, scale=scale)
+    np.add.at(out, idx, grad._data.reshape(-1, grad.shape[-1]) * scale[:, None])
+    return EmbeddingDenseBackward0.record(out, (grad,), indices=indices, padding_idx=padding_idx)
 
 
 def _renorm_rows(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
     """embedding_renorm_: rows that are looked up and longer than max_norm are scaled down in place."""
-    from ..autograd.inplace import bump_version
-
     rows = np.unique(indices)
     norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
     long = norms > max_norm
@@ -358,12 +364,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         raise IndexError("index out of range in self")
     if max_norm is not None:
         _renorm_rows(weight, idx, max_norm, norm_type)
-    scale = np.ones(idx.shape)
-    if scale_grad_by_freq:
-        scale = scale / np.bincount(idx.reshape(-1), minlength=num)[idx]
-    if padding_idx is not None:
-        scale = np.where(idx == padding_idx % num, 0.0, scale)
-    return _rows(weight, input, scale)
+    return _rows(weight, input, -1 if padding_idx is None else padding_idx % num, scale_grad_by_freq)
 
 
 # -- dropout ---------------------------------------------------------------------------------------------------

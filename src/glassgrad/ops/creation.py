@@ -97,7 +97,8 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
             raise ValueError(f"expected sequence of equal-length lists: {err}") from None
         if raw.dtype == object or raw.dtype.kind in "US":
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-        array = raw.astype(_infer_dtype(raw).np, copy=False)
+        # with dtype given, cast once: through the default float32 first would round 0.1 and flush 1e-300
+        array = raw.astype(_infer_dtype(raw).np if dtype is None else _dtype.to_dtype(dtype).np, copy=False)
     if dtype is not None:
         array = array.astype(_dtype.to_dtype(dtype).np, copy=False)
     return _finish(array, requires_grad, device)

@@ -19,7 +19,7 @@ Kernel = Callable[..., Any]
 
 # The names PyTorch's kernels print for each dtype ("exp_vml_cpu" not implemented for 'Long').
 _SCALAR_NAMES = {
-    (_dtype.BOOL,): "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
+    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
     "float16": "Half", "float32": "Float", "float64": "Double",
 }
 
@@ -155,7 +155,7 @@ MulBackward0 = derivative(
 DivBackward0 = derivative(
     "DivBackward0", ("self", "other"),
     self=lambda grad, other: grad / other,
-    other=lambda grad, self, other: -grad * self / (other * other),
+    other=lambda grad, self, other: -grad * ((self / other) / other),  # PyTorch's order: other * other underflows
 )
 # Rounding division is differentiable (zero everywhere); floor_divide, oddly, is not.
 DivBackward2 = derivative("DivBackward2", ("self", "other"), self=_zero, other=_zero)
@@ -294,7 +294,7 @@ def pow(input: Operand, exponent: Operand) -> Tensor:
 
 
 def square(input: Tensor) -> Tensor:
-    return pow(input, 2)
+    return pow(require_tensor("square", "input", 1, input), 2)
 
 
 def to_dtype(input: Tensor, target: dtype) -> Tensor:
@@ -344,9 +344,8 @@ ReluBackward0 = derivative("ReluBackward0", self=lambda grad, result: grad * (re
 NanToNumBackward0 = derivative("NanToNumBackward0", self=lambda grad, self: grad * isfinite(self))
 
 
-def _stable_sigmoid(x: np.ndarray) -> np.ndarray:
-    e = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1 / (1 + e), e / (1 + e))
+def _sigmoid(x: np.ndarray) -> np.ndarray:
+    return 1 / (1 + np.exp(-x))  # PyTorch's formula; exp overflowing to inf gives the right limit, 0
 
 
 exp = _float_unary("exp", ExpBackward0, np.exp)
@@ -371,7 +370,7 @@ tanh = _float_unary("tanh", TanhBackward0, np.tanh)
 asinh = _float_unary("asinh", AsinhBackward0, np.arcsinh)
 acosh = _float_unary("acosh", AcoshBackward0, np.arccosh)
 atanh = _float_unary("atanh", AtanhBackward0, np.arctanh)
-sigmoid = _float_unary("sigmoid", SigmoidBackward0, _stable_sigmoid)
+sigmoid = _float_unary("sigmoid", SigmoidBackward0, _sigmoid)
 erf = _float_unary("erf", ErfBackward0, _scipy("erf"))
 erfc = _float_unary("erfc", ErfcBackward0, _scipy("erfc"))
 erfinv = _float_unary("erfinv", ErfinvBackward0, _scipy("erfinv"))
@@ -543,36 +542,61 @@ def _within(x: Tensor, low: Operand | None, high: Operand | None) -> Tensor:
     return inside if high is None else inside & (x <= high)
 
 
+ClampBackward1 = derivative("ClampBackward1", ("self",), self=lambda grad, self, min, max: where(_within(self, min, max), grad, 0.0))
+def _in_place(combine: Callable[[Tensor, Tensor], Tensor], mask: Tensor, other: Tensor) -> Tensor:
+    """PyTorch combines clamp's masks in place (`mask.logical_and_(other)`), so a mask smaller than the other fails."""
+    shape = broadcast_shape(mask.shape, other.shape)
+    if shape != mask.shape:
+        raise RuntimeError(
+            f"output with shape [{', '.join(map(str, mask.shape))}] doesn't match the broadcast shape [{', '.join(map(str, shape))}]"
+        )
+    return combine(mask, other)
+
+
+def _clamp_self_grad(grad: Tensor, self: Tensor, min: Tensor | None, max: Tensor | None) -> Tensor:
+    if min is None or max is None:
+        return where(_within(self, min, max), grad, 0.0)
+    return where(_in_place(logical_and, self >= min, self <= max), grad, 0.0)
+
+
 def _clamp_min_grad(grad: Tensor, self: Tensor, min: Tensor, max: Tensor | None) -> Tensor:
-    below = self < min if max is None else (self < min) & (min < max)
-    return where(below, grad, 0.0)
+    return where(self < min if max is None else _in_place(logical_and, self < min, min < max), grad, 0.0)
 
 
 def _clamp_max_grad(grad: Tensor, self: Tensor, min: Tensor | None, max: Tensor) -> Tensor:
-    above = self > max if min is None else (self > max) | (max < min)
-    return where(above, grad, 0.0)
+    return where(self > max if min is None else _in_place(logical_or, self > max, max < min), grad, 0.0)
 
 
-ClampBackward1 = derivative("ClampBackward1", ("self",), self=lambda grad, self, min, max: where(_within(self, min, max), grad, 0.0))
 ClampBackward0 = derivative(
     "ClampBackward0", ("self", "min", "max"),
-    self=lambda grad, self, min, max: where(_within(self, min, max), grad, 0.0),
+    self=_clamp_self_grad,
     min=_clamp_min_grad,
     max=_clamp_max_grad,
 )
+
+
+def _as_number(bound: Operand | None) -> Operand | None:
+    """Beside a number, PyTorch's argument parser reads a 0-d tensor that needs no grad as a number."""
+    if isinstance(bound, Tensor) and bound.ndim == 0 and not bound.requires_grad:
+        return bound.item()
+    return bound
 
 
 def clamp(input: Tensor, min: Operand | None = None, max: Operand | None = None) -> Tensor:
     require_tensor("clamp", "input", 1, input)
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if not all(isinstance(b, Tensor) for b in (min, max) if b is not None):
+        min, max = (_as_number(b) for b in (min, max))
     bounds = [b for b in (min, max) if b is not None]
     common = result_type(input, *bounds)
     if not any(isinstance(b, Tensor) for b in bounds):
         out = np.clip(_cast(input._data, common), min, max)
         return ClampBackward1.record(_cast(out, common), (input,), min=min, max=max)
-    # With one tensor bound, a number bound is a 0-d tensor; a missing one is a placeholder its formula sees as None.
-    low, high = (Tensor._wrap(np.zeros((), common.np)) if b is None else as_tensor_operand(b, common) for b in (min, max))
+    if not all(isinstance(b, Tensor) for b in bounds):
+        raise TypeError("clamp() received an invalid combination of arguments: 'min' and 'max' must both be Tensors or both numbers")
+    # A missing bound enters the node as a placeholder; its formula sees None.
+    low, high = (Tensor._wrap(np.zeros((), common.np)) if b is None else b for b in (min, max))
     x = _cast(input._data, common)
     out = x if min is None else _run(np.maximum, x, _cast(low._data, common))
     out = out if max is None else _run(np.minimum, out, _cast(high._data, common))

@@ -104,13 +104,19 @@ def _index_scatter(grad: Tensor, shape: Size, indices: Index) -> Tensor:
 
 IndexPutBackward0 = derivative(
     "IndexPutBackward0", ("self", "values"),
-    self=lambda grad, indices, accumulate: grad if accumulate else index_put(grad, indices, 0.0),
+    self=lambda grad, indices, accumulate: grad if accumulate else _put(grad, indices, 0.0),
     values=lambda grad, indices: getitem(grad, indices),
 )
 
 
-def index_put(input: Tensor, indices: Index, values: Tensor | float, accumulate: bool = False) -> Tensor:
+def index_put(input: Tensor, indices: tuple[Tensor | None, ...], values: Tensor, accumulate: bool = False) -> Tensor:
     """Out of place `input[indices] = values` (or `+=` with repeats summed when `accumulate`)."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, not {type(indices).__name__}")
+    return _put(input, tuple(indices), values, accumulate)
+
+
+def _put(input: Tensor, indices: Index, values: Tensor | float, accumulate: bool = False) -> Tensor:
     from .elementwise import as_tensor_operand
 
     values_t = as_tensor_operand(values, input.dtype)
@@ -136,7 +142,7 @@ def setitem(input: Tensor, index: Index, value: Tensor | float) -> None:
     from ..autograd.inplace import apply_inplace, copy_
 
     if any(_is_advanced(p) for p in _parts(index)):
-        apply_inplace(input, lambda x: index_put(x, index, value), any_cast=True)
+        apply_inplace(input, lambda x: _put(x, index, value), any_cast=True)
     else:
         copy_(getitem(input, index), value)
 
@@ -206,7 +212,7 @@ def scatter_into_zeros(src: Tensor, shape: Size, dim: int, index: Tensor) -> Ten
 
 def _scattered(what: str, input: Tensor, dim: int, index: Tensor, src: Tensor | None) -> tuple[np.ndarray, tuple[np.ndarray, ...], int]:
     """A copy of input's data (at least 1-d, sharing the copy's memory), the advanced index of index, the dim."""
-    idx = _index_array(index, what)
+    idx = _index_array(index, what, ("int64", "int32"))
     if src is not None and src.dtype is not input.dtype:
         raise RuntimeError(f"{what}(): Expected self.dtype to be equal to src.dtype")
     d = _check_dimwise(what, input, dim, idx, src)
@@ -242,6 +248,13 @@ def scatter(input: Tensor, dim: int, index: Tensor, src: Tensor | float | None =
     if reduce is None:
         out[where] = values
     elif reduce in _SCATTER_REDUCE:
+        if is_tensor:
+            import warnings
+
+            warnings.warn(
+                "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a future "
+                "PyTorch release. Use torch.scatter_reduce instead for more reduction options.", UserWarning, stacklevel=2,
+            )
         _SCATTER_REDUCE[reduce].at(out, where, values)
     else:
         raise RuntimeError(f"reduce argument must be either add or multiply. Got {reduce}")
@@ -281,6 +294,7 @@ ScatterReduceBackward0 = derivative(
 
 
 def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *, include_self: bool = True) -> Tensor:
+    reduce = {"max": "amax", "min": "amin"}.get(reduce, reduce)  # PyTorch still takes the old names
     if reduce not in _REDUCERS:
         raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
     out, where, d = _scattered("scatter_reduce", input, dim, index, src)
@@ -335,6 +349,8 @@ def _slices_at(what: str, input: Tensor, dim: int, index: Tensor, source: Tensor
     if not isinstance(index, Tensor) or index.dtype.name not in ("int64", "int32"):
         raise RuntimeError(f"{what}(): Expected dtype int32 or int64 for index")
     if index.ndim > 1:
+        if what == "index_fill_":
+            raise RuntimeError("Index has to be a vector/scalar")
         raise IndexError(f"{what}(): Index is supposed to be a vector")
     d = input._wrap_dim(dim)
     idx = index._data.reshape(-1)
@@ -503,7 +519,7 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 TakeBackward0 = derivative(
     "TakeBackward0",
     self=lambda grad, self_shape, index: reshape(
-        index_put(_zeros((int(np.prod(self_shape, dtype=np.int64)),), grad), (flatten(index),), flatten(grad), True),
+        _put(_zeros((int(np.prod(self_shape, dtype=np.int64)),), grad), (flatten(index),), flatten(grad), True),
         self_shape,
     ),
 )
@@ -576,6 +592,7 @@ _BOTH = {
 }
 FUNCTIONS = dict(_BOTH)
 METHODS = {**_BOTH, "repeat": rearrange.repeat}
+ALSO = {"glassgrad.nn.functional": {"one_hot": one_hot}}
 INPLACE = (
     "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_put", "masked_scatter",
     "tril", "triu",

@@ -330,7 +330,7 @@ def _broadcast_labels(operands: Sequence[Tensor], labels: list[str]) -> list[Ten
                     f"einsum(): subscript {label} has size {size} for operand {i} which does not broadcast with "
                     f"previously seen size {seen}"
                 )
-            sizes[label] = max(seen, size)
+            sizes[label] = size if seen == 1 else seen
     return [
         expand(x, tuple(sizes[label] for label in term)) if any(s != sizes[label] for label, s in zip(term, x.shape, strict=True)) else x
         for x, term in zip(operands, labels, strict=True)

@@ -17,16 +17,14 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..autograd import grad_mode
-from ..autograd.graph import SavedTensor
+from .._dtype import dtype as Dtype
 from ..tensor import Tensor
 from .creation import eye, zeros
 from .elementwise import where
-from .reduction import max as reduce_max
-from .reduction import min as reduce_min
+from .reduction import amax, amin, vector_norm
 from .reduction import sum as reduce_sum
 from .shape import cat, narrow, permute, unsqueeze
-from .table import Derivative, OpNode, derivative
+from .table import MultiOutput, derivative
 
 NAMESPACE = "glassgrad.linalg"
 
@@ -36,47 +34,6 @@ class _LinAlgError(RuntimeError):
 
 
 LinAlgError = _LinAlgError
-
-
-# -- ops with several outputs ----------------------------------------------------------------------
-class _MultiOutputNode(OpNode):
-    __slots__ = ()
-
-    @property
-    def num_outputs(self) -> int:
-        return len(self.derivative.outputs)  # type: ignore[attr-defined]
-
-    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
-        if all(g is None for g in grad_outputs):
-            return (None,) * len(self.derivative.inputs)
-        return OpNode.apply(self, [tuple(grad_outputs)])  # type: ignore[list-item]
-
-
-class MultiOutput(Derivative):
-    """A table entry whose formulas take the tuple of output gradients and may name outputs to save."""
-
-    def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...], **formulas: Callable[..., Any]) -> None:
-        super().__init__(name, inputs, formulas)
-        self.outputs = outputs
-        self.node_class = type(name, (_MultiOutputNode,), {"__slots__": (), "derivative": self})
-
-    def record_all(self, outs: Sequence[np.ndarray], inputs: tuple[Tensor, ...], **attrs: Any) -> tuple[Tensor, ...]:
-        results = tuple(Tensor._wrap(np.asarray(o)) for o in outs)
-        requires = tuple(t._requires_grad for t in inputs)
-        if not grad_mode.state.grad_enabled or True not in requires or not results[0].dtype.is_floating_point:
-            return results
-        node = self.node_class(inputs)
-        node._needs_input_grad = requires
-        for i, r in enumerate(results):
-            if r.dtype.is_floating_point:
-                r._with_history(node, i)
-        for name in self.saves(requires):
-            if name in self.outputs:
-                value: Any = results[self.outputs.index(name)]
-            else:
-                value = attrs[name] if name in attrs else inputs[self.inputs.index(name)]
-            node._saved[name] = SavedTensor(name, value, name in self.outputs) if isinstance(value, Tensor) else value
-        return results
 
 
 # -- small differentiable helpers ---------------------------------------------------------------
@@ -120,6 +77,10 @@ def _lapack(op: str, failure: str, fn: Callable[..., Any], *arrays: np.ndarray, 
         return fn(*arrays, **kwargs)
     except np.linalg.LinAlgError:
         raise LinAlgError(f"{op}: {failure}") from None
+
+
+def _type_name(d: Dtype) -> str:
+    return {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long"}.get(d.name, d.name.capitalize())
 
 
 _SINGULAR = "The input matrix is singular, the operation could not be completed."
@@ -208,6 +169,8 @@ def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
             f"and B of type {B.dtype.name.capitalize()} instead"
         )
     if not left:  # X A = B  is  A^T X^T = B^T
+        if _is_vector_rhs(A, B):
+            raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not supported for left=False. In this case linalg.solve is equivalent to B / A.squeeze(-1)")
         return _solve(A.mT, B.mT, False).mT
     return _solve(A, B, _is_vector_rhs(A, B))
 
@@ -462,6 +425,8 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     _check_matrix(A, "linalg.lstsq", square=False)
     if driver not in (None, "gelsy", "gelsd", "gelss", "gels"):
         raise RuntimeError(f"torch.linalg.lstsq: parameter `driver` should be one of (gels, gelsy, gelsd, gelss), got {driver}")
+    if B.ndim > A.ndim or A.ndim - B.ndim > 1:
+        raise RuntimeError("torch.linalg.lstsq: input.dim() must be greater or equal to other.dim() and (input.dim() - other.dim()) <= 1")
     vector = _is_vector_rhs(A, B)
     b = B._data[..., None] if vector else B._data
     m, n = A.shape[-2:]
@@ -472,14 +437,13 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     pinv_a, rank = _pinv_array(A._data, None, rcond)
     x = pinv_a @ b
     dtype = A._data.dtype
-    residuals = np.zeros(0, dtype)
-    if driver not in (None, "gelsy") and m > n and np.all(rank == n):
-        residuals = (((A._data @ x - b) ** 2).sum(-2))
     singular = np.linalg.svd(A._data, compute_uv=False) if driver in ("gelsd", "gelss") else np.zeros(0, dtype)
     rank_out = rank.astype(np.int64) if driver != "gels" else np.zeros(0, np.int64)
-    outs = (x[..., 0] if vector else x, residuals, rank_out, singular)
-    solution, res, rank_t, values = LinalgLstsqBackward0.record_all(outs, (A, B), vector=vector)
-    return LstsqResult(solution, res, rank_t, values.detach())
+    outs = (x[..., 0] if vector else x, np.zeros(0, dtype), rank_out, singular)
+    solution, residuals, rank_t, values = LinalgLstsqBackward0.record_all(outs, (A, B), vector=vector)
+    if driver not in (None, "gelsy") and m > n and np.all(rank == n):  # ||AX - B||^2 per column, differentiable
+        residuals = reduce_sum((A @ _as_matrix(solution, vector) - _as_matrix(B, vector)) ** 2, -2)
+    return LstsqResult(solution, residuals, rank_t, values.detach())
 
 
 # -- cross product --------------------------------------------------------------------------------
@@ -491,10 +455,10 @@ LinalgCrossBackward0 = derivative(
 
 
 def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
-    if input.ndim != other.ndim:
-        raise RuntimeError(f"linalg.cross: inputs must have the same number of dimensions, got {input.ndim} and {other.ndim}")
     if input.dtype is not other.dtype:
         raise RuntimeError(f"linalg.cross: expected both inputs to have the same dtype, got {input.dtype.name} and {other.dtype.name}")
+    if input.ndim != other.ndim:
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     shape = _broadcast_batch("linalg.cross", input.shape, other.shape)
     d = input._wrap_dim(dim)
     if input.shape[d] != 3 or other.shape[d] != 3:
@@ -524,63 +488,6 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
 
 
 # -- norms ----------------------------------------------------------------------------------------
-def _vector_norm_back(grad: Tensor, self: Tensor, result: Tensor, ord: float, dim: tuple[int, ...], keepdim: bool) -> Tensor:
-    if not keepdim and self.ndim:
-        for d in dim:
-            grad, result = unsqueeze(grad, d), unsqueeze(result, d)
-    if ord == 0:
-        return self * 0
-    if ord == 1:
-        return self.sign() * grad
-    if math.isinf(ord):
-        mask = (self.abs() == result).to(grad.dtype)
-        return self.sign() * mask * grad / reduce_sum(mask, dim, keepdim=True)
-    if ord == 2:
-        return where(result == 0, 0.0, self * grad / result)
-    if ord < 1:
-        scaled = where(self == 0, 0.0, self.sign() * self.abs() ** (ord - 1))
-        return scaled * grad * result ** (1 - ord)
-    scaled = self * self.abs() ** (ord - 2) if ord > 2 else self.sign() * self.abs() ** (ord - 1)
-    return scaled * where(result == 0, 0.0, grad / result ** (ord - 1))
-
-
-LinalgVectorNormBackward0 = derivative("LinalgVectorNormBackward0", ("self",), self=_vector_norm_back)
-
-
-def _norm_dims(x: Tensor, dim: int | Sequence[int] | None) -> tuple[int, ...]:
-    if dim is None:
-        return tuple(range(x.ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
-    wrapped = tuple(sorted(x._wrap_dim(d) for d in dims)) if x.ndim else ()
-    if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError(f"dim {wrapped[0]} appears multiple times in the list of dims")
-    return wrapped
-
-
-def vector_norm(x: Tensor, ord: float = 2, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    if not x.dtype.is_floating_point:
-        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {x.dtype.name.capitalize()}")
-    if dtype is not None:
-        x = x.to(dtype)
-    dims = _norm_dims(x, dim)
-    a = np.abs(x._data)
-    if math.isinf(ord) and a.size == 0 and (not dims or any(x.shape[d] == 0 for d in dims)):
-        raise RuntimeError(
-            "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does not have an identity"
-        )
-    axes = dims if x.ndim else None
-    if ord == math.inf:
-        out = a.max(axis=axes, keepdims=keepdim)
-    elif ord == -math.inf:
-        out = a.min(axis=axes, keepdims=keepdim)
-    elif ord == 0:
-        out = (a != 0).sum(axis=axes, keepdims=keepdim).astype(a.dtype)
-    else:
-        with np.errstate(divide="ignore"):
-            out = (a**ord).sum(axis=axes, keepdims=keepdim) ** (1.0 / ord)
-    return LinalgVectorNormBackward0.record(np.asarray(out, dtype=a.dtype), (x,), ord=float(ord), dim=dims, keepdim=keepdim)
-
-
 _MATRIX_ORDS = ("fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2)
 
 
@@ -598,7 +505,7 @@ def matrix_norm(A: Tensor, ord: str | float = "fro", dim: tuple[int, int] = (-2,
     if ord in ("nuc", 2, -2):
         rest = [d for d in range(A.ndim) if d not in (rows, cols)]
         values = svdvals(permute(A, (*rest, rows, cols)))
-        out = reduce_sum(values, -1) if ord == "nuc" else (reduce_max if ord == 2 else reduce_min)(values, -1).values
+        out = reduce_sum(values, -1) if ord == "nuc" else (amax if ord == 2 else amin)(values, -1)
         if keepdim:
             for d in sorted((rows, cols)):
                 out = unsqueeze(out, d)
@@ -606,7 +513,7 @@ def matrix_norm(A: Tensor, ord: str | float = "fro", dim: tuple[int, int] = (-2,
     # 1 and inf: the largest (smallest) absolute column (row) sum.
     summed, pick = (rows, cols) if abs(ord) == 1 else (cols, rows)
     sums = vector_norm(A, 1, summed, keepdim=True)
-    out = (reduce_max if ord > 0 else reduce_min)(sums, pick, keepdim=True).values
+    out = (amax if ord > 0 else amin)(sums, pick, keepdim=True)
     return out if keepdim else out.squeeze((rows, cols))
 
 

@@ -42,6 +42,11 @@ def _check_vector(t: Tensor | None, size: int, what: str, input: Tensor) -> None
         raise RuntimeError(f"{what} should contain {size} elements not {t.numel()} (input of shape {list(input.shape)})")
 
 
+def _check_dtypes(input: Tensor, *params: Tensor | None) -> None:
+    if any(p is not None and p.dtype is not input.dtype for p in params):
+        raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of {input.dtype.name.capitalize()}")
+
+
 def _update_running(running: Tensor | None, value: np.ndarray, momentum: float) -> None:
     if running is not None:
         np.copyto(running._data, (1 - momentum) * running._data + momentum * value, casting="unsafe")
@@ -63,6 +68,7 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Ten
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape {list(t.shape)} and "
                 f"normalized_shape = {list(shape)}"
             )
+    _check_dtypes(input, weight, bias)
     y, _, _ = _normalize(input, tuple(range(input.ndim - k, input.ndim)), eps)
     return _affine(y, weight, bias, shape)
 
@@ -78,14 +84,16 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     channels = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         _check_vector(t, channels, name, input)
+    _check_dtypes(input, running_mean, running_var, weight, bias)
     shape = _channel_shape(input)
     if training:
         count = input.numel() // max(channels, 1)
         if count == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {Size(input.shape)!r}")
         y, mu, var = _normalize(input, (0, *range(2, input.ndim)), eps)
-        _update_running(running_mean, mu.reshape(-1), momentum)
-        _update_running(running_var, var.reshape(-1) * count / max(count - 1, 1), momentum)
+        if count:  # an empty batch leaves the statistics alone
+            _update_running(running_mean, mu.reshape(-1), momentum)
+            _update_running(running_var, var.reshape(-1) * count / (count - 1), momentum)
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
@@ -102,14 +110,22 @@ def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         _check_vector(t, channels, name, input)
     if not use_input_stats:
-        return batch_norm(input, running_mean, running_var, weight, bias, False, momentum, eps)
+        if running_mean is None or running_var is None:
+            raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+        # Unlike batch_norm, instance_norm accepts statistics of another dtype.
+        stats = (running_mean.to(input.dtype), running_var.to(input.dtype))
+        return batch_norm(input, *stats, weight, bias, False, momentum, eps)
     count = int(np.prod(input.shape[2:]))
     if count == 1:
         raise ValueError(f"Expected more than 1 spatial element when training, got input size {Size(input.shape)!r}")
+    if input.shape[0] == 0 and (weight is not None or bias is not None):
+        # PyTorch repeats weight and bias once per instance and then fails to index the empty result.
+        raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
     y, mu, var = _normalize(input, tuple(range(2, input.ndim)), eps)
-    # Each instance updates the running statistics; PyTorch keeps their average over the batch.
-    _update_running(running_mean, mu.reshape(input.shape[:2]).mean(0), momentum)
-    _update_running(running_var, (var.reshape(input.shape[:2]) * count / (count - 1)).mean(0), momentum)
+    if input.shape[0]:
+        # Each instance updates the running statistics; PyTorch keeps their average over the batch.
+        _update_running(running_mean, mu.reshape(input.shape[:2]).mean(0), momentum)
+        _update_running(running_var, (var.reshape(input.shape[:2]) * count / (count - 1)).mean(0), momentum)
     return _affine(y, weight, bias, _channel_shape(input))
 
 
@@ -127,7 +143,11 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                 f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of "
                 f"shape {list(t.shape)} and input of shape {list(input.shape)}"
             )
+    _check_dtypes(input, weight, bias)
     per_group = input.numel() // max(input.shape[0] * num_groups, 1)
+    # PyTorch's check counts the values that share one channel's statistics across the batch.
+    if input.shape[0] * channels // num_groups * int(np.prod(input.shape[2:])) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {Size(input.shape)!r}")
     grouped = reshape(input, (input.shape[0], num_groups, per_group))
     y, _, _ = _normalize(grouped, (2,), eps)
     return _affine(reshape(y, input.shape), weight, bias, _channel_shape(input))

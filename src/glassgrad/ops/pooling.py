@@ -45,7 +45,7 @@ def _flat(t: Tensor, spatial: int) -> Tensor:
 def _unpool(grad: Tensor, self_shape: tuple[int, ...], indices: Tensor) -> Tensor:
     """Each output's gradient goes to the input element it was taken from (summed where windows overlap)."""
     spatial = int(np.prod(self_shape[2:]))
-    flat_indices = Tensor._wrap(indices._data.reshape(*indices.shape[:2], -1))
+    flat_indices = Tensor._wrap(indices._data.reshape(*indices.shape[:2], int(np.prod(indices.shape[2:]))))
     return reshape(scatter_into_zeros(_flat(grad, flat_indices.shape[2]), (*self_shape[:2], spatial), 2, flat_indices), self_shape)
 
 
@@ -67,7 +67,7 @@ def _max_pick(padded: np.ndarray, tables: list[np.ndarray], lows: Sequence[int],
         index.append(table.reshape(shape))
     gathered = padded[tuple(index)]  # (N, C, O0, K0, O1, K1, ...)
     gathered = gathered.transpose(0, 1, *range(2, 2 + 2 * n, 2), *range(3, 2 + 2 * n, 2))
-    flat = gathered.reshape(*gathered.shape[: 2 + n], -1)
+    flat = gathered.reshape(*gathered.shape[: 2 + n], int(np.prod(gathered.shape[2 + n :])))
     arg = flat.argmax(-1)
     values = np.take_along_axis(flat, arg[..., None], -1)[..., 0]
     offsets = np.unravel_index(arg, tuple(t.shape[1] for t in tables))

@@ -49,6 +49,8 @@ def tile(input: Tensor, *dims: Any) -> Tensor:
 
 def repeat_interleave(input: Tensor, repeats: Tensor | int | None = None, dim: int | None = None, *, output_size: int | None = None) -> Tensor:
     if repeats is None:  # torch.repeat_interleave(repeats): the positions, each repeated
+        if input.ndim != 1:
+            raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
         return repeat_interleave(Tensor._wrap(np.arange(input.numel(), dtype=np.int64)), input)
     x, d = (flatten(input), 0) if dim is None else (input, input._wrap_dim(dim))
     if isinstance(repeats, int):

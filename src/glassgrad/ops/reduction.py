@@ -108,8 +108,8 @@ def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any =
             out = np.asarray(np.mean(data) if data.size else np.float64("nan"), dtype=target.np)
             return MeanBackward0.record(out, (input,), self_shape=input.shape, count=input.numel())
         dims = _dims(input, dim)
-        out = np.asarray(np.mean(data, axis=dims, keepdims=keepdim), dtype=target.np)
-    count = _numel(input.shape, dims)
+        count = _numel(input.shape, dims)
+        out = np.asarray(np.sum(data, axis=dims, keepdims=keepdim) / count, dtype=target.np)
     return MeanBackward1.record(out, (input,), self_shape=input.shape, dim=dims, keepdim=keepdim, count=count)
 
 
@@ -131,6 +131,8 @@ def _prod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int | None, 
         return reshape(_prod_backward(grad, reshape(self, -1), result, 0, False), self.shape)
     if not keepdim:
         grad, result = unsqueeze(grad, dim), unsqueeze(result, dim)
+    if self.shape[dim] == 1:
+        return grad
     if not (self._data == 0).any():
         return grad * (result / self)
     return grad * _exclusive_products(self, dim)
@@ -371,7 +373,10 @@ def _var(input: Tensor, dim: Any, unbiased: bool | None, keepdim: bool, correcti
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
     dims = _dims(input, dim)
-    dof = builtins.max(0, _numel(input.shape, dims) - corr)
+    # PyTorch's reduction factor: input numel over output numel (0 for empty inputs)
+    kept = math.prod(s for i, s in enumerate(input.shape) if i not in dims)
+    factor = input.numel() // builtins.max(1, kept)
+    dof = builtins.max(0, factor - corr)
     if dof <= 0:
         warnings.warn(
             f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
@@ -381,7 +386,7 @@ def _var(input: Tensor, dim: Any, unbiased: bool | None, keepdim: bool, correcti
         )
     data = input._data
     with np.errstate(invalid="ignore", divide="ignore"):
-        centered = data - np.mean(data, axis=dims, keepdims=True)
+        centered = data - np.sum(data, axis=dims, keepdims=True) / _numel(input.shape, dims)
         out = np.asarray(np.sum(centered * centered, axis=dims, keepdims=keepdim) / dof, dtype=data.dtype)
         if op.startswith("std"):
             return StdBackward0.record(np.sqrt(out), (input,), dim=None if dim is None else dims, correction=corr, keepdim=keepdim)
@@ -433,10 +438,10 @@ LinalgVectorNormBackward0 = derivative(
 )
 
 
-def _norm_backward(grad: Tensor, self: Tensor, ord: float, result: Tensor, dim: tuple[int, ...], keepdim: bool) -> Tensor:
+def _norm_backward(grad: Tensor, self: Tensor, ord: float, result: Tensor, dim: tuple[int, ...], keepdim: bool) -> Tensor | None:
     grad, result = _keep(grad, self.shape, dim, keepdim), _keep(result, self.shape, dim, keepdim)
     if ord == 0:
-        return self * 0 * grad
+        return None  # PyTorch leaves the gradient of the 0-"norm" (a count) undefined
     if ord == 1:
         return sign(self) * grad
     if ord == 2:
@@ -450,21 +455,29 @@ def _norm_backward(grad: Tensor, self: Tensor, ord: float, result: Tensor, dim: 
     return scaled * where(result == 0, 0.0, grad / pow(result, ord - 1))
 
 
+_TYPE_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half"}
+
+
 def vector_norm(input: Tensor, ord: float = 2, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {input.dtype.name.capitalize()}"
         )
+    if dtype is not None and _dtype.to_dtype(dtype).itemsize < input.dtype.itemsize:
+        raise RuntimeError(
+            f"linalg.vector_norm: the dtype of the input ({_TYPE_NAMES[input.dtype.name]}) should be convertible "
+            f"without narrowing to the specified dtype ({_TYPE_NAMES[_dtype.to_dtype(dtype).name]})"
+        )
     dims = _dims(input, dim)
     data = input._data if dtype is None else input._data.astype(_dtype.to_dtype(dtype).np)
     a = np.abs(data)
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        if builtins.any(input.shape[d] == 0 for d in dims) and (ord < 0 or math.isinf(ord)):
+            raise RuntimeError(
+                f"linalg.vector_norm cannot compute the {ord} norm on an empty tensor because the operation does "
+                "not have an identity"
+            )
         if math.isinf(ord):
-            if input.numel() == 0:
-                raise RuntimeError(
-                    "linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation does "
-                    "not have an identity"
-                )
             out = (np.amax if ord > 0 else np.amin)(a, axis=dims, keepdims=keepdim)
         elif ord == 0:
             out = np.count_nonzero(a, axis=dims, keepdims=keepdim)

@@ -195,7 +195,10 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
         axes = tuple(i for i, s in enumerate(shape) if s == 1)
     else:
         dims = (dim,) if isinstance(dim, int) else tuple(dim)
-        axes = tuple(sorted({input._wrap_dim(d) for d in dims}))
+        wrapped = [input._wrap_dim(d) for d in dims]
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"dim {wrapped[0]} appears multiple times in the list of dims")
+        axes = tuple(sorted(set(wrapped)))
         axes = tuple(a for a in axes if input.ndim and shape[a] == 1)
     out = np.squeeze(input._data, axis=axes) if axes else input._data.view()
     entry = SqueezeBackward0 if dim is None else SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward2
@@ -258,7 +261,9 @@ def _check_many(tensors: Sequence[Tensor], what: str) -> None:
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"{what}(): argument 'tensors' must be tuple of Tensors, not {type(tensors).__name__}")
     if not tensors:
-        raise RuntimeError(f"{what}(): expected a non-empty list of Tensors")
+        if what == "cat":
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        raise RuntimeError(f"{what} expects a non-empty TensorList")
     for i, x in enumerate(tensors):
         if not isinstance(x, Tensor):
             raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
@@ -453,6 +458,7 @@ def unflatten(input: Tensor, dim: int, sizes: Shape) -> Tensor:
         raise RuntimeError(
             f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({size}) in the input tensor"
         )
+    sizes = tuple(size // known if s == -1 else s for s in sizes)  # inferred here: the whole tensor may be empty
     return view(input, (*input.shape[:d], *sizes, *input.shape[d + 1 :]))
 
 

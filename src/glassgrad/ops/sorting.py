@@ -192,7 +192,7 @@ def _quick_select(q: list[Item], k: int) -> None:
 def _rows(data: np.ndarray, dim: int) -> np.ndarray:
     """The slices along dim as rows of a 2-D array."""
     moved = np.moveaxis(data.reshape(-1) if data.ndim == 0 else data, dim, -1)
-    return moved.reshape(-1, moved.shape[-1])
+    return moved.reshape(math.prod(moved.shape[:-1]), moved.shape[-1])
 
 
 def _unrows(rows: np.ndarray, data: np.ndarray, dim: int) -> np.ndarray:
@@ -352,9 +352,22 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
         entry = Unique2Backward0
     else:
         d = input._wrap_dim(dim)
+        empty = [i for i, size in enumerate(input.shape) if size == 0]
+        if len(empty) > 1:
+            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+        if empty and empty != [d]:
+            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+        if empty:
+            return _unique_outputs(UniqueDimBackward0, input, input._data, np.zeros(0, np.int64), np.zeros(0, np.int64),
+                                   return_inverse, return_counts)
         values, inverse, counts = np.unique(input._data, return_inverse=True, return_counts=True, axis=d)
         inverse = inverse.reshape(-1)
         entry = UniqueDimBackward0
+    return _unique_outputs(entry, input, values, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_outputs(entry: Any, input: Tensor, values: np.ndarray, inverse: np.ndarray, counts: np.ndarray,
+                    return_inverse: bool, return_counts: bool) -> Any:
     out = [entry.record(values, (input,))]
     if return_inverse:
         out.append(Tensor._wrap(inverse.astype(np.int64)))

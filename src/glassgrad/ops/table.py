@@ -14,8 +14,10 @@ record a graph of their own and higher derivatives come for free.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
+
+import numpy as np
 
 from ..autograd import grad_mode
 from ..autograd.graph import Node, SavedTensor
@@ -100,3 +102,44 @@ class OpNode(Node):
 
 def derivative(name: str, inputs: tuple[str, ...] = ("self",), **formulas: Formula) -> Derivative:
     return Derivative(name, inputs, formulas)
+
+
+# -- ops with several differentiable outputs (decompositions) ---------------------------------
+class _MultiOutputNode(OpNode):
+    __slots__ = ()
+
+    @property
+    def num_outputs(self) -> int:
+        return len(self.derivative.outputs)  # type: ignore[attr-defined]
+
+    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+        if all(g is None for g in grad_outputs):
+            return (None,) * len(self.derivative.inputs)
+        return OpNode.apply(self, [tuple(grad_outputs)])  # type: ignore[list-item]
+
+
+class MultiOutput(Derivative):
+    """A table entry whose formulas take the tuple of output gradients and may name outputs to save."""
+
+    def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...], **formulas: Callable[..., Any]) -> None:
+        super().__init__(name, inputs, formulas)
+        self.outputs = outputs
+        self.node_class = type(name, (_MultiOutputNode,), {"__slots__": (), "derivative": self})
+
+    def record_all(self, outs: Sequence[np.ndarray], inputs: tuple[Tensor, ...], **attrs: Any) -> tuple[Tensor, ...]:
+        results = tuple(Tensor._wrap(np.asarray(o)) for o in outs)
+        requires = tuple(t._requires_grad for t in inputs)
+        if not grad_mode.state.grad_enabled or True not in requires or not results[0].dtype.is_floating_point:
+            return results
+        node = self.node_class(inputs)
+        node._needs_input_grad = requires
+        for i, r in enumerate(results):
+            if r.dtype.is_floating_point:
+                r._with_history(node, i)
+        for name in self.saves(requires):
+            if name in self.outputs:
+                value: Any = results[self.outputs.index(name)]
+            else:
+                value = attrs[name] if name in attrs else inputs[self.inputs.index(name)]
+            node._saved[name] = SavedTensor(name, value, name in self.outputs) if isinstance(value, Tensor) else value
+        return results

@@ -1,0 +1,204 @@
+"""OpInfos of convolutions, pooling, resampling, unfold/fold, pad, embedding and dropout
+(glassgrad/ops/convolution.py, pooling.py and windows.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from ..opinfo import Domain, OpInfo, Shapes, index
+
+NN = "glassgrad.nn.functional."
+
+
+def F(m: Any) -> Any:
+    return m.nn.functional
+
+
+@st.composite
+def conv_shapes(draw: Any, n: int, transposed: bool = False, groups: tuple[int, ...] = (1,), bias: bool = True,
+                kernels: tuple[int, ...] = (1, 2, 3)) -> Shapes:
+    """(input, weight[, bias]) for an n-d convolution; weights are (in, out/groups, *k) when transposed."""
+    g = draw(st.sampled_from(groups))
+    batch, cin, cout = draw(st.integers(0, 2)), g * draw(st.integers(1, 2)), g * draw(st.integers(1, 2))
+    kernel = tuple(draw(st.sampled_from(kernels)) for _ in range(n))
+    x = (batch, cin, *(draw(st.integers(1 if transposed else 3, 4)) for _ in range(n)))
+    w = (cin, cout // g, *kernel) if transposed else (cout, cin // g, *kernel)
+    return (x, w, (cout,)) if bias else (x, w)
+
+
+@st.composite
+def images(draw: Any, n: int, min_side: int = 3, max_side: int = 5, unbatched: bool = True) -> Shapes:
+    """One (N, C, *spatial) input, sometimes without its batch dim."""
+    lead = (draw(st.integers(0, 2)), draw(st.integers(1, 2)))
+    if unbatched and draw(st.booleans()):
+        lead = lead[1:]
+    return ((*lead, *(draw(st.integers(min_side, max_side)) for _ in range(n))),)
+
+
+def _conv(name: str, fn: Any, n: int, **kw: Any) -> OpInfo:
+    return OpInfo(NN + name, fn, shapes=conv_shapes(n, **kw.pop("shape_kw", {})), **kw)
+
+
+_CONV_ERRORS = (
+    lambda m: F(m).conv2d(m.zeros(2, 3, dtype=m.float64), m.zeros(1, 1, 1, 1, dtype=m.float64)),  # input rank
+    lambda m: F(m).conv2d(m.zeros(1, 3, 4, 4, dtype=m.float64), m.zeros(2, 1, 1, 1, dtype=m.float64), groups=3),
+    lambda m: F(m).conv2d(m.zeros(1, 4, 4, 4, dtype=m.float64), m.zeros(3, 2, 1, 1, dtype=m.float64), groups=2),
+    lambda m: F(m).conv2d(m.zeros(1, 1, 2, 2, dtype=m.float64), m.zeros(1, 1, 3, 3, dtype=m.float64)),  # kernel > input
+    lambda m: F(m).conv2d(m.zeros(1, 1, 4, 4, dtype=m.float64), m.zeros(1, 1, 3, 3, dtype=m.float64), stride=2, padding="same"),
+    lambda m: F(m).conv2d(m.zeros(1, 1, 4, 4, dtype=m.float64), m.zeros(1, 1, 3, 3, dtype=m.float64), padding="full"),
+    lambda m: F(m).conv2d(m.zeros(1, 1, 4, 4, dtype=m.float64), m.zeros(1, 1, 3, 3, dtype=m.float32)),  # dtypes
+    lambda m: F(m).conv2d(m.zeros(1, 1, 4, 4, dtype=m.float64), m.zeros(1, 1, 3, 3, dtype=m.float64), m.zeros(2, dtype=m.float64)),
+)
+_CONV_T_ERRORS = (
+    lambda m: F(m).conv_transpose2d(m.zeros(1, 2, 3, 3, dtype=m.float64), m.zeros(3, 1, 2, 2, dtype=m.float64)),
+    lambda m: F(m).conv_transpose2d(m.zeros(1, 2, 3, 3, dtype=m.float64), m.zeros(2, 1, 2, 2, dtype=m.float64), output_padding=1),
+    lambda m: F(m).conv_transpose1d(m.zeros(1, 1, 1, dtype=m.float64), m.zeros(1, 1, 1, dtype=m.float64), padding=1),
+)
+
+_CONVS = [
+    _conv("conv1d", lambda m, x, w, b: F(m).conv1d(x, w, b), 1, errors=_CONV_ERRORS[:1]),
+    _conv("conv1d", lambda m, x, w, b: F(m).conv1d(x, w, b, stride=2, padding=1, dilation=2, groups=x.shape[1] // w.shape[1]),
+          1, shape_kw={"groups": (1, 2)}, id="conv1d_strided_groups"),
+    _conv("conv1d", lambda m, x, w: F(m).conv1d(x, w, padding="same", dilation=2), 1, shape_kw={"bias": False}, id="conv1d_same"),
+    _conv("conv2d", lambda m, x, w, b: F(m).conv2d(x, w, b), 2, errors=_CONV_ERRORS),
+    _conv("conv2d", lambda m, x, w, b: F(m).conv2d(x, w, b, stride=(2, 1), padding=(1, 0), dilation=(1, 2), groups=x.shape[1] // w.shape[1]),
+          2, shape_kw={"groups": (1, 2)}, id="conv2d_strided_groups"),
+    # Even kernels warn in PyTorch ('same' then pads a copy); test_convolution_extra.py covers them.
+    _conv("conv2d", lambda m, x, w: F(m).conv2d(x, w, padding="same"), 2, shape_kw={"bias": False, "kernels": (1, 3)},
+          id="conv2d_same"),
+    _conv("conv2d", lambda m, x, w: F(m).conv2d(x[0], w, padding="valid"), 2, shape_kw={"bias": False}, id="conv2d_unbatched"),
+    _conv("conv_transpose1d", lambda m, x, w, b: F(m).conv_transpose1d(x, w, b), 1, shape_kw={"transposed": True},
+          errors=_CONV_T_ERRORS[2:]),
+    _conv("conv_transpose1d", lambda m, x, w, b: F(m).conv_transpose1d(x, w, b, stride=3, padding=1, output_padding=2, groups=2),
+          1, shape_kw={"transposed": True, "groups": (2,)}, id="conv_transpose1d_strided"),
+    _conv("conv_transpose2d", lambda m, x, w, b: F(m).conv_transpose2d(x, w, b), 2, shape_kw={"transposed": True},
+          errors=_CONV_T_ERRORS),
+    _conv("conv_transpose2d", lambda m, x, w, b: F(m).conv_transpose2d(
+        x, w, b, stride=2, padding=(0, 1), output_padding=(1, 0), groups=2, dilation=(1, 2)),
+        2, shape_kw={"transposed": True, "groups": (2,), "kernels": (2, 3)}, id="conv_transpose2d_groups"),
+]
+
+# Integer values make ties, where PyTorch sends the gradient to the first maximum; finite differences
+# there see a kink (half to each), so only the comparison with PyTorch applies.
+_TIES = "finite differences are undefined at ties"
+_POOL_ERRORS = (
+    lambda m: F(m).max_pool2d(m.zeros(1, 1, 4, 4, dtype=m.float64), 2, padding=2),  # pad > kernel / 2
+    lambda m: F(m).max_pool2d(m.zeros(1, 1, 1, 1, dtype=m.float64), 2),  # output too small
+    lambda m: F(m).max_pool2d(m.zeros(4, 4, dtype=m.float64), 2),  # input rank
+)
+_POOLS = [
+    OpInfo(NN + "max_pool1d", lambda m, x: F(m).max_pool1d(x, 2), shapes=images(1), errors=_POOL_ERRORS[:1]),
+    OpInfo(NN + "max_pool1d", lambda m, x: F(m).max_pool1d(x, 3, stride=2, padding=1, dilation=1, ceil_mode=True, return_indices=True),
+           shapes=images(1), id="max_pool1d_ceil_indices"),
+    OpInfo(NN + "max_pool2d", lambda m, x: F(m).max_pool2d(x, 2), shapes=images(2), errors=_POOL_ERRORS),
+    OpInfo(NN + "max_pool2d", lambda m, x: F(m).max_pool2d(x, (3, 2), stride=(2, 1), padding=1, dilation=(1, 2), ceil_mode=True,
+                                                            return_indices=True), shapes=images(2), id="max_pool2d_all"),
+    OpInfo(NN + "max_pool2d", lambda m, x: F(m).max_pool2d(x, 2, stride=1, return_indices=True), shapes=images(2),
+           domains=Domain(-1, 1, integral=True), xfail={"gradcheck": _TIES}, id="max_pool2d_ties"),
+    OpInfo(NN + "avg_pool1d", lambda m, x: F(m).avg_pool1d(x, 2), shapes=images(1)),
+    OpInfo(NN + "avg_pool1d", lambda m, x: F(m).avg_pool1d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+           shapes=images(1), id="avg_pool1d_ceil"),
+    OpInfo(NN + "avg_pool2d", lambda m, x: F(m).avg_pool2d(x, 2), shapes=images(2),
+           errors=(lambda m: F(m).avg_pool2d(m.zeros(1, 1, 4, 4, dtype=m.float64), 2, padding=2),)),
+    OpInfo(NN + "avg_pool2d", lambda m, x: F(m).avg_pool2d(x, (3, 2), stride=2, padding=1, ceil_mode=True), shapes=images(2),
+           id="avg_pool2d_ceil_pad"),
+    OpInfo(NN + "avg_pool2d", lambda m, x: F(m).avg_pool2d(x, 2, stride=1, padding=1, count_include_pad=False, divisor_override=3),
+           shapes=images(2), id="avg_pool2d_divisor"),
+    OpInfo(NN + "avg_pool2d", lambda m, x: F(m).avg_pool2d(x, 3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+           shapes=images(2), id="avg_pool2d_exclude_pad"),
+    OpInfo(NN + "adaptive_avg_pool1d", lambda m, x: F(m).adaptive_avg_pool1d(x, 3), shapes=images(1, 2, 7)),
+    OpInfo(NN + "adaptive_avg_pool2d", lambda m, x: F(m).adaptive_avg_pool2d(x, (2, 3)), shapes=images(2, 2, 6)),
+    OpInfo(NN + "adaptive_avg_pool2d", lambda m, x: F(m).adaptive_avg_pool2d(x, (None, 2)), shapes=images(2), id="adaptive_avg_pool2d_none"),
+    OpInfo(NN + "adaptive_max_pool2d", lambda m, x: F(m).adaptive_max_pool2d(x, (2, 3), return_indices=True), shapes=images(2, 2, 6)),
+    OpInfo(NN + "adaptive_max_pool2d", lambda m, x: F(m).adaptive_max_pool2d(x, 2), shapes=images(2),
+           domains=Domain(-1, 1, integral=True), xfail={"gradcheck": _TIES}, id="adaptive_max_pool2d_ties"),
+]
+
+_INTERP_ERRORS = (
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=2, mode="linear"),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=2, align_corners=True),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=2, scale_factor=2.0),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3)),
+)
+_RESAMPLING = [
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=5), shapes=images(1, 2, 6, unbatched=False), errors=_INTERP_ERRORS),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, scale_factor=2), shapes=images(2, 2, 3, unbatched=False), id="nearest_x2"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, scale_factor=(1.7, 0.6)), shapes=images(2, 2, 5, unbatched=False),
+           id="nearest_scale"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=4, mode="linear"), shapes=images(1, 2, 6, unbatched=False),
+           id="linear"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=5, mode="linear", align_corners=True),
+           shapes=images(1, 1, 6, unbatched=False), id="linear_corners"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, scale_factor=(1.5, 0.7), mode="bilinear"),
+           shapes=images(2, 2, 4, unbatched=False), id="bilinear_scale"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=(3, 5), mode="bilinear", align_corners=True),
+           shapes=images(2, 1, 4, unbatched=False), id="bilinear_corners"),
+    OpInfo(NN + "unfold", lambda m, x: F(m).unfold(x, 2), shapes=images(2, 2, 4, unbatched=False)),
+    OpInfo(NN + "unfold", lambda m, x: F(m).unfold(x, (2, 1), dilation=(2, 1), padding=1, stride=(1, 2)),
+           shapes=images(2, 2, 4), id="unfold_all", errors=(lambda m: F(m).unfold(m.zeros(2, 3), 2),)),
+    OpInfo(NN + "fold", lambda m, x: F(m).fold(x, (2, 3), (1, 2)), shapes=st.sampled_from([((1, 2, 4),), ((2, 4, 4),), ((4, 4),)]),
+           errors=(lambda m: F(m).fold(m.zeros(1, 4, 5), (3, 3), 2),)),
+    OpInfo(NN + "fold", lambda m, x: F(m).fold(x, (3, 3), (2, 1), dilation=(1, 2), padding=1, stride=2),
+           shapes=st.sampled_from([((1, 2, 6),), ((2, 4, 6),), ((2, 6),)]), id="fold_all",
+           errors=(lambda m: F(m).fold(m.zeros(1, 1, 2, 3), (2, 2), 1),)),
+]
+
+_PAD_ERRORS = (
+    lambda m: F(m).pad(m.zeros(1, 2, 3), (1, 1), mode="wrap"),
+    lambda m: F(m).pad(m.zeros(1, 2, 3), (1,)),
+    lambda m: F(m).pad(m.zeros(1, 2, 3), (3, 3), mode="reflect"),
+    lambda m: F(m).pad(m.zeros(1, 2, 3), (1, 1), mode="reflect", value=1.0),
+    lambda m: F(m).pad(m.zeros(1, 2, 3), (1, 1, 1, 1, 1, 1), mode="replicate"),
+    lambda m: F(m).pad(m.zeros(3), (-2, -2)),
+)
+_PADS = [
+    OpInfo(NN + "pad", lambda m, x: F(m).pad(x, (1, 2)), shapes=images(1, 0, 4), errors=_PAD_ERRORS),
+    OpInfo(NN + "pad", lambda m, x: F(m).pad(x, (1, -1, 0, 2), value=0.5), shapes=images(2, 1, 3), id="pad_value_crop"),
+    OpInfo(NN + "pad", lambda m, x: F(m).pad(x, (2, 1), mode="reflect"), shapes=images(1), id="pad_reflect1d"),
+    OpInfo(NN + "pad", lambda m, x: F(m).pad(x, (1, 2, 2, 0), mode="reflect"), shapes=images(2), id="pad_reflect2d"),
+    OpInfo(NN + "pad", lambda m, x: F(m).pad(x, (3, 1, 0, 2), mode="replicate"), shapes=images(2, 1, 3), id="pad_replicate"),
+    OpInfo(NN + "pad", lambda m, x: F(m).pad(x, (2, 1, 1, 3), mode="circular"), shapes=images(2), id="pad_circular"),
+]
+
+
+@st.composite
+def embedding_shapes(draw: Any) -> Shapes:
+    return (tuple(draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2)))), (4, draw(st.integers(1, 3))))
+
+
+_EMBED_ERRORS = (
+    lambda m: F(m).embedding(m.tensor([4]), m.zeros(4, 2)),
+    lambda m: F(m).embedding(m.tensor([1.0]), m.zeros(4, 2)),
+)
+_EMBEDDING = [
+    OpInfo(NN + "embedding", lambda m, i, w: F(m).embedding(i, w), shapes=embedding_shapes(), domains=(index(3), Domain()),
+           errors=_EMBED_ERRORS),
+    OpInfo(NN + "embedding", lambda m, i, w: F(m).embedding(i, w, padding_idx=-3, scale_grad_by_freq=True),
+           shapes=embedding_shapes(), domains=(index(3), Domain()), id="embedding_padding_freq"),
+    # max_norm rescales weight rows in place before the lookup, so finite differences cannot see through it.
+    OpInfo(NN + "embedding", lambda m, i, w: (F(m).embedding(i, w, max_norm=1.0), w.detach()), shapes=embedding_shapes(),
+           domains=(index(3), Domain()), order=0, id="embedding_max_norm"),
+]
+
+
+def _seeded(fn: Any) -> Any:
+    """Random ops draw from each library's own generator: seed it so that gradcheck sees one mask."""
+
+    def run(m: Any, x: Any) -> Any:
+        m.manual_seed(0)
+        return fn(m, x)
+
+    return run
+
+
+_DROPOUT_ERRORS = (lambda m: F(m).dropout(m.zeros(3), p=1.5), lambda m: F(m).alpha_dropout(m.zeros(3), p=-0.1))
+_DROPOUT = [
+    OpInfo(NN + "dropout", _seeded(lambda m, x: F(m).dropout(x, 0.3)), values=False, errors=_DROPOUT_ERRORS),
+    OpInfo(NN + "dropout", lambda m, x: F(m).dropout(x, 0.3, training=False), id="dropout_eval"),
+    OpInfo(NN + "alpha_dropout", _seeded(lambda m, x: F(m).alpha_dropout(x, 0.2, training=True)), values=False),
+    OpInfo(NN + "alpha_dropout", lambda m, x: F(m).alpha_dropout(x, 0.2), id="alpha_dropout_eval"),
+]
+
+OPS = [*_CONVS, *_POOLS, *_RESAMPLING, *_PADS, *_EMBEDDING, *_DROPOUT]

@@ -1,0 +1,65 @@
+"""OpInfos of creation ops (glassgrad/ops/creation.py). Nothing here is differentiable (order=0); random
+ops compare only shapes and dtypes, as glassgrad's streams need not match PyTorch's."""
+
+from __future__ import annotations
+
+from ..opinfo import OpInfo, unary
+
+_RANDOM = {"order": 0, "values": False}
+
+
+def _reseeded(m, x):  # type: ignore[no-untyped-def]
+    """manual_seed makes the stream repeat: two draws after the same seed agree (so this is all zeros)."""
+    m.manual_seed(3)
+    first = m.rand(x.shape)
+    m.manual_seed(3)
+    return m.rand(x.shape) - first
+
+
+def _seeded(m, x):  # type: ignore[no-untyped-def]
+    chosen = m.seed()
+    return m.tensor([m.initial_seed() == chosen])
+
+
+def _initial(m, x):  # type: ignore[no-untyped-def]
+    m.manual_seed(7)
+    return m.tensor(m.initial_seed())
+
+
+OPS = [
+    OpInfo("glassgrad.tensor", lambda m, x: m.tensor(x.tolist()), order=0,
+           errors=(lambda m: m.tensor([[1.0], [2.0, 3.0]]), lambda m: m.tensor("abc"))),
+    OpInfo("glassgrad.tensor", lambda m, x: m.tensor((x > 0).tolist()), order=0, id="tensor_bool"),
+    OpInfo("glassgrad.as_tensor", lambda m, x: m.as_tensor(x.detach().numpy(), dtype=m.float32), order=0),
+    OpInfo("glassgrad.from_numpy", lambda m, x: m.from_numpy(x.detach().numpy().copy()), order=0,
+           errors=(lambda m: m.from_numpy([1.0]),)),
+    OpInfo("glassgrad.zeros", lambda m, x: m.zeros(x.shape), order=0, errors=(lambda m: m.zeros(-1),)),
+    OpInfo("glassgrad.ones", lambda m, x: m.ones(*x.shape, dtype=m.int64), shapes=unary(min_dims=1), order=0,
+           errors=(lambda m: m.ones(2, -3),)),
+    OpInfo("glassgrad.empty", lambda m, x: m.empty(x.shape, dtype=m.float64), **_RANDOM),
+    OpInfo("glassgrad.full", lambda m, x: m.full(x.shape, 2.5), order=0),
+    OpInfo("glassgrad.full", lambda m, x: m.full(x.shape, 7), order=0, id="full_int"),
+    OpInfo("glassgrad.zeros_like", lambda m, x: m.zeros_like(x), order=0),
+    OpInfo("glassgrad.ones_like", lambda m, x: m.ones_like(x, dtype=m.int64), order=0),
+    OpInfo("glassgrad.empty_like", lambda m, x: m.empty_like(x), **_RANDOM),
+    OpInfo("glassgrad.full_like", lambda m, x: m.full_like(x, -1.5), order=0),
+    OpInfo("glassgrad.arange", lambda m, x: m.arange(x.numel()), order=0,
+           errors=(lambda m: m.arange(0, 1, 0), lambda m: m.arange(0, 3, -1))),
+    OpInfo("glassgrad.arange", lambda m, x: m.arange(1, 2 * x.numel() + 1, 2, dtype=m.float64), order=0, id="arange_step"),
+    OpInfo("glassgrad.arange", lambda m, x: m.arange(0.5, x.numel() + 0.5), order=0, id="arange_float"),
+    # PyTorch steps in float32 from both ends; glassgrad rounds float64 values: they differ by an ulp.
+    OpInfo("glassgrad.linspace", lambda m, x: m.linspace(-1, 2, x.numel()), order=0, rtol=2e-7, atol=1e-7,
+           errors=(lambda m: m.linspace(0, 1, -1),)),
+    OpInfo("glassgrad.eye", lambda m, x: m.eye(x.numel(), 3), order=0),
+    OpInfo("glassgrad.rand", lambda m, x: m.rand(x.shape), **_RANDOM, errors=(lambda m: m.rand(-1),)),
+    OpInfo("glassgrad.randn", lambda m, x: m.randn(*x.shape, dtype=m.float64), shapes=unary(min_dims=1), **_RANDOM),
+    OpInfo("glassgrad.randint", lambda m, x: m.randint(0, 5, x.shape), **_RANDOM,
+           errors=(lambda m: m.randint(5, 2, (3,)),)),
+    OpInfo("glassgrad.randint", lambda m, x: m.randint(5, x.shape), id="randint_high", **_RANDOM),
+    OpInfo("glassgrad.randperm", lambda m, x: m.randperm(x.numel()), **_RANDOM),
+    OpInfo("glassgrad.rand_like", lambda m, x: m.rand_like(x), **_RANDOM),
+    OpInfo("glassgrad.randn_like", lambda m, x: m.randn_like(x), **_RANDOM),
+    OpInfo("glassgrad.manual_seed", _reseeded, order=0),
+    OpInfo("glassgrad.seed", _seeded, order=0),
+    OpInfo("glassgrad.initial_seed", _initial, order=0),
+]

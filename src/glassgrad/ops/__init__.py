@@ -20,6 +20,7 @@ from ..autograd.inplace import apply_inplace, copy_
 from ..tensor import Tensor
 from . import (
     activations,
+    binary,
     convolution,
     creation,
     elementwise,
@@ -27,6 +28,7 @@ from . import (
     inplace_ops,
     linalg,
     linalg_decomp,
+    logic,
     losses,
     normalization,
     reduction,
@@ -35,7 +37,7 @@ from . import (
 )
 
 FAMILIES = (
-    creation, elementwise, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
+    creation, elementwise, binary, logic, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
     convolution, normalization,
 )
 
@@ -86,16 +88,20 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__pow__": elementwise.pow, "__rpow__": _reflected(elementwise.pow),
     "__matmul__": linalg.matmul, "__rmatmul__": _reflected(linalg.matmul),
     "__neg__": elementwise.neg, "__pos__": lambda self: self, "__abs__": elementwise.abs,
-    "__eq__": elementwise.eq, "__ne__": elementwise.ne, "__lt__": elementwise.lt, "__le__": elementwise.le,
-    "__gt__": elementwise.gt, "__ge__": elementwise.ge,
-    "__and__": elementwise.bitwise_and, "__or__": elementwise.bitwise_or, "__xor__": elementwise.bitwise_xor,
-    "__rand__": elementwise.bitwise_and, "__ror__": elementwise.bitwise_or,
-    "__invert__": elementwise.bitwise_not,
+    "__eq__": logic.eq, "__ne__": logic.ne, "__lt__": logic.lt, "__le__": logic.le, "__gt__": logic.gt, "__ge__": logic.ge,
+    "__and__": logic.bitwise_and, "__or__": logic.bitwise_or, "__xor__": logic.bitwise_xor,
+    "__rand__": logic.bitwise_and, "__ror__": logic.bitwise_or, "__rxor__": logic.bitwise_xor,
+    "__lshift__": logic.bitwise_left_shift, "__rshift__": logic.bitwise_right_shift,
+    "__rlshift__": _reflected(logic.bitwise_left_shift), "__rrshift__": _reflected(logic.bitwise_right_shift),
+    "__invert__": logic.bitwise_not,
     "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
     "__iadd__": _inplace_method(elementwise.add), "__isub__": _inplace_method(elementwise.sub),
     "__imul__": _inplace_method(elementwise.mul), "__itruediv__": _inplace_method(elementwise.div),
     "__ifloordiv__": _inplace_method(elementwise.floor_divide), "__imod__": _inplace_method(elementwise.remainder),
     "__ipow__": _inplace_method(elementwise.pow),
+    "__iand__": _inplace_method(logic.bitwise_and), "__ior__": _inplace_method(logic.bitwise_or),
+    "__ixor__": _inplace_method(logic.bitwise_xor), "__ilshift__": _inplace_method(logic.bitwise_left_shift),
+    "__irshift__": _inplace_method(logic.bitwise_right_shift),
 }
 METHODS.update(copy_=copy_, zero_=_zero_, fill_=_fill_)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable
 from typing import Any
 
@@ -341,7 +342,8 @@ RoundBackward0 = derivative("RoundBackward0", self=_zero)
 RoundBackward1 = derivative("RoundBackward1", self=_zero)
 FracBackward0 = derivative("FracBackward0", self=lambda grad: grad)
 ReluBackward0 = derivative("ReluBackward0", self=lambda grad, result: grad * (result > 0))
-NanToNumBackward0 = derivative("NanToNumBackward0", self=lambda grad, self: grad * isfinite(self))
+# isfinite is logic.py's (which imports this module), so the formula reaches it as a method.
+NanToNumBackward0 = derivative("NanToNumBackward0", self=lambda grad, self: grad * self.isfinite())
 
 
 def _sigmoid(x: np.ndarray) -> np.ndarray:
@@ -425,117 +427,7 @@ def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neg
     return NanToNumBackward0.record(out, (input,))
 
 
-# -- binary math ----------------------------------------------------------------
-Atan2Backward0 = derivative(
-    "Atan2Backward0", ("self", "other"),
-    self=lambda grad, self, other: grad * other / (self * self + other * other),
-    other=lambda grad, self, other: grad * -self / (self * self + other * other),
-)
-HypotBackward0 = derivative(
-    "HypotBackward0", ("self", "other"),
-    self=lambda grad, self, result: grad * self / result,
-    other=lambda grad, other, result: grad * other / result,
-)
-LogaddexpBackward0 = derivative(
-    "LogaddexpBackward0", ("self", "other"),
-    self=lambda grad, self, other: grad / (1 + exp(other - self)),
-    other=lambda grad, self, other: grad / (1 + exp(self - other)),
-)
-# PyTorch's overloads: 0 for two tensors, 1 for a Python-number self, 2 for a Python-number other.
-XlogyBackward0 = derivative(
-    "XlogyBackward0", ("self", "other"),
-    self=lambda grad, self, other: _xlogy_self_grad(grad, self, other),
-    other=lambda grad, self, other: grad * self / other,
-)
-XlogyBackward1 = derivative("XlogyBackward1", ("self", "other"), other=lambda grad, self, other: grad * self / other)
-XlogyBackward2 = derivative("XlogyBackward2", ("self", "other"), self=lambda grad, self, other: _xlogy_self_grad(grad, self, other))
-
-
-def _xlogy_self_grad(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
-    # log(other), except where both 0 * log(other) and its neighbours are 0 (PyTorch's subgradient).
-    return where((self == 0) & (other <= 0), 0.0, xlogy(grad, other))
-
-
-def _float_binary(name: str, entry: Derivative, kernel: Kernel, integers: bool) -> Callable[[Tensor, Tensor], Tensor]:
-    """atan2, hypot, logaddexp: two tensors; integer inputs become floats (`integers`) or are refused."""
-
-    def op(input: Tensor, other: Tensor) -> Tensor:
-        require_tensor(name, "input", 1, input)
-        require_tensor(name, "other", 2, other)
-        common = result_type(input, other)
-        if not (integers or common.is_floating_point):
-            raise not_implemented_for(f"{name}_cpu", common)
-        return _binary(entry, kernel, input, other, to_float=True)
-
-    op.__name__ = op.__qualname__ = name
-    return op
-
-
-atan2 = _float_binary("atan2", Atan2Backward0, np.arctan2, integers=True)
-hypot = _float_binary("hypot", HypotBackward0, np.hypot, integers=False)
-logaddexp = _float_binary("logaddexp", LogaddexpBackward0, np.logaddexp, integers=False)
-
-
-def _xlogy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    # 0 * log(y) is 0 even where log(y) is infinite, but nan in y stays nan.
-    return np.where(np.isnan(b), b, np.where(a == 0, 0, a * np.log(b)))
-
-
-def xlogy(input: Operand, other: Operand) -> Tensor:
-    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
-        raise TypeError("xlogy(): expected at least one of 'input' and 'other' to be a Tensor")
-    entry = XlogyBackward1 if not isinstance(input, Tensor) else XlogyBackward0 if isinstance(other, Tensor) else XlogyBackward2
-    return _binary(entry, _xlogy, input, other, to_float=True)
-
-
-# -- maximum, minimum and clamp ----------------------------------------------------------
-def _share(grad: Tensor, self: Tensor, other: Tensor, loses: Tensor) -> Tensor:
-    """maximum/minimum: all of grad to the winner, half to each side of a tie (nan wins on both sides)."""
-    return where(loses, 0.0, where(self == other, grad / 2, grad))
-
-
-def _keeps(self: Tensor, other: Tensor, wins: Tensor) -> Tensor:
-    """fmax/fmin: `self` wins ties and wherever `other` is nan."""
-    return wins | isnan(other)
-
-
-MaximumBackward0 = derivative(
-    "MaximumBackward0", ("self", "other"),
-    self=lambda grad, self, other: _share(grad, self, other, self < other),
-    other=lambda grad, self, other: _share(grad, self, other, self > other),
-)
-MinimumBackward0 = derivative(
-    "MinimumBackward0", ("self", "other"),
-    self=lambda grad, self, other: _share(grad, self, other, self > other),
-    other=lambda grad, self, other: _share(grad, self, other, self < other),
-)
-FmaxBackward0 = derivative(
-    "FmaxBackward0", ("self", "other"),
-    self=lambda grad, self, other: where(_keeps(self, other, self >= other), grad, 0.0),
-    other=lambda grad, self, other: where(_keeps(self, other, self >= other), 0.0, grad),
-)
-FminBackward0 = derivative(
-    "FminBackward0", ("self", "other"),
-    self=lambda grad, self, other: where(_keeps(self, other, self <= other), grad, 0.0),
-    other=lambda grad, self, other: where(_keeps(self, other, self <= other), 0.0, grad),
-)
-
-
-def _tensor_binary(name: str, entry: Derivative, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
-    def op(input: Tensor, other: Tensor) -> Tensor:
-        require_tensor(name, "input", 1, input)
-        return _binary(entry, kernel, input, require_tensor(name, "other", 2, other))
-
-    op.__name__ = op.__qualname__ = name
-    return op
-
-
-maximum = _tensor_binary("maximum", MaximumBackward0, np.maximum)
-minimum = _tensor_binary("minimum", MinimumBackward0, np.minimum)
-fmax = _tensor_binary("fmax", FmaxBackward0, np.fmax)
-fmin = _tensor_binary("fmin", FminBackward0, np.fmin)
-
-
+# -- clamp ---------------------------------
 def _within(x: Tensor, low: Operand | None, high: Operand | None) -> Tensor:
     """Where clamp passes x through: the bounds themselves included, as PyTorch's subgradient."""
     inside = x == x if low is None else x >= low
@@ -544,7 +436,10 @@ def _within(x: Tensor, low: Operand | None, high: Operand | None) -> Tensor:
 
 ClampBackward1 = derivative("ClampBackward1", ("self",), self=lambda grad, self, min, max: where(_within(self, min, max), grad, 0.0))
 def _in_place(combine: Callable[[Tensor, Tensor], Tensor], mask: Tensor, other: Tensor) -> Tensor:
-    """PyTorch combines clamp's masks in place (`mask.logical_and_(other)`), so a mask smaller than the other fails."""
+    """PyTorch combines clamp's masks in place (`mask.logical_and_(other)`), so a mask smaller than the other fails.
+
+    The masks are bool, so `&` and `|` are logical_and and logical_or (which live in logic.py, above this module).
+    """
     shape = broadcast_shape(mask.shape, other.shape)
     if shape != mask.shape:
         raise RuntimeError(
@@ -556,15 +451,15 @@ def _in_place(combine: Callable[[Tensor, Tensor], Tensor], mask: Tensor, other: 
 def _clamp_self_grad(grad: Tensor, self: Tensor, min: Tensor | None, max: Tensor | None) -> Tensor:
     if min is None or max is None:
         return where(_within(self, min, max), grad, 0.0)
-    return where(_in_place(logical_and, self >= min, self <= max), grad, 0.0)
+    return where(_in_place(operator.and_, self >= min, self <= max), grad, 0.0)
 
 
 def _clamp_min_grad(grad: Tensor, self: Tensor, min: Tensor, max: Tensor | None) -> Tensor:
-    return where(self < min if max is None else _in_place(logical_and, self < min, min < max), grad, 0.0)
+    return where(self < min if max is None else _in_place(operator.and_, self < min, min < max), grad, 0.0)
 
 
 def _clamp_max_grad(grad: Tensor, self: Tensor, min: Tensor | None, max: Tensor) -> Tensor:
-    return where(self > max if min is None else _in_place(logical_or, self > max, max < min), grad, 0.0)
+    return where(self > max if min is None else _in_place(operator.or_, self > max, max < min), grad, 0.0)
 
 
 ClampBackward0 = derivative(
@@ -604,7 +499,7 @@ def clamp(input: Tensor, min: Operand | None = None, max: Operand | None = None)
     return ClampBackward0.record(np.asarray(out), (input, low, high), **absent)
 
 
-# -- where, masked_fill, lerp, addcmul, addcdiv -----------------------------------------------
+# -- where, masked_fill ---------------------------------------------------------------------
 WhereBackward0 = derivative(
     "WhereBackward0", ("self", "other"),
     self=lambda grad, condition: where(condition, grad, 0.0),
@@ -616,31 +511,6 @@ MaskedFillBackward1 = derivative(
     self=lambda grad, mask: where(mask, 0.0, grad),
     value=lambda grad, mask: where(mask, grad, 0.0).sum(),
 )
-LerpBackward0 = derivative(
-    "LerpBackward0", ("self", "end"),
-    self=lambda grad, weight: grad * (1 - weight),
-    end=lambda grad, weight: grad * weight,
-)
-LerpBackward1 = derivative(
-    "LerpBackward1", ("self", "end", "weight"),
-    self=lambda grad, weight: grad * (1 - weight),
-    end=lambda grad, weight: grad * weight,
-    weight=lambda grad, self, end: grad * (end - self),
-)
-AddcmulBackward0 = derivative(
-    "AddcmulBackward0", ("self", "tensor1", "tensor2"),
-    self=lambda grad: grad,
-    tensor1=lambda grad, tensor2, value: grad * (tensor2 * value),
-    tensor2=lambda grad, tensor1, value: grad * (tensor1 * value),
-)
-AddcdivBackward0 = derivative(
-    "AddcdivBackward0", ("self", "tensor1", "tensor2"),
-    self=lambda grad: grad,
-    tensor1=lambda grad, tensor2, value: grad * (value / tensor2),
-    tensor2=lambda grad, tensor1, tensor2, value: -grad * (value * tensor1 / (tensor2 * tensor2)),
-)
-
-
 def where(condition: Tensor, input: Operand | None = None, other: Operand | None = None) -> Any:
     if not isinstance(condition, Tensor):
         raise TypeError(f"where(): argument 'condition' (position 1) must be Tensor, not {type(condition).__name__}")
@@ -679,134 +549,6 @@ _TYPE_NAMES = {
 }
 
 
-def _same_dtype(op: str, input: Tensor, arg: str, other: Tensor) -> None:
-    if other.dtype is not input.dtype:
-        raise RuntimeError(f"expected dtype {_TYPE_NAMES[input.dtype.name]} for `{arg}` but got dtype {_TYPE_NAMES[other.dtype.name]}")
-
-
-def lerp(input: Tensor, end: Tensor, weight: Operand) -> Tensor:
-    require_tensor("lerp", "input", 1, input)
-    require_tensor("lerp", "end", 2, end)
-    tensor_weight = isinstance(weight, Tensor)
-    if not input.dtype.is_floating_point:
-        raise not_implemented_for("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", input.dtype)
-    _same_dtype("lerp", input, "end", end)
-    if isinstance(weight, Tensor) and weight.ndim:
-        _same_dtype("lerp", input, "weight", weight)
-    d = input.dtype
-    w = _cast(weight._data, d) if isinstance(weight, Tensor) else weight
-    # PyTorch's two-sided formula: exact at both ends of [0, 1].
-    out = _run(lambda a, b, w: np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w)), input._data, end._data, w)
-    if isinstance(weight, Tensor):
-        return LerpBackward1.record(_cast(out, d), (input, end, weight))
-    return LerpBackward0.record(_cast(out, d), (input, end), weight=weight)
-
-
-def _addc(name: str, entry: Derivative, kernel: Kernel, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: float) -> Tensor:
-    for position, (arg, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2)), 1):
-        require_tensor(name, arg, position, t)
-    common = result_type(input, tensor1, tensor2)
-    if not common.is_floating_point:
-        value = int(value)  # PyTorch casts value to the integer result type
-    arrays = (_cast(t._data, common) for t in (input, tensor1, tensor2))
-    return entry.record(_cast(_run(lambda a, b, c: kernel(a, b, c, value), *arrays), common), (input, tensor1, tensor2), value=value)
-
-
-def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
-    return _addc("addcmul", AddcmulBackward0, lambda a, b, c, v: a + v * b * c, input, tensor1, tensor2, value)
-
-
-def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
-    if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor) and not (tensor1.is_floating_point() or tensor2.is_floating_point()):
-        raise RuntimeError(
-            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a true "
-            "division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
-            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
-            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
-            "implementation: (input + value * tensor1 / tensor2), for all dtypes."
-        )
-    return _addc("addcdiv", AddcdivBackward0, lambda a, b, c, v: a + v * b / c, input, tensor1, tensor2, value)
-
-
-# -- comparisons, logic and bits (never differentiable) --------------------------------
-def _compare(name: str, kernel: Kernel) -> Callable[[Tensor, Operand], Tensor]:
-    def op(input: Tensor, other: Operand) -> Tensor:
-        require_tensor(name, "input", 1, input)
-        common = result_type(input, other)
-        b = other._data if isinstance(other, Tensor) else np.asarray(other)
-        return Tensor._wrap(_run(kernel, _cast(input._data, common), _cast(b, common)))
-
-    op.__name__ = op.__qualname__ = name
-    return op
-
-
-def _logical(name: str, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
-    def op(input: Tensor, other: Tensor) -> Tensor:
-        require_tensor(name, "input", 1, input)
-        return Tensor._wrap(_run(kernel, input._data, require_tensor(name, "other", 2, other)._data))
-
-    op.__name__ = op.__qualname__ = name
-    return op
-
-
-def _bitwise(name: str, kernel: Kernel, kernel_name: str) -> Callable[[Operand, Operand], Tensor]:
-    def op(input: Operand, other: Operand) -> Tensor:
-        common = result_type(input, other)
-        if common.is_floating_point:
-            raise not_implemented_for(kernel_name, common)
-        a, b = (_cast(np.asarray(x._data if isinstance(x, Tensor) else x), common) for x in (input, other))
-        return Tensor._wrap(_cast(_run(kernel, a, b), common))
-
-    op.__name__ = op.__qualname__ = name
-    return op
-
-
-def _shift(np_shift: Kernel) -> Kernel:
-    """Shifts by the width or more (or by a negative amount) fill with the sign, as PyTorch's kernels do."""
-
-    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        bits = a.dtype.itemsize * 8
-        wide = (b < 0) | (b >= bits)
-        fill = np.where(a < 0, -1, 0) if np_shift is np.right_shift else np.zeros_like(a)
-        return np.where(wide, fill, np_shift(a, np.where(wide, 0, b)))
-
-    return kernel
-
-
-eq = _compare("eq", np.equal)
-ne = _compare("ne", np.not_equal)
-lt = _compare("lt", np.less)
-le = _compare("le", np.less_equal)
-gt = _compare("gt", np.greater)
-ge = _compare("ge", np.greater_equal)
-logical_and = _logical("logical_and", np.logical_and)
-logical_or = _logical("logical_or", np.logical_or)
-logical_xor = _logical("logical_xor", np.logical_xor)
-bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "bitwise_and_cpu")
-bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "bitwise_or_cpu")
-bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "bitwise_xor_cpu")
-bitwise_left_shift = _bitwise("bitwise_left_shift", _shift(np.left_shift), "lshift_cpu")
-bitwise_right_shift = _bitwise("bitwise_right_shift", _shift(np.right_shift), "rshift_cpu")
-
-
-def _predicate(name: str, kernel: Kernel) -> Callable[[Tensor], Tensor]:
-    def op(input: Tensor) -> Tensor:
-        return Tensor._wrap(np.asarray(kernel(require_tensor(name, "input", 1, input)._data)))
-
-    op.__name__ = op.__qualname__ = name
-    return op
-
-
-logical_not = _predicate("logical_not", np.logical_not)
-isnan = _predicate("isnan", np.isnan)
-isinf = _predicate("isinf", np.isinf)
-isfinite = _predicate("isfinite", np.isfinite)
-
-
-def bitwise_not(input: Tensor) -> Tensor:
-    if require_tensor("bitwise_not", "input", 1, input).dtype.is_floating_point:
-        raise not_implemented_for("bitwise_not_cpu", input.dtype)
-    return Tensor._wrap(np.invert(input._data))
 
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
@@ -815,26 +557,18 @@ _BOTH = {
     "fmod": fmod, "neg": neg, "pow": pow, "square": square, "abs": abs, "sign": sign, "exp": exp, "exp2": exp2,
     "expm1": expm1, "log": log, "log2": log2, "log10": log10, "log1p": log1p, "sqrt": sqrt, "rsqrt": rsqrt,
     "reciprocal": reciprocal, "sin": sin, "cos": cos, "tan": tan, "asin": asin, "acos": acos, "atan": atan,
-    "atan2": atan2, "sinh": sinh, "cosh": cosh, "tanh": tanh, "asinh": asinh, "acosh": acosh, "atanh": atanh,
-    "sigmoid": sigmoid, "logit": logit, "erf": erf, "erfc": erfc, "erfinv": erfinv, "floor": floor, "ceil": ceil,
-    "round": round, "trunc": trunc, "frac": frac, "relu": relu, "clamp": clamp, "maximum": maximum,
-    "minimum": minimum, "fmax": fmax, "fmin": fmin, "lerp": lerp, "addcmul": addcmul, "addcdiv": addcdiv,
-    "hypot": hypot, "logaddexp": logaddexp, "xlogy": xlogy, "nan_to_num": nan_to_num, "masked_fill": masked_fill,
-    "isnan": isnan, "isinf": isinf, "isfinite": isfinite, "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
-    "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor, "logical_not": logical_not,
-    "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
-    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
+    "sinh": sinh, "cosh": cosh, "tanh": tanh, "asinh": asinh, "acosh": acosh, "atanh": atanh, "sigmoid": sigmoid,
+    "logit": logit, "erf": erf, "erfc": erfc, "erfinv": erfinv, "floor": floor, "ceil": ceil, "round": round,
+    "trunc": trunc, "frac": frac, "relu": relu, "clamp": clamp, "nan_to_num": nan_to_num, "masked_fill": masked_fill,
     # PyTorch's aliases
     "clip": clamp, "negative": neg, "multiply": mul, "subtract": sub, "divide": div, "true_divide": div,
-    "absolute": abs, "greater": gt, "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
+    "absolute": abs,
 }
 FUNCTIONS = {**_BOTH, "rsub": rsub, "where": where}
 METHODS = {**_BOTH, "where": lambda self, condition, other: where(condition, self, other)}
 INPLACE = (
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "neg", "pow", "square", "abs",
     "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos",
-    "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "logit",
-    "erf", "erfc", "erfinv", "floor", "ceil", "round", "trunc", "frac", "relu", "clamp", "clip", "lerp", "addcmul",
-    "addcdiv", "hypot", "xlogy", "nan_to_num", "masked_fill", "bitwise_and", "bitwise_or", "bitwise_xor",
-    "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+    "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "logit", "erf",
+    "erfc", "erfinv", "floor", "ceil", "round", "trunc", "frac", "relu", "clamp", "clip", "nan_to_num", "masked_fill",
 )

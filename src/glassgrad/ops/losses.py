@@ -18,6 +18,7 @@ from .._dtype import result_type
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from .activations import clamped_value, logsigmoid, pairwise_distance, tensor_log_softmax
+from .binary import minimum, xlogy
 from .creation import ones_like
 from .elementwise import (
     _SCALAR_NAMES,
@@ -29,7 +30,6 @@ from .elementwise import (
     exp,
     log,
     masked_fill,
-    minimum,
     mul,
     neg,
     not_implemented_for,
@@ -38,7 +38,6 @@ from .elementwise import (
     sqrt,
     sub,
     where,
-    xlogy,
 )
 from .indexing import scatter_into_zeros
 from .reduction import mean

@@ -13,9 +13,10 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import Size, Tensor
-from .elementwise import abs, isnan, pow, sign, where
+from .elementwise import abs, pow, sign, where
 from .elementwise import exp as _exp
 from .indexing import getitem, scatter_into_zeros
+from .logic import isnan
 from .shape import cat, expand, narrow, reshape, transpose, unsqueeze
 from .table import Derivative, derivative
 
@@ -254,7 +255,7 @@ def _first_extreme(data: np.ndarray, d: int, is_max: bool) -> np.ndarray:
 def _extreme(input: Tensor, dim: Any, keepdim: bool, which: str) -> Any:
     is_max = which == "max"
     if isinstance(dim, Tensor):
-        from .elementwise import maximum, minimum
+        from .binary import maximum, minimum
 
         return (maximum if is_max else minimum)(input, dim)
     if dim is None:

@@ -1,0 +1,229 @@
+"""Multi-input math: atan2, hypot, logaddexp, fmax, fmin, lerp, addcmul, addcdiv.
+
+maximum, minimum and xlogy are registered here but defined in elementwise.py, where losses.py and
+reduction.py import them from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._dtype import result_type
+from ..tensor import Tensor
+from .elementwise import (
+    _TYPE_NAMES,
+    Kernel,
+    Operand,
+    _binary,
+    _cast,
+    _run,
+    exp,
+    not_implemented_for,
+    require_tensor,
+    where,
+)
+from .logic import isnan
+from .table import Derivative, derivative
+
+
+def _tensor_binary(name: str, entry: Derivative, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
+    def op(input: Tensor, other: Tensor) -> Tensor:
+        require_tensor(name, "input", 1, input)
+        return _binary(entry, kernel, input, require_tensor(name, "other", 2, other))
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+# -- xlogy ------------------------
+# PyTorch's overloads: 0 for two tensors, 1 for a Python-number self, 2 for a Python-number other.
+XlogyBackward0 = derivative(
+    "XlogyBackward0", ("self", "other"),
+    self=lambda grad, self, other: _xlogy_self_grad(grad, self, other),
+    other=lambda grad, self, other: grad * self / other,
+)
+XlogyBackward1 = derivative("XlogyBackward1", ("self", "other"), other=lambda grad, self, other: grad * self / other)
+XlogyBackward2 = derivative("XlogyBackward2", ("self", "other"), self=lambda grad, self, other: _xlogy_self_grad(grad, self, other))
+
+
+def _xlogy_self_grad(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
+    # log(other), except where both 0 * log(other) and its neighbours are 0 (PyTorch's subgradient).
+    return where((self == 0) & (other <= 0), 0.0, xlogy(grad, other))
+
+
+def _xlogy(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    # 0 * log(y) is 0 even where log(y) is infinite, but nan in y stays nan.
+    return np.where(np.isnan(b), b, np.where(a == 0, 0, a * np.log(b)))
+
+
+def xlogy(input: Operand, other: Operand) -> Tensor:
+    if not isinstance(input, Tensor) and not isinstance(other, Tensor):
+        raise TypeError("xlogy(): expected at least one of 'input' and 'other' to be a Tensor")
+    entry = XlogyBackward1 if not isinstance(input, Tensor) else XlogyBackward0 if isinstance(other, Tensor) else XlogyBackward2
+    return _binary(entry, _xlogy, input, other, to_float=True)
+
+
+# -- maximum, minimum ---------------------------------------------------------------------
+def _share(grad: Tensor, self: Tensor, other: Tensor, loses: Tensor) -> Tensor:
+    """maximum/minimum: all of grad to the winner, half to each side of a tie (nan wins on both sides)."""
+    return where(loses, 0.0, where(self == other, grad / 2, grad))
+
+
+MaximumBackward0 = derivative(
+    "MaximumBackward0", ("self", "other"),
+    self=lambda grad, self, other: _share(grad, self, other, self < other),
+    other=lambda grad, self, other: _share(grad, self, other, self > other),
+)
+MinimumBackward0 = derivative(
+    "MinimumBackward0", ("self", "other"),
+    self=lambda grad, self, other: _share(grad, self, other, self > other),
+    other=lambda grad, self, other: _share(grad, self, other, self < other),
+)
+maximum = _tensor_binary("maximum", MaximumBackward0, np.maximum)
+minimum = _tensor_binary("minimum", MinimumBackward0, np.minimum)
+
+
+# -- atan2, hypot, logaddexp ----------------------------------------------------------------
+Atan2Backward0 = derivative(
+    "Atan2Backward0", ("self", "other"),
+    self=lambda grad, self, other: grad * other / (self * self + other * other),
+    other=lambda grad, self, other: grad * -self / (self * self + other * other),
+)
+HypotBackward0 = derivative(
+    "HypotBackward0", ("self", "other"),
+    self=lambda grad, self, result: grad * self / result,
+    other=lambda grad, other, result: grad * other / result,
+)
+LogaddexpBackward0 = derivative(
+    "LogaddexpBackward0", ("self", "other"),
+    self=lambda grad, self, other: grad / (1 + exp(other - self)),
+    other=lambda grad, self, other: grad / (1 + exp(self - other)),
+)
+
+
+def _float_binary(name: str, entry: Derivative, kernel: Kernel, integers: bool) -> Callable[[Tensor, Tensor], Tensor]:
+    """atan2, hypot, logaddexp: two tensors; integer inputs become floats (`integers`) or are refused."""
+
+    def op(input: Tensor, other: Tensor) -> Tensor:
+        require_tensor(name, "input", 1, input)
+        require_tensor(name, "other", 2, other)
+        common = result_type(input, other)
+        if not (integers or common.is_floating_point):
+            raise not_implemented_for(f"{name}_cpu", common)
+        return _binary(entry, kernel, input, other, to_float=True)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+atan2 = _float_binary("atan2", Atan2Backward0, np.arctan2, integers=True)
+hypot = _float_binary("hypot", HypotBackward0, np.hypot, integers=False)
+logaddexp = _float_binary("logaddexp", LogaddexpBackward0, np.logaddexp, integers=False)
+
+
+# -- fmax, fmin ----------------------------------------------------------------------------
+def _keeps(self: Tensor, other: Tensor, wins: Tensor) -> Tensor:
+    """fmax/fmin: `self` wins ties and wherever `other` is nan."""
+    return wins | isnan(other)
+
+
+FmaxBackward0 = derivative(
+    "FmaxBackward0", ("self", "other"),
+    self=lambda grad, self, other: where(_keeps(self, other, self >= other), grad, 0.0),
+    other=lambda grad, self, other: where(_keeps(self, other, self >= other), 0.0, grad),
+)
+FminBackward0 = derivative(
+    "FminBackward0", ("self", "other"),
+    self=lambda grad, self, other: where(_keeps(self, other, self <= other), grad, 0.0),
+    other=lambda grad, self, other: where(_keeps(self, other, self <= other), 0.0, grad),
+)
+fmax = _tensor_binary("fmax", FmaxBackward0, np.fmax)
+fmin = _tensor_binary("fmin", FminBackward0, np.fmin)
+
+
+# -- lerp, addcmul, addcdiv ------------------------------------------------------------------
+LerpBackward0 = derivative(
+    "LerpBackward0", ("self", "end"),
+    self=lambda grad, weight: grad * (1 - weight),
+    end=lambda grad, weight: grad * weight,
+)
+LerpBackward1 = derivative(
+    "LerpBackward1", ("self", "end", "weight"),
+    self=lambda grad, weight: grad * (1 - weight),
+    end=lambda grad, weight: grad * weight,
+    weight=lambda grad, self, end: grad * (end - self),
+)
+AddcmulBackward0 = derivative(
+    "AddcmulBackward0", ("self", "tensor1", "tensor2"),
+    self=lambda grad: grad,
+    tensor1=lambda grad, tensor2, value: grad * (tensor2 * value),
+    tensor2=lambda grad, tensor1, value: grad * (tensor1 * value),
+)
+AddcdivBackward0 = derivative(
+    "AddcdivBackward0", ("self", "tensor1", "tensor2"),
+    self=lambda grad: grad,
+    tensor1=lambda grad, tensor2, value: grad * (value / tensor2),
+    tensor2=lambda grad, tensor1, tensor2, value: -grad * (value * tensor1 / (tensor2 * tensor2)),
+)
+
+
+def _same_dtype(op: str, input: Tensor, arg: str, other: Tensor) -> None:
+    if other.dtype is not input.dtype:
+        raise RuntimeError(f"expected dtype {_TYPE_NAMES[input.dtype.name]} for `{arg}` but got dtype {_TYPE_NAMES[other.dtype.name]}")
+
+
+def lerp(input: Tensor, end: Tensor, weight: Operand) -> Tensor:
+    require_tensor("lerp", "input", 1, input)
+    require_tensor("lerp", "end", 2, end)
+    tensor_weight = isinstance(weight, Tensor)
+    if not input.dtype.is_floating_point:
+        raise not_implemented_for("lerp_kernel_tensor" if tensor_weight else "lerp_kernel_scalar", input.dtype)
+    _same_dtype("lerp", input, "end", end)
+    if isinstance(weight, Tensor) and weight.ndim:
+        _same_dtype("lerp", input, "weight", weight)
+    d = input.dtype
+    w = _cast(weight._data, d) if isinstance(weight, Tensor) else weight
+    # PyTorch's two-sided formula: exact at both ends of [0, 1].
+    out = _run(lambda a, b, w: np.where(np.abs(w) < 0.5, a + w * (b - a), b - (b - a) * (1 - w)), input._data, end._data, w)
+    if isinstance(weight, Tensor):
+        return LerpBackward1.record(_cast(out, d), (input, end, weight))
+    return LerpBackward0.record(_cast(out, d), (input, end), weight=weight)
+
+
+def _addc(name: str, entry: Derivative, kernel: Kernel, input: Tensor, tensor1: Tensor, tensor2: Tensor, value: float) -> Tensor:
+    for position, (arg, t) in enumerate((("input", input), ("tensor1", tensor1), ("tensor2", tensor2)), 1):
+        require_tensor(name, arg, position, t)
+    common = result_type(input, tensor1, tensor2)
+    if not common.is_floating_point:
+        value = int(value)  # PyTorch casts value to the integer result type
+    arrays = (_cast(t._data, common) for t in (input, tensor1, tensor2))
+    return entry.record(_cast(_run(lambda a, b, c: kernel(a, b, c, value), *arrays), common), (input, tensor1, tensor2), value=value)
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+    return _addc("addcmul", AddcmulBackward0, lambda a, b, c, v: a + v * b * c, input, tensor1, tensor2, value)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+    if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor) and not (tensor1.is_floating_point() or tensor2.is_floating_point()):
+        raise RuntimeError(
+            "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a true "
+            "division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+            "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+            "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+            "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+        )
+    return _addc("addcdiv", AddcdivBackward0, lambda a, b, c, v: a + v * b / c, input, tensor1, tensor2, value)
+
+
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+_BOTH: dict[str, Callable[..., Any]] = {
+    "atan2": atan2, "hypot": hypot, "logaddexp": logaddexp, "xlogy": xlogy, "maximum": maximum, "minimum": minimum,
+    "fmax": fmax, "fmin": fmin, "lerp": lerp, "addcmul": addcmul, "addcdiv": addcdiv,
+}
+FUNCTIONS: dict[str, Callable[..., Any]] = dict(_BOTH)
+METHODS: dict[str, Callable[..., Any]] = dict(_BOTH)
+INPLACE: tuple[str, ...] = ("atan2", "hypot", "xlogy", "lerp", "addcmul", "addcdiv")

@@ -1,0 +1,113 @@
+"""Comparisons, logical and bitwise ops, shifts and value predicates: bool or integer results, never differentiable."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype
+from .._dtype import result_type
+from ..tensor import Tensor
+
+# isnan is defined in elementwise and only registered here: reduction.py imports it from there.
+from .elementwise import Kernel, Operand, _cast, _run, not_implemented_for, require_tensor
+
+
+def _compare(name: str, kernel: Kernel) -> Callable[[Tensor, Operand], Tensor]:
+    def op(input: Tensor, other: Operand) -> Tensor:
+        require_tensor(name, "input", 1, input)
+        common = result_type(input, other)
+        b = other._data if isinstance(other, Tensor) else np.asarray(other)
+        return Tensor._wrap(_run(kernel, _cast(input._data, common), _cast(b, common)))
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+def _logical(name: str, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
+    def op(input: Tensor, other: Tensor) -> Tensor:
+        require_tensor(name, "input", 1, input)
+        return Tensor._wrap(_run(kernel, input._data, require_tensor(name, "other", 2, other)._data))
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+def _bitwise(name: str, kernel: Kernel, kernel_name: str, bools: bool = True) -> Callable[[Operand, Operand], Tensor]:
+    """`bools`: whether bool operands are accepted (PyTorch's shifts refuse them)."""
+
+    def op(input: Operand, other: Operand) -> Tensor:
+        common = result_type(input, other)
+        if common.is_floating_point or (not bools and common is _dtype.bool_):
+            raise not_implemented_for(kernel_name, common)
+        a, b = (_cast(np.asarray(x._data if isinstance(x, Tensor) else x), common) for x in (input, other))
+        return Tensor._wrap(_cast(_run(kernel, a, b), common))
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+def _shift(np_shift: Kernel) -> Kernel:
+    """Shifts by the width or more (or by a negative amount) fill with the sign, as PyTorch's kernels do."""
+
+    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        bits = a.dtype.itemsize * 8
+        wide = (b < 0) | (b >= bits)
+        fill = np.where(a < 0, -1, 0) if np_shift is np.right_shift else np.zeros_like(a)
+        return np.where(wide, fill, np_shift(a, np.where(wide, 0, b)))
+
+    return kernel
+
+
+eq = _compare("eq", np.equal)
+ne = _compare("ne", np.not_equal)
+lt = _compare("lt", np.less)
+le = _compare("le", np.less_equal)
+gt = _compare("gt", np.greater)
+ge = _compare("ge", np.greater_equal)
+logical_and = _logical("logical_and", np.logical_and)
+logical_or = _logical("logical_or", np.logical_or)
+logical_xor = _logical("logical_xor", np.logical_xor)
+bitwise_and = _bitwise("bitwise_and", np.bitwise_and, "bitwise_and_cpu")
+bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "bitwise_or_cpu")
+bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "bitwise_xor_cpu")
+bitwise_left_shift = _bitwise("bitwise_left_shift", _shift(np.left_shift), "lshift_cpu", bools=False)
+bitwise_right_shift = _bitwise("bitwise_right_shift", _shift(np.right_shift), "rshift_cpu", bools=False)
+# -- predicates ------------------------------------------------------------------------------
+def _predicate(name: str, kernel: Kernel) -> Callable[[Tensor], Tensor]:
+    def op(input: Tensor) -> Tensor:
+        return Tensor._wrap(np.asarray(kernel(require_tensor(name, "input", 1, input)._data)))
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+isnan = _predicate("isnan", np.isnan)
+logical_not = _predicate("logical_not", np.logical_not)
+isinf = _predicate("isinf", np.isinf)
+isfinite = _predicate("isfinite", np.isfinite)
+
+
+def bitwise_not(input: Tensor) -> Tensor:
+    if require_tensor("bitwise_not", "input", 1, input).dtype.is_floating_point:
+        raise not_implemented_for("bitwise_not_cpu", input.dtype)
+    return Tensor._wrap(np.invert(input._data))
+
+
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+_BOTH: dict[str, Callable[..., Any]] = {
+    "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
+    "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor, "logical_not": logical_not,
+    "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
+    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
+    "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
+    # PyTorch's aliases
+    "greater": gt, "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
+}
+FUNCTIONS: dict[str, Callable[..., Any]] = dict(_BOTH)
+METHODS: dict[str, Callable[..., Any]] = dict(_BOTH)
+INPLACE: tuple[str, ...] = (
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+)

@@ -13,6 +13,7 @@ from .. import _dtype
 from .._dtype import dtype, result_type
 from ..tensor import Tensor
 from .creation import zeros_like
+from .quiet import quietly
 from .table import Derivative, derivative
 
 Operand = Tensor | float | int | bool
@@ -53,8 +54,7 @@ def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 def _run(kernel: Kernel, *arrays: np.ndarray) -> np.ndarray:
     """Run a NumPy kernel quietly (inf and nan are values here, not warnings) with PyTorch's broadcast error."""
     try:
-        with np.errstate(all="ignore"):
-            return np.asarray(kernel(*arrays))
+        return np.asarray(quietly(kernel, *arrays))
     except ValueError:
         broadcast_shape(*(np.shape(a) for a in arrays))
         raise
@@ -324,11 +324,54 @@ AcosBackward0 = derivative("AcosBackward0", self=lambda grad, self: grad * -rsqr
 AtanBackward0 = derivative("AtanBackward0", self=lambda grad, self: grad / (self * self + 1))
 SinhBackward0 = derivative("SinhBackward0", self=lambda grad, self: grad * cosh(self))
 CoshBackward0 = derivative("CoshBackward0", self=lambda grad, self: grad * sinh(self))
-TanhBackward0 = derivative("TanhBackward0", self=lambda grad, result: grad * (1 - result * result))
+# tanh and sigmoid differentiate through ops of their own, as in PyTorch: one output buffer instead of
+# three temporaries (the difference between 1.3x and 1.0x of the minimum peak memory of an MLP's backward).
+TanhBackwardBackward0 = derivative(
+    "TanhBackwardBackward0", ("grad_output", "output"),
+    grad_output=lambda grad, output: tanh_backward(grad, output),
+    output=lambda grad, grad_output, output: grad * (-2 * output * grad_output),
+)
+SigmoidBackwardBackward0 = derivative(
+    "SigmoidBackwardBackward0", ("grad_output", "output"),
+    grad_output=lambda grad, output: sigmoid_backward(grad, output),
+    output=lambda grad, grad_output, output: grad * grad_output * (1 - 2 * output),
+)
+
+
+def _fused_backward(entry: Derivative, kernel: Callable[[np.ndarray, np.ndarray, np.ndarray], None], grad_output: Tensor, output: Tensor) -> Tensor:
+    g, y = grad_output._data, output._data
+    out = np.empty(np.broadcast_shapes(g.shape, y.shape), dtype=np.result_type(g, y))
+    quietly(kernel, g, y, out)
+    return entry.record(out, (grad_output, output))
+
+
+def _tanh_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+    np.multiply(y, y, out=out)
+    np.subtract(1, out, out=out)
+    np.multiply(out, g, out=out)
+
+
+def _sigmoid_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+    np.subtract(1, y, out=out)
+    np.multiply(out, y, out=out)
+    np.multiply(out, g, out=out)
+
+
+def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    """grad_output * (1 - output**2), into one buffer."""
+    return _fused_backward(TanhBackwardBackward0, _tanh_backward_kernel, grad_output, output)
+
+
+def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    """grad_output * output * (1 - output), into one buffer."""
+    return _fused_backward(SigmoidBackwardBackward0, _sigmoid_backward_kernel, grad_output, output)
+
+
+TanhBackward0 = derivative("TanhBackward0", self=lambda grad, result: tanh_backward(grad, result))
 AsinhBackward0 = derivative("AsinhBackward0", self=lambda grad, self: grad * rsqrt(self * self + 1))
 AcoshBackward0 = derivative("AcoshBackward0", self=lambda grad, self: grad * rsqrt(self * self - 1))
 AtanhBackward0 = derivative("AtanhBackward0", self=lambda grad, self: grad / (1 - self * self))
-SigmoidBackward0 = derivative("SigmoidBackward0", self=lambda grad, result: grad * (result * (1 - result)))
+SigmoidBackward0 = derivative("SigmoidBackward0", self=lambda grad, result: sigmoid_backward(grad, result))
 ErfBackward0 = derivative("ErfBackward0", self=lambda grad, self: grad * (2 / _SQRT_PI) * exp(-self * self))
 ErfcBackward0 = derivative("ErfcBackward0", self=lambda grad, self: grad * (-2 / _SQRT_PI) * exp(-self * self))
 ErfinvBackward0 = derivative("ErfinvBackward0", self=lambda grad, self: grad * (_SQRT_PI / 2) * exp(square(erfinv(self))))

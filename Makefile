@@ -17,8 +17,12 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(VENV)/.installed $@
 
-demo: $(VENV)/.installed
-	$(BIN)/python examples/fit_polynomial.py
+$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[demo]'
+	touch $(VENV)/.installed $@
+
+demo: $(VENV)/.installed-demo
+	$(BIN)/python examples/digits_cnn.py
 
 test: $(VENV)/.installed-test system-deps
 	$(BIN)/ruff check src tests examples

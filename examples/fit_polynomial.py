@@ -1,7 +1,8 @@
 """Fit a small two-layer network to sin(x) with nothing but autograd, PyTorch-style.
 
-Run with `make demo`. The program is written against PyTorch's API; only the
-import line names glassgrad. At the end it backwards through a freed graph on
+Run with `.venv/bin/python examples/fit_polynomial.py` (`make demo` runs the larger
+digits_cnn.py). The program is written against PyTorch's API; only the import line
+names glassgrad. At the end it backwards through a freed graph on
 purpose, to show what glassgrad adds to PyTorch's error.
 """
 

@@ -1,17 +1,5 @@
 """glassgrad.nn, laid out like torch.nn: modules, parameters, init, utils and functional."""
 
 from . import functional, init, utils
-from .modules import (
-    Bilinear,
-    Flatten,
-    Identity,
-    Linear,
-    Module,
-    ModuleDict,
-    ModuleList,
-    ParameterDict,
-    ParameterList,
-    Sequential,
-    Unflatten,
-)
+from .modules import *
 from .parameter import Buffer, Parameter

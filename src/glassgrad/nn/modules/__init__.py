@@ -1,6 +1,59 @@
 """glassgrad.nn.modules: each layer at PyTorch's class path (glassgrad.nn.modules.linear.Linear, ...)."""
 
+from .activation import (
+    CELU,
+    ELU,
+    GELU,
+    GLU,
+    SELU,
+    Hardsigmoid,
+    Hardswish,
+    Hardtanh,
+    LeakyReLU,
+    LogSigmoid,
+    LogSoftmax,
+    Mish,
+    MultiheadAttention,
+    ReLU,
+    ReLU6,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softmin,
+    Softplus,
+    Softsign,
+    Tanh,
+    Tanhshrink,
+)
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .dropout import AlphaDropout, Dropout
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear
+from .loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
+    CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
+    HuberLoss,
+    KLDivLoss,
+    L1Loss,
+    MarginRankingLoss,
+    MSELoss,
+    NLLLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    TripletMarginLoss,
+)
 from .module import Module
+from .normalization import GroupNorm, LayerNorm
+from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
+from .sparse import Embedding
+from .transformer import TransformerEncoderLayer
+
+# What glassgrad.nn re-exports: the classes, not the submodules that hold them.
+__all__ = [name for name in dir() if name[0].isupper()]

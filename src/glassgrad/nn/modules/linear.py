@@ -84,3 +84,7 @@ class Bilinear(Module):
             f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
             f"out_features={self.out_features}, bias={self.bias is not None}"
         )
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """A Linear under another name: MultiheadAttention's out_proj, so its repr reads as PyTorch's."""

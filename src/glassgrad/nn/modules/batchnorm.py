@@ -1,0 +1,83 @@
+"""BatchNorm1d and BatchNorm2d at torch.nn.modules.batchnorm: batch statistics in training, running ones in eval."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ... import _dtype
+from ...autograd import grad_mode
+from ...ops.creation import ones, tensor, zeros
+from ...tensor import Tensor
+from .. import functional as F
+from .module import Module
+from .normalization import register_affine, reset_affine
+
+
+class _BatchNorm(Module):
+    _expected_dims: tuple[int, ...]
+
+    def __init__(
+        self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+        track_running_stats: bool = True, device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None:
+        super().__init__()
+        self.num_features = num_features
+        self.eps = eps
+        self.momentum = momentum
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        register_affine(self, (num_features,), affine, bias, device, dtype)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros(num_features, dtype=dtype))
+            self.register_buffer("running_var", ones(num_features, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=_dtype.int64))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        if self.track_running_stats:
+            with grad_mode.no_grad():
+                self.running_mean.zero_()
+                self.running_var.fill_(1)
+                self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        self.reset_running_stats()
+        reset_affine(self)
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() not in self._expected_dims:
+            wanted = " or ".join(f"{d}D" for d in self._expected_dims)
+            raise ValueError(f"expected {wanted} input (got {input.dim()}D input)")
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats and self.num_batches_tracked is not None:
+            with grad_mode.no_grad():
+                self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative average over every batch seen so far
+                factor = 1.0 / float(self.num_batches_tracked)
+        # Batch statistics in training, and in eval when there are no running ones to use.
+        use_batch_stats = self.training or (self.running_mean is None and self.running_var is None)
+        track = not self.training or self.track_running_stats
+        return F.batch_norm(
+            input, self.running_mean if track else None, self.running_var if track else None, self.weight, self.bias,
+            use_batch_stats, factor, self.eps,
+        )
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
+        )
+
+
+class BatchNorm1d(_BatchNorm):
+    _expected_dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    _expected_dims = (4,)

@@ -1,0 +1,84 @@
+"""LayerNorm and GroupNorm at torch.nn.modules.normalization, plus the affine parameters every norm layer shares."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+from ...ops.creation import empty
+from ...tensor import Tensor
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+
+def register_affine(module: Module, shape: tuple[int, ...], affine: bool, bias: bool, device: Any, dtype: Any) -> None:
+    """weight (and bias unless bias=False) of `shape`, or both registered as None, as every PyTorch norm layer does."""
+    if affine:
+        module.weight = Parameter(empty(shape, device=device, dtype=dtype))
+        if bias:
+            module.bias = Parameter(empty(shape, device=device, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def reset_affine(module: Module) -> None:
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
+
+
+class LayerNorm(Module):
+    def __init__(
+        self, normalized_shape: int | Sequence[int], eps: float = 1e-5, elementwise_affine: bool = True,
+        bias: bool = True, device: Any = None, dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        register_affine(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        reset_affine(self)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+            f"bias={self.bias is not None}"
+        )
+
+
+class GroupNorm(Module):
+    def __init__(
+        self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device: Any = None,
+        dtype: Any = None, *, bias: bool = True,
+    ) -> None:
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        register_affine(self, (num_channels,), affine, bias, device, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        reset_affine(self)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"

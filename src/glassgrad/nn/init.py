@@ -166,3 +166,12 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = N
         q = q.T
     return _write(tensor, gain * q.reshape(tensor.shape))
 
+
+def _default_reset_(weight: Tensor, bias: Tensor | None) -> None:
+    """PyTorch's historical default for Linear and the convolutions: kaiming_uniform_ with a=sqrt(5),
+    which gives U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias uniform in the same bound."""
+    kaiming_uniform_(weight, a=math.sqrt(5))
+    if bias is not None:
+        fan_in, _ = _calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        uniform_(bias, -bound, bound)

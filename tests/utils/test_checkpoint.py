@@ -1,0 +1,106 @@
+"""utils.checkpoint: the same gradients as PyTorch's, less memory held during forward, the same randomness."""
+
+from __future__ import annotations
+
+import tracemalloc
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+import torch.utils.checkpoint as torch_checkpoint
+
+import glassgrad
+from glassgrad.utils.checkpoint import checkpoint, checkpoint_sequential
+
+RNG = np.random.default_rng(7)
+X = RNG.standard_normal((4, 6))
+WEIGHTS = [RNG.standard_normal((6, 6)) * 0.5 for _ in range(3)]
+
+
+def block(m: Any, weights: list[Any]) -> Any:
+    def run(h: Any) -> Any:
+        for w in weights:
+            h = (h @ w).tanh() * 1.5
+        return h
+
+    return run
+
+
+def gradients(m: Any, checkpointing: Any, **options: Any) -> list[np.ndarray]:
+    x = m.tensor(X, requires_grad=True)
+    weights = [m.tensor(w, requires_grad=True) for w in WEIGHTS]
+    out = checkpointing(block(m, weights), x, **options) if checkpointing else block(m, weights)(x)
+    (out**2).sum().backward()
+    return [t.grad.numpy() for t in (x, *weights)]
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_gradients_match_pytorchs_checkpoint(use_reentrant: bool) -> None:
+    expected = gradients(torch, torch_checkpoint.checkpoint, use_reentrant=use_reentrant)
+    for a, e in zip(gradients(glassgrad, checkpoint, use_reentrant=use_reentrant), expected, strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-12)
+    for a, e in zip(gradients(glassgrad, None), expected, strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-12)
+
+
+@pytest.mark.torch_oracle
+def test_leaving_use_reentrant_out_warns_as_pytorch_does() -> None:
+    def first_line(m: Any, checkpointing: Any) -> str:
+        with pytest.warns(UserWarning) as caught:
+            checkpointing(lambda t: t * 2, m.ones(2, requires_grad=True))
+        return str(caught[0].message).split(".")[0]
+
+    assert first_line(glassgrad, checkpoint) == first_line(torch, torch_checkpoint.checkpoint)
+
+
+@pytest.mark.parametrize("use_reentrant", [False, True])
+def test_dropout_inside_is_replayed_with_the_same_mask(use_reentrant: bool) -> None:
+    def grads(checkpointing: bool) -> np.ndarray:
+        glassgrad.manual_seed(3)
+        x = glassgrad.tensor(X, requires_grad=True)
+
+        def noisy(t: Any) -> Any:
+            return glassgrad.nn.functional.dropout(t.tanh(), p=0.5, training=True).exp()
+
+        out = checkpoint(noisy, x, use_reentrant=use_reentrant) if checkpointing else noisy(x)
+        out.sum().backward()
+        return x.grad.numpy()
+
+    np.testing.assert_array_equal(grads(True), grads(False))
+
+
+def peak_bytes(checkpointing: bool) -> int:
+    x = glassgrad.randn(256, 512, requires_grad=True)
+    weights = [glassgrad.randn(512, 512) * 0.05 for _ in range(6)]
+    for w in weights:
+        w.requires_grad_()
+    tracemalloc.start()
+    out = checkpoint(block(glassgrad, weights), x, use_reentrant=False) if checkpointing else block(glassgrad, weights)(x)
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    out.sum().backward()
+    return held
+
+
+def test_checkpointed_forward_keeps_no_activations() -> None:
+    plain, checkpointed = peak_bytes(False), peak_bytes(True)
+    activation = 256 * 512 * 4
+    assert plain > 8 * activation  # tanh results and the scaled products, per layer
+    assert checkpointed < 2 * activation, f"checkpointed forward still holds {checkpointed:,} bytes"
+
+
+def test_checkpoint_sequential_matches_the_plain_sequential() -> None:
+    glassgrad.manual_seed(0)
+    layers = glassgrad.nn.Sequential(*[glassgrad.nn.Linear(6, 6) for _ in range(4)], glassgrad.nn.Tanh())
+
+    def grads(segments: int | None) -> list[np.ndarray]:
+        layers.zero_grad()
+        x = glassgrad.tensor(X, dtype=glassgrad.float32, requires_grad=True)
+        out = checkpoint_sequential(layers, segments, x, use_reentrant=False) if segments else layers(x)
+        out.sum().backward()
+        return [x.grad.numpy().copy(), *(p.grad.numpy().copy() for p in layers.parameters())]
+
+    for a, e in zip(grads(2), grads(None), strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-6)

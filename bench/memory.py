@@ -67,7 +67,22 @@ def _check(lib: Any, problem: Any, loss: Any, grads: list[Any]) -> Any:
     return compare(got, ref, 1e-3)
 
 
-def measure(name: str) -> dict[str, Any]:
+def checkpointed_tanh_mlp_loss(module: str) -> Any:
+    """W6 with every layer under utils.checkpoint (use_reentrant=False): forward keeps no activation."""
+    import importlib
+
+    checkpoint = importlib.import_module(f"{module}.utils.checkpoint").checkpoint
+
+    def loss(ops: Any, params: Any, data: Any) -> Any:
+        (h,) = data
+        for i in range(0, len(params), 2):
+            h = checkpoint(lambda x, w=params[i], b=params[i + 1]: ops.tanh(x @ w + b), h, use_reentrant=False)
+        return ops.sum(h)
+
+    return loss
+
+
+def measure(name: str, checkpointed: bool) -> dict[str, Any]:
     import numpy as np
     from libs import load
     from workloads import SEED, prepare, tanh_mlp_loss, tanh_mlp_problem
@@ -76,7 +91,7 @@ def measure(name: str) -> dict[str, Any]:
     lib.set_threads(THREADS)
     problem = tanh_mlp_problem(np.random.default_rng(SEED), batch=BATCH, width=WIDTH)
     p = prepare(lib, "grad", problem)
-    value_and_grad = lib.value_and_grad(tanh_mlp_loss)
+    value_and_grad = lib.value_and_grad(checkpointed_tanh_mlp_loss(name) if checkpointed else tanh_mlp_loss)
 
     warm = value_and_grad(p.params, p.data)
     del warm
@@ -91,7 +106,7 @@ def measure(name: str) -> dict[str, Any]:
 
     check = _check(lib, problem, loss, grads)
     return {
-        "library": name,
+        "library": name + (" +checkpoint" if checkpointed else ""),
         "version": lib.version,
         "baseline_mib": baseline / 1024,
         "peak_above_baseline_mib": (peak - baseline) / 1024,
@@ -105,8 +120,9 @@ def measure(name: str) -> dict[str, Any]:
 
 def main() -> None:
     name = sys.argv[1]
+    checkpointed = "--checkpoint" in sys.argv[2:]
     try:
-        result = measure(name)
+        result = measure(name, checkpointed)
     except Exception as e:
         result = {"library": name, "error": f"{type(e).__name__}: {e}"}
     print(json.dumps(result))

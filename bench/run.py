@@ -200,10 +200,11 @@ def run_memory() -> list[dict[str, Any]]:
     from libs import LIBRARY_NAMES
 
     results = []
-    for name in LIBRARY_NAMES:
-        print(f"W6: {name} in a fresh process", file=sys.stderr, flush=True)
+    # the libraries, then the checkpointed variant (utils.checkpoint on every layer) where there is one
+    for name, *extra in [*((n,) for n in LIBRARY_NAMES), ("glassgrad", "--checkpoint"), ("torch", "--checkpoint")]:
+        print(f"W6: {name} {' '.join(extra)} in a fresh process", file=sys.stderr, flush=True)
         env = child_env(THREADS["W6"], MALLOC_MMAP_THRESHOLD_="65536")
-        done = subprocess.run([sys.executable, str(HERE / "memory.py"), name], env=env, capture_output=True, text=True)
+        done = subprocess.run([sys.executable, str(HERE / "memory.py"), name, *extra], env=env, capture_output=True, text=True)
         lines = done.stdout.strip().splitlines()
         if done.returncode or not lines:
             results.append({"library": name, "error": f"exit {done.returncode}: {done.stderr.strip()[-500:]}"})

@@ -301,7 +301,7 @@ class SavedTensor:
             self._tensor = None if is_output else tensor
 
     def release(self) -> None:
-        self._tensor = self._data = self._packed = None
+        self._tensor = self._data = self._packed = self._unpack_hook = None  # the hook may hold state too
         self.released = True
 
     def unpack(self, node: Node) -> Tensor:

@@ -49,7 +49,7 @@ class _NonReentrant:
         self.function, self.args, self.kwargs = function, args, kwargs
         self.rng_state = default_generator.get_state() if keep_rng else None
         self.count = 0
-        self.recomputed: list[Tensor] | None = None
+        self.recomputed: list[Tensor | None] | None = None
 
     def run(self) -> Any:
         with saved_tensors_hooks(self._pack, self._unpack):
@@ -60,20 +60,28 @@ class _NonReentrant:
         return self.count - 1
 
     def _unpack(self, index: int) -> Tensor:
-        if self.recomputed is None:
+        if self.recomputed is None or self.recomputed[index] is None:  # first use, or again after retain_graph
             self.recomputed = []
             rng = default_generator.get_state()
             if self.rng_state is not None:
                 default_generator.set_state(self.rng_state)
-            with grad_mode.enable_grad(), saved_tensors_hooks(self._keep, lambda t: t):
+            with grad_mode.enable_grad(), saved_tensors_hooks(self._keep, _never_unpacked):
                 self.function(*self.args, **self.kwargs)
             default_generator.set_state(rng)
-        return self.recomputed[index]
+        tensor = self.recomputed[index]
+        self.recomputed[index] = None  # each recomputed tensor is freed once its node has it, as in PyTorch
+        assert tensor is not None
+        return tensor
 
-    def _keep(self, tensor: Tensor) -> Tensor:
+    def _keep(self, tensor: Tensor) -> None:
+        """The rerun's own graph is thrown away: its nodes keep nothing (an output kept there would be a
+        cycle through its grad_fn), only this list does, until each tensor is handed out."""
         assert self.recomputed is not None
         self.recomputed.append(tensor)
-        return tensor
+
+
+def _never_unpacked(packed: None) -> Tensor:
+    raise AssertionError("the recomputed graph of a checkpoint is never differentiated")
 
 
 class _Reentrant(Function):

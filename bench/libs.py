@@ -81,7 +81,22 @@ class Library(ABC):
         """A result as a NumPy array (dtype kept, so a float64 detour shows)."""
 
 
-class TorchLike(Library):
+class TapeLibrary(Library):
+    """Libraries that record a tape and leave gradients in `.grad` after `backward()`."""
+
+    def value_and_grad(self, loss_fn: LossFn) -> ValueAndGrad:
+        ops, zero_grad = self.ops, self.zero_grad
+
+        def run(params: Sequence[Any], data: Sequence[Any]) -> tuple[Any, list[Any]]:
+            zero_grad(params)
+            loss = loss_fn(ops, params, data)
+            loss.backward()
+            return loss, [p.grad for p in params]
+
+        return run
+
+
+class TorchLike(TapeLibrary):
     """PyTorch and glassgrad: the same code, since glassgrad is imported as torch."""
 
     def __init__(self, module_name: str, dtype_name: str = "float32") -> None:
@@ -111,17 +126,6 @@ class TorchLike(Library):
         if array.dtype.kind in "iu":
             return self.module.from_numpy(array.astype(np.int64))
         return self.module.tensor(array.copy(), dtype=self.dtype)
-
-    def value_and_grad(self, loss_fn: LossFn) -> ValueAndGrad:
-        ops, zero_grad = self.ops, self.zero_grad
-
-        def run(params: Sequence[Any], data: Sequence[Any]) -> tuple[Any, list[Any]]:
-            zero_grad(params)
-            loss = loss_fn(ops, params, data)
-            loss.backward()
-            return loss, [p.grad for p in params]
-
-        return run
 
     def sgd_(self, params: Sequence[Any], grads: Sequence[Any], lr: float) -> None:
         with self.module.no_grad():
@@ -196,7 +200,7 @@ class HipsAutograd(Library):
         return np.asarray(value)
 
 
-class MyGrad(Library):
+class MyGrad(TapeLibrary):
     """MyGrad: tape-based, gradients land in `.grad` as NumPy arrays."""
 
     def __init__(self) -> None:
@@ -220,17 +224,6 @@ class MyGrad(Library):
 
     def data(self, array: np.ndarray) -> Any:
         return array.copy() if array.dtype.kind in "iu" else self.mg.tensor(array.copy(), constant=True)
-
-    def value_and_grad(self, loss_fn: LossFn) -> ValueAndGrad:
-        ops, zero_grad = self.ops, self.zero_grad
-
-        def run(params: Sequence[Any], data: Sequence[Any]) -> tuple[Any, list[Any]]:
-            zero_grad(params)
-            loss = loss_fn(ops, params, data)
-            loss.backward()
-            return loss, [p.grad for p in params]
-
-        return run
 
     def sgd_(self, params: Sequence[Any], grads: Sequence[Any], lr: float) -> None:
         with self.mg.no_autodiff:

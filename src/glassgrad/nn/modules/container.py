@@ -42,7 +42,23 @@ def _pairs(items: Any, kind: str) -> Iterable[tuple[Any, Any]]:
     return pairs
 
 
-class Sequential(Module):
+class _Numbered(Module):
+    """Submodules named "0", "1", ... in order: Sequential and ModuleList share their bookkeeping."""
+
+    def __delitem__(self, idx: int | slice) -> None:
+        keys = list(self._modules)
+        for key in keys[idx] if isinstance(idx, slice) else [keys[_abs_index(idx, len(self))]]:
+            delattr(self, key)
+        self._modules = _renumbered(self._modules.values())
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+
+class Sequential(_Numbered):
     """Modules called in order, each on the previous one's output: Sequential(m0, m1, ...) or Sequential(OrderedDict)."""
 
     _modules: OrderedDict[str, Module]  # type: ignore[assignment]
@@ -64,18 +80,6 @@ class Sequential(Module):
     def __setitem__(self, idx: int, module: Module) -> None:
         key = list(self._modules)[_abs_index(idx, len(self))]
         setattr(self, key, module)
-
-    def __delitem__(self, idx: int | slice) -> None:
-        keys = list(self._modules)
-        for key in keys[idx] if isinstance(idx, slice) else [keys[_abs_index(idx, len(self))]]:
-            delattr(self, key)
-        self._modules = _renumbered(self._modules.values())
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
 
     def append(self, module: Module) -> Sequential:
         self.add_module(str(len(self)), module)
@@ -108,7 +112,7 @@ class Sequential(Module):
         return input
 
 
-class ModuleList(Module):
+class ModuleList(_Numbered):
     """A list of submodules, registered so that their parameters are found; it has no forward."""
 
     _modules: OrderedDict[str, Module]  # type: ignore[assignment]
@@ -125,18 +129,6 @@ class ModuleList(Module):
 
     def __setitem__(self, idx: int, module: Module) -> None:
         setattr(self, str(_abs_index(idx, len(self))), module)
-
-    def __delitem__(self, idx: int | slice) -> None:
-        keys = list(self._modules)
-        for key in keys[idx] if isinstance(idx, slice) else [str(_abs_index(idx, len(self)))]:
-            delattr(self, key)
-        self._modules = _renumbered(self._modules.values())
-
-    def __len__(self) -> int:
-        return len(self._modules)
-
-    def __iter__(self) -> Iterator[Module]:
-        return iter(self._modules.values())
 
     def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
         return self.extend(modules)

@@ -609,6 +609,7 @@ _BOTH = {
 }
 FUNCTIONS = {**_BOTH, "rsub": rsub, "where": where}
 METHODS = {**_BOTH, "where": lambda self, condition, other: where(condition, self, other)}
+ALSO = {"glassgrad.nn.functional": {"sigmoid": sigmoid, "tanh": tanh}}  # F.sigmoid, F.tanh
 INPLACE = (
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "neg", "pow", "square", "abs",
     "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos",

@@ -16,7 +16,6 @@ import numpy as np
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from sklearn.datasets import load_digits
 from sklearn.model_selection import train_test_split
-from threadpoolctl import threadpool_limits
 
 import glassgrad as torch
 from glassgrad import nn
@@ -130,6 +129,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     # Batches this small are faster on one BLAS thread: several threads spend more time in handing
-    # work over than in computing, badly so on a busy machine (what torch.set_num_threads(1) is for).
-    with threadpool_limits(limits=1, user_api="blas"):
-        main()
+    # work over than in computing, badly so on a busy machine.
+    torch.set_num_threads(1)
+    main()

@@ -26,6 +26,7 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
+from ._threads import get_num_threads, set_num_threads
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

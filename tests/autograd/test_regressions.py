@@ -72,3 +72,14 @@ def _second_derivative_of_tiny_product(m: Any) -> list[float]:
 
 def test_division_gradient_does_not_underflow_where_pytorchs_does_not() -> None:
     assert _second_derivative_of_tiny_product(glassgrad) == _second_derivative_of_tiny_product(torch)
+
+
+def test_set_num_threads_limits_blas_and_get_num_threads_reports_it() -> None:
+    before = glassgrad.get_num_threads()
+    try:
+        glassgrad.set_num_threads(1)
+        assert glassgrad.get_num_threads() == 1
+    finally:
+        glassgrad.set_num_threads(before)
+    with pytest.raises(RuntimeError):
+        glassgrad.set_num_threads(0)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .optimizer import Optimizer, check_hyperparameters, lerp_, scalar_tensor, weight_decayed, zeros_state
+from .optimizer import Optimizer, adam_moments, check_hyperparameters, scalar_tensor, zeros_state
 
 
 class Adam(Optimizer):
@@ -32,13 +32,8 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_state(param)
         beta1, beta2 = group["betas"]
-        state["step"]._data += 1
-        step = float(state["step"].item())
-        param, grad = weight_decayed(param, grad, group)
+        param, grad, step = adam_moments(param, grad, state, group)
         exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        lerp_(exp_avg, grad, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * grad * grad
         step_size = group["lr"] / (1 - beta1**step)
         second = exp_avg_sq
         if group["amsgrad"]:

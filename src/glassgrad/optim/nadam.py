@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .optimizer import Optimizer, check_hyperparameters, lerp_, scalar_tensor, weight_decayed, zeros_state
+from .optimizer import Optimizer, adam_moments, check_hyperparameters, scalar_tensor, zeros_state
 
 
 class NAdam(Optimizer):
@@ -34,18 +34,13 @@ class NAdam(Optimizer):
             )
         beta1, beta2 = group["betas"]
         lr, decay = group["lr"], group["momentum_decay"]
-        state["step"]._data += 1
-        step = float(state["step"].item())
-        param, grad = weight_decayed(param, grad, group)
+        param, grad, step = adam_moments(param, grad, state, group)
         mu = beta1 * (1.0 - 0.5 * 0.96 ** (step * decay))
         mu_next = beta1 * (1.0 - 0.5 * 0.96 ** ((step + 1) * decay))
         # mu_product is a scalar-dtype tensor in PyTorch (float32 by default): its rounding is part of the trajectory.
         state["mu_product"]._data *= mu
         mu_product = float(state["mu_product"].item())
         exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        lerp_(exp_avg, grad, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * grad * grad
         denom = np.sqrt(exp_avg_sq / (1 - beta2**step)) + group["eps"]
         param = param + (-lr * (1.0 - mu) / (1.0 - mu_product)) * (grad / denom)
         return param + ((-lr * mu_next) / (1.0 - mu_product * mu_next)) * (exp_avg / denom)

@@ -243,6 +243,20 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": saved_groups})
 
 
+def adam_moments(param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, float]:
+    """What Adam, NAdam and RAdam share: count the step, apply weight decay, then update the moment
+    estimates exp_avg <- lerp(exp_avg, grad, 1 - beta1), exp_avg_sq <- beta2 exp_avg_sq + (1 - beta2) grad^2.
+    Returns the decayed param and grad, and the step number."""
+    beta1, beta2 = group["betas"]
+    state["step"]._data += 1
+    param, grad = weight_decayed(param, grad, group)
+    lerp_(state["exp_avg"]._data, grad, 1 - beta1)
+    exp_avg_sq = state["exp_avg_sq"]._data
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * grad * grad
+    return param, grad, float(state["step"].item())
+
+
 def check_hyperparameters(
     lr: float, *, eps: float | None = None, betas: tuple[float, float] | None = None, weight_decay: float = 0.0,
     momentum: float | None = None, alpha: float | None = None,

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .optimizer import Optimizer, check_hyperparameters, lerp_, scalar_tensor, weight_decayed, zeros_state
+from .optimizer import Optimizer, adam_moments, check_hyperparameters, scalar_tensor, zeros_state
 
 
 class RAdam(Optimizer):
@@ -30,13 +30,8 @@ class RAdam(Optimizer):
             state.update(step=scalar_tensor(0.0), exp_avg=zeros_state(param), exp_avg_sq=zeros_state(param))
         beta1, beta2 = group["betas"]
         lr = group["lr"]
-        state["step"]._data += 1
-        step = float(state["step"].item())
-        param, grad = weight_decayed(param, grad, group)
+        param, grad, step = adam_moments(param, grad, state, group)
         exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
-        lerp_(exp_avg, grad, 1 - beta1)
-        exp_avg_sq *= beta2
-        exp_avg_sq += (1 - beta2) * grad * grad
         bias_correction2 = 1 - beta2**step
         corrected = exp_avg / (1 - beta1**step)
         rho_inf = 2 / (1 - beta2) - 1

@@ -57,6 +57,11 @@ class _Numbered(Module):
     def __iter__(self) -> Iterator[Module]:
         return iter(self._modules.values())
 
+    def pop(self, key: int | slice) -> Module:
+        module = self[key]
+        del self[key]
+        return module
+
 
 class Sequential(_Numbered):
     """Modules called in order, each on the previous one's output: Sequential(m0, m1, ...) or Sequential(OrderedDict)."""
@@ -100,11 +105,6 @@ class Sequential(_Numbered):
         for module in sequential:
             self.append(module)
         return self
-
-    def pop(self, key: int | slice) -> Module:
-        module = self[key]
-        del self[key]
-        return module
 
     def forward(self, input: Any) -> Any:
         for module in self:
@@ -151,11 +151,6 @@ class ModuleList(_Numbered):
         for module in modules:
             self.append(module)
         return self
-
-    def pop(self, key: int | slice) -> Module:
-        module = self[key]
-        del self[key]
-        return module
 
     def __repr__(self) -> str:
         """PyTorch compresses runs of identical reprs into "(0-2): 3 x Linear(...)"."""

@@ -28,7 +28,7 @@ class VersionCounter:
 
     def __init__(self) -> None:
         self.value = 0
-        self.modified_at: Any = None  # (code, line) of the last in-place op, for the version error
+        self.modified_at: Any = None  # where the last in-place op ran (a sites.Position), for the version error
 
 
 class Size(tuple):
@@ -79,12 +79,16 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
+_new_object = object.__new__
+
+
 class Tensor:
     __slots__ = (
         "__weakref__",
         "_accumulator",
         "_backward_hooks",
         "_base",
+        "_counter",
         "_data",
         "_grad",
         "_is_inference",
@@ -92,7 +96,6 @@ class Tensor:
         "_post_accumulate_hooks",
         "_requires_grad",
         "_retains_grad",
-        "_version_counter",
         "_view_chain",
         "grad_fn",
     )
@@ -109,7 +112,7 @@ class Tensor:
 
     def _init(self, array: np.ndarray) -> None:
         self._data = array
-        self._version_counter = VersionCounter()
+        self._counter: VersionCounter | None = None
         self._requires_grad = False
         self._grad: Tensor | None = None
         self.grad_fn: Node | None = None
@@ -122,14 +125,26 @@ class Tensor:
         self._retains_grad = False
         self._is_inference = grad_mode.state.inference
 
-    @classmethod
-    def _wrap(cls, array: Any) -> Tensor:
+    @staticmethod
+    def _wrap(array: Any) -> Tensor:
         """A new tensor around `array` (no copy) with no autograd history."""
         if type(array) is not np.ndarray:
             array = np.asarray(array)
-        t = object.__new__(Tensor)
+        t = _new_object(Tensor)
         t._init(array)
         return t
+
+    @property
+    def _version_counter(self) -> VersionCounter:
+        # Made on first use: most tensors are temporaries that are never saved, viewed or modified in place.
+        counter = self._counter
+        if counter is None:
+            counter = self._counter = VersionCounter()
+        return counter
+
+    @_version_counter.setter
+    def _version_counter(self, counter: VersionCounter) -> None:
+        self._counter = counter
 
     def _with_history(self, node: Node, output_nr: int) -> Tensor:
         self.grad_fn = node
@@ -139,10 +154,10 @@ class Tensor:
 
     def _grad_accumulator(self) -> AccumulateGrad:
         """The leaf's AccumulateGrad node, shared by every use while any graph holds it."""
-        from .autograd.graph import AccumulateGrad
-
         node = self._accumulator() if self._accumulator is not None else None
         if node is None:
+            from .autograd.graph import AccumulateGrad  # graph.py imports this module
+
             node = AccumulateGrad(self)
             self._accumulator = weakref.ref(node)
         return node

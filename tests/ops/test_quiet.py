@@ -7,10 +7,18 @@ import warnings
 import numpy as np
 import pytest
 
-from glassgrad.ops.quiet import _public, quietly
+from glassgrad.ops.quiet import quietly, restore, silence
 
 
-@pytest.mark.parametrize("run", [quietly, _public], ids=["contextvar", "errstate"])
+def _silenced(kernel, *args):
+    token = silence()
+    try:
+        return kernel(*args)
+    finally:
+        restore(token)
+
+
+@pytest.mark.parametrize("run", [quietly, _silenced], ids=["quietly", "silence-restore"])
 def test_kernels_run_without_warnings_and_restore_the_state(run) -> None:
     before = np.geterr()
     with warnings.catch_warnings():

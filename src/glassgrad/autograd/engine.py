@@ -12,6 +12,7 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
+from .._dtype import _BY_NUMPY
 from ..diagnostics import explain, sites, steps, watches
 from ..tensor import Tensor
 from . import anomaly, grad_mode
@@ -67,17 +68,20 @@ def _root_grads(outputs: tuple[Tensor, ...], grad_outputs: tuple[Any, ...] | Non
 
 def _dependencies(roots: list[Node]) -> dict[Node, int]:
     deps: dict[Node, int] = {}
-    seen = set(roots)
-    stack = list(seen)  # two outputs of one node can both be roots: count that node's edges once
+    root_set = set(roots)
+    stack = list(root_set)  # two outputs of one node can both be roots: count that node's edges once
     while stack:
         node = stack.pop()
         for child, _ in node.next_functions:
             if child is None:
                 continue
-            deps[child] = deps.get(child, 0) + 1
-            if child not in seen:
-                seen.add(child)
-                stack.append(child)
+            count = deps.get(child)
+            if count is None:  # first seen: walk it, unless it is a root (walked already)
+                deps[child] = 1
+                if child not in root_set:
+                    stack.append(child)
+            else:
+                deps[child] = count + 1
     return deps
 
 
@@ -113,8 +117,8 @@ def _fit_to_input(grad: Tensor, meta: tuple[Any, Any], node: Node, index: int) -
                 f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
                 f"[{', '.join(map(str, shape))}]"
             ) from None
-    if grad._data.dtype != dtype.np:
-        grad = grad.to(dtype)
+    if grad._data.dtype != dtype:
+        grad = grad.to(_BY_NUMPY[dtype])
     return grad
 
 
@@ -149,7 +153,7 @@ def run_backward(
     accumulate: bool = True,
 ) -> list[Tensor | None]:
     """Run backward from `roots`; return the gradients that reached the `capture` edges."""
-    freed_by = FreedBy(sites.creation_site(), steps.current)
+    freed_by = FreedBy(sites.caller_position(), steps.current)
     root_nodes = [n for n, _ in roots if n is not None]
     running.append(root_nodes)
     try:
@@ -185,11 +189,12 @@ def _run(
         buf = buffers.setdefault(node, [None] * node.num_outputs)
         buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
-    ready = [(-node._sequence_nr, id(node), node) for node in buffers if deps.get(node, 0) == 0]
+    ready = [(-node._sequence_nr, node) for node in buffers if deps.get(node, 0) == 0]
     heapq.heapify(ready)
+    pop, push = heapq.heappop, heapq.heappush
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
-            node = heapq.heappop(ready)[2]
+            node = pop(ready)[1]
             grads = buffers.pop(node)
             is_sink = type(node) is AccumulateGrad
             if node._tensor_pre_hooks or node._retains_grad or (is_sink and node.variable._backward_hooks):
@@ -200,35 +205,45 @@ def _run(
                         captured[(node, nr)] = g
             # a leaf's sink runs only for backward() (and only for the leaves named in inputs=, if any)
             runs = (accumulate and (targets is None or node in targets)) if is_sink else (needed is None or node in needed)
-            outputs = _apply(node, grads, keep_graph, freed_by) if runs else ()
+            outputs: tuple[Tensor | None, ...] = ()
+            if runs:
+                if node._pre_hooks or node._hooks or anomaly.enabled:
+                    outputs = _apply_hooked(node, grads)
+                else:
+                    outputs = node.apply(grads)
+                if keep_graph:
+                    node._retained_by = freed_by
+                else:
+                    node.release(freed_by)  # its saved tensors go now, so peak memory falls during backward
             del grads
-            input_meta = node._input_meta
-            for i, (child, nr) in enumerate(node.next_functions):
+            edges = node.next_functions
+            if len(outputs) < len(edges):
+                outputs = (*outputs, *(None,) * (len(edges) - len(outputs)))
+            for i, ((child, nr), grad, meta) in enumerate(zip(edges, outputs, node._input_meta, strict=False)):
                 if child is None:
                     continue
-                grad = outputs[i] if i < len(outputs) else None
                 if grad is not None:
-                    meta = input_meta[i]
-                    if grad._data.shape != meta[0] or grad._data.dtype != meta[1].np:
+                    data = grad._data
+                    if data.shape != meta[0] or (data.dtype is not meta[1] and data.dtype != meta[1]):
                         grad = _fit_to_input(grad, meta, node, i)
                     buf = buffers.get(child)
                     if buf is None:
                         buf = buffers[child] = [None] * child.num_outputs
                     buf[nr] = grad if buf[nr] is None else buf[nr] + grad
-                    grad = None  # the buffer holds it alone, so AccumulateGrad may keep it without a copy
+                    grad = data = None  # the buffer holds it alone, so AccumulateGrad may keep it without a copy
                 remaining = deps[child] - 1
                 deps[child] = remaining
                 if remaining == 0:
                     if child in buffers:
-                        heapq.heappush(ready, (-child._sequence_nr, id(child), child))
+                        push(ready, (-child._sequence_nr, child))
                     else:
                         _skip(child, deps, buffers, ready)
-            outputs = None
+            outputs = ()
     return [captured[e] for e in capture] if capture is not None else []
 
 
-def _apply(node: Node, grads: list[Tensor | None], keep_graph: bool, freed_by: FreedBy) -> tuple[Tensor | None, ...]:
-    """One node's backward with its pre- and post-hooks, then its saved tensors released (or marked retained)."""
+def _apply_hooked(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+    """One node's backward with its pre- and post-hooks and anomaly mode's nan check."""
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             new = hook(tuple(grads))
@@ -242,10 +257,6 @@ def _apply(node: Node, grads: list[Tensor | None], keep_graph: bool, freed_by: F
             new = hook(tuple(outputs), tuple(grads))
             if new is not None:
                 outputs = tuple(new)
-    if keep_graph:
-        node._retained_by = freed_by
-    else:
-        node.release(freed_by)
     return outputs
 
 
@@ -260,7 +271,7 @@ def _skip(node: Node, deps: dict[Node, int], buffers: dict[Node, list[Tensor | N
             deps[child] -= 1
             if deps[child] == 0:
                 if child in buffers:
-                    heapq.heappush(ready, (-child._sequence_nr, id(child), child))
+                    heapq.heappush(ready, (-child._sequence_nr, child))
                 else:
                     stack.append(child)
 

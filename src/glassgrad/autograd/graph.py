@@ -11,27 +11,32 @@ tensor -> grad_fn -> saved output -> tensor is never a reference cycle.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import sys
-import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
+
+import numpy as np
 
 from ..diagnostics import sites, steps, watches
-from ..diagnostics.sites import Site
+from ..diagnostics.sites import Position, Site
+from ..tensor import Tensor
 from . import anomaly, grad_mode
 
-if TYPE_CHECKING:
-    from ..tensor import Tensor
-
-_sequence = itertools.count()
+_sequence = itertools.count()  # the engine runs ready nodes latest first; numbers are unique, so ties never happen
+_SINKS_FIRST = 2**62
 
 
 class FreedBy(NamedTuple):
     """The backward call that released a node's saved tensors."""
 
-    site: Site | None
+    position: Position | None  # resolved to a line only when shown
     step: int
+
+    @property
+    def site(self) -> Site | None:
+        return sites.resolve(self.position)
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after they "
@@ -74,13 +79,13 @@ class Node:
         "_freed_by",
         "_hooks",
         "_input_meta",
+        "_position",
         "_pre_hooks",
         "_released",
         "_retained_by",
         "_retains_grad",
         "_saved",
         "_sequence_nr",
-        "_site",
         "_step",
         "_tensor_pre_hooks",
         "next_functions",
@@ -88,31 +93,37 @@ class Node:
 
     def __init__(self, inputs: tuple[Tensor, ...] = ()) -> None:
         self._sequence_nr = next(_sequence)
-        self._site = sites.creation_site()
+        self._position = sites.caller_position(self._made_inside)
         self._step = steps.current
         if watches.state is not None:
             watches.track(self)
         if anomaly.enabled:
             anomaly.record_stack(self)
         self._saved: dict[str, Any] = {}
-        self._freed_by: FreedBy | None = None
         self._released = False
-        self._retained_by: FreedBy | None = None  # a retain_graph=True backward that ran this node
-        self._hooks: dict[int, Callable[..., Any]] | None = None
-        self._pre_hooks: dict[int, Callable[..., Any]] | None = None
-        self._tensor_pre_hooks: dict[int, dict[int, Callable[..., Any]]] | None = None
-        self._retains_grad: dict[int, weakref.ref[Tensor]] | None = None
+        # What the engine and the diagnostics fill in later: the backward call that freed this node or ran it with
+        # retain_graph=True, node hooks, tensor hooks (by output) and retain_grad() tensors (by output).
+        self._freed_by = self._retained_by = self._hooks = self._pre_hooks = self._tensor_pre_hooks = self._retains_grad = None
         edges: list[tuple[Node | None, int]] = []
-        meta: list[tuple[tuple[int, ...], Any] | None] = []
+        meta: list[tuple[tuple[int, ...], np.dtype] | None] = []  # NumPy's dtype: the engine compares it per edge
         for t in inputs:
             if t._requires_grad:
-                edges.append((t.grad_fn, t._output_nr) if t.grad_fn is not None else (t._grad_accumulator(), 0))
-                meta.append((t._data.shape, t.dtype))
+                fn = t.grad_fn
+                edges.append((fn, t._output_nr) if fn is not None else (t._grad_accumulator(), 0))
+                data = t._data
+                meta.append((data.shape, data.dtype))
             else:
                 edges.append(_NO_EDGE)
                 meta.append(None)
         self.next_functions = tuple(edges)
         self._input_meta = tuple(meta)
+
+    _made_inside = 0  # frames between __init__ and the op's code that are glassgrad's for sure (skipped by the site walk)
+
+    @property
+    def _site(self) -> Site | None:
+        """The user's line that recorded this node."""
+        return sites.resolve(self._position)
 
     # -- the public Node API -------------------------------------------------
     def name(self) -> str:
@@ -159,20 +170,19 @@ class Node:
         return f"<{self.name()} object at {id(self):#x}>"
 
     # -- engine interface ----------------------------------------------------
-    @property
-    def num_outputs(self) -> int:
-        return 1
+    num_outputs = 1  # a class attribute: the engine reads it per edge; nodes with several outputs override it
 
     def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         raise NotImplementedError
 
     def saved_tensors_list(self) -> list[SavedTensor]:
-        return [s for s in self._saved.values() if isinstance(s, SavedTensor)]
+        return [s for s in self._saved.values() if type(s) is SavedTensor]
 
     def release(self, freed_by: FreedBy) -> None:
         """Drop every saved buffer; later unpacks raise PyTorch's 'second time' error."""
-        for saved in self.saved_tensors_list():
-            saved.release()
+        if self._saved:
+            for saved in self.saved_tensors_list():
+                saved.release()
         self._freed_by = freed_by
         self._released = True
 
@@ -197,9 +207,9 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: Tensor) -> None:
         super().__init__()
-        self._sequence_nr = float("inf")  # runs as soon as it is ready, as in PyTorch
+        self._sequence_nr += _SINKS_FIRST  # runs as soon as it is ready, as in PyTorch
         self.variable = variable
-        self._input_meta = ((variable.shape, variable.dtype),)
+        self._input_meta = ((variable._data.shape, variable._data.dtype),)
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() is the C++ class's, unlike its type name
@@ -262,7 +272,6 @@ class SavedTensor:
         "dtype",
         "is_output",
         "name",
-        "nbytes",
         "output_nr",
         "released",
         "requires_grad",
@@ -280,15 +289,15 @@ class SavedTensor:
             )
         self.name = name
         self.is_output = is_output
-        self.shape = tensor.shape
-        self.dtype = tensor.dtype
-        self.nbytes = tensor._data.nbytes
-        self.version_counter = tensor._version_counter
-        self.saved_version = tensor._version_counter.value
+        data = tensor._data
+        self.shape: tuple[int, ...] = data.shape  # NumPy's shape and dtype: kept for the diagnostics after release
+        self.dtype: np.dtype = data.dtype
+        self.version_counter = counter = tensor._version_counter
+        self.saved_version = counter.value
         self.output_nr = tensor._output_nr
-        self.requires_grad = tensor.requires_grad
+        self.requires_grad = tensor._requires_grad
         self.released = False
-        hooks = _saved_hooks_stack()
+        hooks = saved_tensors_hooks._stack
         if hooks:
             pack, self._unpack_hook = hooks[-1]
             with grad_mode.no_grad():
@@ -297,8 +306,12 @@ class SavedTensor:
         else:
             self._packed = self._unpack_hook = None
             # An output is kept as its array alone: keeping the tensor would be a cycle through its grad_fn.
-            self._data = tensor._data if is_output else None
+            self._data = data if is_output else None
             self._tensor = None if is_output else tensor
+
+    @property
+    def nbytes(self) -> int:
+        return math.prod(self.shape) * self.dtype.itemsize
 
     def release(self) -> None:
         self._tensor = self._data = self._packed = self._unpack_hook = None  # the hook may hold state too
@@ -308,8 +321,6 @@ class SavedTensor:
         if self.released:
             raise RuntimeError(explain_freed(node, self))
         if self._unpack_hook is not None:
-            from ..tensor import Tensor
-
             tensor = self._unpack_hook(self._packed)
             if not isinstance(tensor, Tensor):
                 raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(tensor).__name__}")
@@ -319,10 +330,8 @@ class SavedTensor:
         if self.version_counter.value != self.saved_version:
             raise RuntimeError(explain_version(node, self))
         if self.is_output:
-            from ..tensor import Tensor
-
             tensor = Tensor._wrap(self._data)
-            tensor._version_counter = self.version_counter
+            tensor._counter = self.version_counter
             if self.requires_grad:
                 tensor._with_history(node, self.output_nr)
             return tensor

@@ -82,7 +82,7 @@ def bump_version(t: Tensor) -> None:
         )
     counter = t._version_counter
     counter.value += 1
-    counter.modified_at = sites.creation_site()
+    counter.modified_at = sites.caller_position()
 
 
 def _keep_original_self(node: Node, t: Tensor) -> None:
@@ -131,7 +131,7 @@ class CopySlices(Node):
         self.fn = fn
         self.view_chain = view_chain
         self.next_functions = (edge_to(base), *fn.next_functions[1:])
-        self._input_meta = ((base.shape, base.dtype), *fn._input_meta[1:])
+        self._input_meta = ((base._data.shape, base._data.dtype), *fn._input_meta[1:])
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # PyTorch's name() is the C++ class's, unlike its type name

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from . import sites
 from .sites import Site, format_site, source_line
 
 if TYPE_CHECKING:
@@ -101,7 +102,7 @@ def version(node: Node, saved: SavedTensor) -> str:
         f"  recorded at {_at(node._site)}",
     ]
     if counter.modified_at is not None:
-        lines.append(f"  It was then modified in place (now version {counter.value}), last at {_at(counter.modified_at)}")
+        lines.append(f"  It was then modified in place (now version {counter.value}), last at {_at(sites.resolve(counter.modified_at))}")
     lines += [
         "Fix: an in-place change (x += ..., x.add_(...), x[i] = ..., or optimizer.step()) overwrote a value that",
         "  this backward still needs. Finish every backward over this graph before the in-place change (call",

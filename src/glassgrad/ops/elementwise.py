@@ -13,7 +13,7 @@ from .. import _dtype
 from .._dtype import dtype, result_type
 from ..tensor import Tensor
 from .creation import zeros_like
-from .quiet import quietly
+from .quiet import quietly, restore, silence
 from .table import Derivative, derivative
 
 Operand = Tensor | float | int | bool
@@ -53,11 +53,15 @@ def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 def _run(kernel: Kernel, *arrays: np.ndarray) -> np.ndarray:
     """Run a NumPy kernel quietly (inf and nan are values here, not warnings) with PyTorch's broadcast error."""
+    token = silence()
     try:
-        return np.asarray(quietly(kernel, *arrays))
+        out = kernel(*arrays)
     except ValueError:
         broadcast_shape(*(np.shape(a) for a in arrays))
         raise
+    finally:
+        restore(token)
+    return out if type(out) is np.ndarray else np.asarray(out)  # ufuncs return NumPy scalars for 0-d inputs
 
 
 def as_tensor_operand(x: Operand, like: dtype) -> Tensor:
@@ -80,6 +84,10 @@ def _floating(d: dtype) -> dtype:
 
 
 def _binary(entry: Derivative, kernel: Kernel, input: Operand, other: Operand, *, to_float: bool = False, **attrs: Any) -> Tensor:
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        a, b = input._data, other._data
+        if a.dtype is b.dtype and (a.dtype.kind == "f" or not to_float):  # nothing to promote: the hot path
+            return entry.record(_run(kernel, a, b), (input, other), **attrs)
     common = result_type(input, other)
     if to_float:
         common = _floating(common)
@@ -92,6 +100,10 @@ def _float_unary(name: str, entry: Derivative, kernel: Kernel) -> Callable[[Tens
     """A function like exp: any dtype in, a floating result (the default dtype for integer inputs)."""
 
     def op(input: Tensor) -> Tensor:
+        if isinstance(input, Tensor) and input._data.dtype.kind == "f":  # the hot path: float in, the same float out
+            data = input._data
+            out = _run(kernel, data)
+            return entry.record(out if out.dtype is data.dtype else out.astype(data.dtype), (input,))
         target = _floating(require_tensor(name, "input", 1, input).dtype)
         return entry.record(_cast(_run(kernel, _cast(input._data, target)), target), (input,))
 

@@ -44,40 +44,53 @@ class Derivative:
         self.needs = tuple(
             _parameters(f)[1:] if f is not None else () for f in self.formulas
         )
-        self._saves_for_mask: dict[tuple[bool, ...], tuple[str, ...]] = {}
+        self._plans: dict[tuple[bool, ...], tuple[tuple[str, int], ...]] = {}
         self.node_class = type(name, (OpNode,), {"__slots__": (), "derivative": self})
 
     def saves(self, requires: tuple[bool, ...]) -> tuple[str, ...]:
         """Names saved when the inputs' requires_grad flags are `requires`."""
-        names = self._saves_for_mask.get(requires)
-        if names is None:
-            wanted: dict[str, None] = {}
-            for needed, needs in zip(requires, self.needs, strict=True):
-                if needed:
-                    wanted.update(dict.fromkeys(needs))
-            names = self._saves_for_mask[requires] = tuple(wanted)
-        return names
+        wanted: dict[str, None] = {}
+        for needed, needs in zip(requires, self.needs, strict=True):
+            if needed:
+                wanted.update(dict.fromkeys(needs))
+        return tuple(wanted)
+
+    def _plan(self, requires: tuple[bool, ...]) -> tuple[tuple[str, int], ...]:
+        """What to save for this requires_grad mask: (name, input index), the index _RESULT or _ATTRIBUTE otherwise."""
+        plan = self._plans.get(requires)
+        if plan is None:
+            plan = self._plans[requires] = tuple(
+                (name, _RESULT if name == "result" else self.inputs.index(name) if name in self.inputs else _ATTRIBUTE)
+                for name in self.saves(requires)
+            )
+        return plan
 
     def record(self, out: Any, inputs: tuple[Tensor, ...], **attrs: Any) -> Tensor:
         """Wrap the forward array `out`; record a node if grad mode is on and an input requires grad."""
         result = Tensor._wrap(out)
-        if not grad_mode.state.grad_enabled:
-            return result
+        if grad_mode.state.grad_enabled and result._data.dtype.kind == "f":  # integer and bool results end the graph
+            for t in inputs:
+                if t._requires_grad:
+                    self._record_node(result, inputs, attrs)
+                    break
+        return result
+
+    def _record_node(self, result: Tensor, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> None:
         requires = tuple([t._requires_grad for t in inputs])
-        if True not in requires or result._data.dtype.kind != "f":
-            return result  # integer and bool results are never differentiable
         node = self.node_class(inputs)
         node._needs_input_grad = requires
+        result.grad_fn = node
+        result._requires_grad = True
         saved = node._saved
-        names = self._saves_for_mask.get(requires) or self.saves(requires)
-        for name in names:
-            if name != "result":
-                value = attrs[name] if name in attrs else inputs[self.inputs.index(name)]
-                saved[name] = SavedTensor(name, value, False) if isinstance(value, Tensor) else value
-        result._with_history(node, 0)
-        if "result" in names:
-            saved["result"] = SavedTensor("result", result, True)
-        return result
+        for name, index in self._plans.get(requires) or self._plan(requires):
+            if index == _RESULT:
+                saved[name] = SavedTensor(name, result, True)
+                continue
+            value = attrs[name] if index == _ATTRIBUTE or name in attrs else inputs[index]  # an attribute wins (clamp's max=None)
+            saved[name] = SavedTensor(name, value, False) if isinstance(value, Tensor) else value
+
+
+_RESULT, _ATTRIBUTE = -1, -2
 
 
 class OpNode(Node):
@@ -85,17 +98,23 @@ class OpNode(Node):
 
     __slots__ = ("_needs_input_grad",)
     derivative: Derivative
+    _made_inside = 2  # Derivative._record_node and Derivative.record
 
     def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
         grad = grad_outputs[0]
         derivative = self.derivative
+        if grad is None:
+            return (None,) * len(derivative.inputs)
         saved = self._saved
         grads: list[Tensor | None] = []
-        for needed, formula, needs in zip(self._needs_input_grad, derivative.formulas, derivative.needs, strict=True):
-            if not needed or formula is None or grad is None:
+        for needed, formula, needs in zip(self._needs_input_grad, derivative.formulas, derivative.needs, strict=False):
+            if not needed or formula is None:
                 grads.append(None)
                 continue
-            args = [saved[n].unpack(self) if isinstance(saved[n], SavedTensor) else saved[n] for n in needs]
+            args = []
+            for name in needs:
+                value = saved[name]
+                args.append(value.unpack(self) if type(value) is SavedTensor else value)
             grads.append(formula(grad, *args))
         return tuple(grads)
 

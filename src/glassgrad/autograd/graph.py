@@ -339,10 +339,6 @@ class SavedTensor:
         return self._tensor
 
 
-def _saved_hooks_stack() -> list[tuple[Callable[..., Any], Callable[..., Any]]]:
-    return saved_tensors_hooks._stack
-
-
 class saved_tensors_hooks:
     """Pack every tensor saved for backward with pack_hook and restore it with unpack_hook."""
 

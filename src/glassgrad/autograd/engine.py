@@ -9,11 +9,15 @@ for, and releasing each node's saved tensors as soon as it has run.
 from __future__ import annotations
 
 import heapq
+import sys
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .._dtype import _BY_NUMPY
 from ..diagnostics import explain, sites, steps, watches
+from ..ops.quiet import restore, silence
 from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .graph import AccumulateGrad, FreedBy, Node, edge_to
@@ -229,7 +233,7 @@ def _run(
                     buf = buffers.get(child)
                     if buf is None:
                         buf = buffers[child] = [None] * child.num_outputs
-                    buf[nr] = grad if buf[nr] is None else buf[nr] + grad
+                    buf[nr] = grad if buf[nr] is None else _sum(buf, nr, grad, create_graph)
                     grad = data = None  # the buffer holds it alone, so AccumulateGrad may keep it without a copy
                 remaining = deps[child] - 1
                 deps[child] = remaining
@@ -240,6 +244,33 @@ def _run(
                         _skip(child, deps, buffers, ready)
             outputs = ()
     return [captured[e] for e in capture] if capture is not None else []
+
+
+def _sum(buf: list[Tensor | None], nr: int, grad: Tensor, create_graph: bool) -> Tensor:
+    """buf[nr] + grad, added in place when no graph is being built and nothing but the buffer holds buf[nr].
+
+    That is PyTorch's InputBuffer rule: a gradient met for the first time may be a formula's output that some
+    other buffer also holds (an add passes one gradient to both inputs), so only an exclusive one is reused.
+    """
+    total = buf[nr]
+    assert total is not None
+    data = total._data
+    if (
+        not create_graph
+        and sys.getrefcount(total) == 3  # the buffer's slot, `total`, the argument
+        and sys.getrefcount(data) == 3  # total's slot, `data`, the argument
+        and data.base is None
+        and data.flags.writeable
+        and data.dtype is grad._data.dtype
+        and data.shape == grad._data.shape
+    ):
+        token = silence()
+        try:
+            np.add(data, grad._data, out=data)
+        finally:
+            restore(token)
+        return total
+    return total + grad
 
 
 def _apply_hooked(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:

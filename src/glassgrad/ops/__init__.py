@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from ..autograd.inplace import apply_inplace, copy_
 from ..tensor import Tensor
 from . import (
@@ -54,8 +56,17 @@ for _family in FAMILIES:
     INPLACE.update({f"{name}_": _family.METHODS[name] for name in _family.INPLACE})
 
 
+# Arithmetic whose in-place form can write straight into the tensor when there is no graph to record
+# (an optimizer's `p -= lr * g`): no temporary, no copy back.
+_UFUNCS = {elementwise.add: np.add, elementwise.sub: np.subtract, elementwise.mul: np.multiply, elementwise.div: np.true_divide}
+
+
 def _inplace_method(fn: Callable[..., Any]) -> Callable[..., Tensor]:
+    ufunc = _UFUNCS.get(fn)
+
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if ufunc is not None and len(args) == 1 and not kwargs and inplace_ops.ufunc_inplace(self, ufunc, args[0]):
+            return self
         return apply_inplace(self, lambda x: fn(x, *args, **kwargs))
 
     method.__name__ = f"{fn.__name__}_"

@@ -336,12 +336,17 @@ AcosBackward0 = derivative("AcosBackward0", self=lambda grad, self: grad * -rsqr
 AtanBackward0 = derivative("AtanBackward0", self=lambda grad, self: grad / (self * self + 1))
 SinhBackward0 = derivative("SinhBackward0", self=lambda grad, self: grad * cosh(self))
 CoshBackward0 = derivative("CoshBackward0", self=lambda grad, self: grad * sinh(self))
-# tanh and sigmoid differentiate through ops of their own, as in PyTorch: one output buffer instead of
+# tanh, sigmoid and relu differentiate through ops of their own, as in PyTorch: one output buffer instead of
 # three temporaries (the difference between 1.3x and 1.0x of the minimum peak memory of an MLP's backward).
 TanhBackwardBackward0 = derivative(
     "TanhBackwardBackward0", ("grad_output", "output"),
     grad_output=lambda grad, output: tanh_backward(grad, output),
     output=lambda grad, grad_output, output: grad * (-2 * output * grad_output),
+)
+ThresholdBackwardBackward0 = derivative(
+    "ThresholdBackwardBackward0", ("grad_output", "self"),
+    grad_output=lambda grad, self: threshold_backward(grad, self),
+    self=_zero,
 )
 SigmoidBackwardBackward0 = derivative(
     "SigmoidBackwardBackward0", ("grad_output", "output"),
@@ -352,7 +357,10 @@ SigmoidBackwardBackward0 = derivative(
 
 def _fused_backward(entry: Derivative, kernel: Callable[[np.ndarray, np.ndarray, np.ndarray], None], grad_output: Tensor, output: Tensor) -> Tensor:
     g, y = grad_output._data, output._data
-    out = np.empty(np.broadcast_shapes(g.shape, y.shape), dtype=np.result_type(g, y))
+    if g.shape == y.shape and g.dtype is y.dtype:  # what backward hands it: no broadcast, no promotion to work out
+        out = np.empty_like(y, order="C")
+    else:
+        out = np.empty(np.broadcast_shapes(g.shape, y.shape), dtype=np.result_type(g, y))
     quietly(kernel, g, y, out)
     return entry.record(out, (grad_output, output))
 
@@ -367,6 +375,18 @@ def _sigmoid_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> N
     np.subtract(1, y, out=out)
     np.multiply(out, y, out=out)
     np.multiply(out, g, out=out)
+
+
+def _threshold_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+    dead = np.less_equal(y, 0)
+    np.multiply(g, ~dead, out=out)  # a product is several times faster than np.where here
+    if np.isnan(out).any():  # but nan * 0 stays nan, where PyTorch passes nothing through a dead unit
+        out[dead] = 0
+
+
+def threshold_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    """grad_output where output > 0, else 0 (ReLU's backward), into one buffer."""
+    return _fused_backward(ThresholdBackwardBackward0, _threshold_backward_kernel, grad_output, output)
 
 
 def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
@@ -396,7 +416,7 @@ TruncBackward0 = derivative("TruncBackward0", self=_zero)
 RoundBackward0 = derivative("RoundBackward0", self=_zero)
 RoundBackward1 = derivative("RoundBackward1", self=_zero)
 FracBackward0 = derivative("FracBackward0", self=lambda grad: grad)
-ReluBackward0 = derivative("ReluBackward0", self=lambda grad, result: grad * (result > 0))
+ReluBackward0 = derivative("ReluBackward0", self=lambda grad, result: threshold_backward(grad, result))
 # isfinite is logic.py's (which imports this module), so the formula reaches it as a method.
 NanToNumBackward0 = derivative("NanToNumBackward0", self=lambda grad, self: grad * self.isfinite())
 

@@ -1,12 +1,16 @@
-"""The out-of-place halves of copy_, zero_ and fill_ (the in-place machinery is autograd.inplace)."""
+"""The out-of-place halves of copy_, zero_ and fill_ (the in-place machinery is autograd.inplace), and the
+shortcut for in-place arithmetic that records nothing."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..autograd import grad_mode
+from ..autograd.inplace import bump_version
 from ..tensor import Tensor
 from .creation import zeros_like
 from .elementwise import as_tensor_operand
+from .quiet import restore, silence
 from .table import Derivative, derivative
 
 # The overwritten value gets a zero gradient (not None), as in PyTorch.
@@ -45,3 +49,32 @@ def filled(destination: Tensor, value: Tensor | float, entry: Derivative | None 
         )
     out = np.full(destination.shape, source._data, dtype=destination._data.dtype)
     return entry.record(out, (destination, source))
+
+
+def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: object) -> bool:
+    """`t.op_(other)` straight into t's storage, when that is all it is; False leaves it to apply_inplace.
+
+    That is: no node to record, a float tensor that may be written, and an operand of its own dtype and shape
+    (or 0-d) or a Python number, so there is nothing to promote, broadcast or check.
+    """
+    data = t._data
+    if data.dtype.kind != "f" or not data.flags.writeable:
+        return False
+    if type(other) is Tensor:
+        operand = other._data
+        if operand.dtype is not data.dtype or (operand.shape != data.shape and operand.ndim):
+            return False
+        records = other._requires_grad or t._requires_grad
+    elif type(other) is float or type(other) is int:
+        operand, records = other, t._requires_grad
+    else:
+        return False
+    if records and grad_mode.state.grad_enabled:
+        return False
+    token = silence()
+    try:
+        ufunc(data, operand, out=data)
+    finally:
+        restore(token)
+    bump_version(t)
+    return True

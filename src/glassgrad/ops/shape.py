@@ -5,6 +5,7 @@ base's history (CopySlices). None of them saves a tensor for backward."""
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -22,7 +23,7 @@ def as_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args:
         return result
     result._base = input._base if input._base is not None else input
     result._view_chain = (*input._view_chain, (replay, args))
-    result._version_counter = input._version_counter
+    result._counter = input._version_counter
     result._is_inference = input._is_inference
     if result.grad_fn is None and input._requires_grad:
         result._requires_grad = True  # a view made under no_grad still requires grad, as its base does
@@ -35,15 +36,17 @@ def _record_view(entry: Derivative, out: np.ndarray, input: Tensor, replay: Call
 
 def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list, Size)):
-        shape = tuple(shape[0])
-    return tuple(int(s) for s in shape)
+        shape = shape[0]
+    return tuple(map(int, shape))
 
 
 def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    if -1 not in shape and math.prod(shape) == numel and (not shape or min(shape) >= 0):
+        return shape  # nothing to infer and nothing wrong: the common case, kept cheap
     unknown = [i for i, s in enumerate(shape) if s == -1]
     if len(unknown) > 1:
         raise RuntimeError("only one dimension can be inferred")
-    known = int(np.prod([s for s in shape if s != -1], dtype=np.int64))
+    known = math.prod(s for s in shape if s != -1)
     if any(s < -1 for s in shape):
         raise RuntimeError(f"invalid shape dimension {min(shape)}")
     if unknown:
@@ -118,7 +121,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     d0, d1 = input._wrap_dim(dim0), input._wrap_dim(dim1)
     if input.ndim == 0:
         return _record_view(TransposeBackward0, input._data.view(), input, transpose, dim0, dim1, dim0=0, dim1=0)
-    return _record_view(TransposeBackward0, np.swapaxes(input._data, d0, d1), input, transpose, d0, d1, dim0=d0, dim1=d1)
+    return _record_view(TransposeBackward0, input._data.swapaxes(d0, d1), input, transpose, d0, d1, dim0=d0, dim1=d1)
 
 
 def t(input: Tensor) -> Tensor:
@@ -151,15 +154,16 @@ ExpandBackward0 = derivative("ExpandBackward0", self=lambda grad, self_shape: su
 
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     target = _shape_arg(sizes)
-    lead = len(target) - input.ndim
+    data = input._data
+    lead = len(target) - data.ndim
     if lead < 0:
         raise RuntimeError(
             f"expand(torch.FloatTensor{{[{', '.join(map(str, input.shape))}]}}, size=[{', '.join(map(str, target))}]): "
             "the number of sizes provided must be greater or equal to the number of dimensions in the tensor"
         )
-    final = tuple(input.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(target))
+    final = target if -1 not in target else tuple(data.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(target))
     try:
-        out = np.broadcast_to(input._data, final)
+        out = data.view() if final == data.shape else np.broadcast_to(data, final)
     except ValueError:
         raise RuntimeError(
             f"The expanded size of the tensor ({final[-1]}) must match the existing size ({input.shape[-1]}) at "
@@ -207,17 +211,18 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     """Sum `input` down to `size` (which it must broadcast from): the gradient of a broadcast."""
-    from .reduction import sum as reduce_sum
+    from .reduction import sum as reduce_sum  # reduction.py imports this module
 
     target = _shape_arg(size)
-    shape = input.shape
+    shape = input._data.shape
     lead = len(shape) - len(target)
     if lead < 0 or any(t != 1 and t != s for t, s in zip(target, shape[lead:], strict=True)):
-        raise RuntimeError(f"size {{{list(target)}}} is not expandable to size {{{list(shape)}}}.")
-    dims = (*range(lead), *(lead + i for i, t in enumerate(target) if t == 1 and shape[lead + i] != 1))
-    if not dims:
-        return input
-    return reshape(reduce_sum(input, dims, keepdim=True), target)
+        raise RuntimeError(f"size {{{list(target)}}} is not expandable to size {{{list(Size(shape))}}}.")
+    kept = tuple(lead + i for i, t in enumerate(target) if t == 1 and shape[lead + i] != 1)
+    if not kept:  # only leading dims to sum away: one reduction, no reshape
+        return reduce_sum(input, tuple(range(lead))) if lead else input
+    summed = reduce_sum(input, (*range(lead), *kept), keepdim=True)
+    return reshape(summed, target) if lead else summed
 
 
 CatBackward0 = derivative("CatBackward0")

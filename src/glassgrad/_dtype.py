@@ -12,10 +12,11 @@ import numpy as np
 
 
 class dtype:
-    __slots__ = ("_category", "itemsize", "name", "np")
+    __slots__ = ("_category", "itemsize", "name", "np", "scalar_name")
 
-    def __init__(self, name: str, np_dtype: type, category: int) -> None:
+    def __init__(self, name: str, np_dtype: type, category: int, scalar_name: str) -> None:
         self.name = name
+        self.scalar_name = scalar_name  # PyTorch's C++ ScalarType, as its messages print it ("Float", "Long")
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
         self._category = category
@@ -44,15 +45,15 @@ class dtype:
 
 BOOL, INTEGER, FLOAT = 0, 1, 2
 
-bool_ = dtype("bool", np.bool_, BOOL)
-uint8 = dtype("uint8", np.uint8, INTEGER)
-int8 = dtype("int8", np.int8, INTEGER)
-int16 = dtype("int16", np.int16, INTEGER)
-int32 = dtype("int32", np.int32, INTEGER)
-int64 = dtype("int64", np.int64, INTEGER)
-float16 = dtype("float16", np.float16, FLOAT)
-float32 = dtype("float32", np.float32, FLOAT)
-float64 = dtype("float64", np.float64, FLOAT)
+bool_ = dtype("bool", np.bool_, BOOL, "Bool")
+uint8 = dtype("uint8", np.uint8, INTEGER, "Byte")
+int8 = dtype("int8", np.int8, INTEGER, "Char")
+int16 = dtype("int16", np.int16, INTEGER, "Short")
+int32 = dtype("int32", np.int32, INTEGER, "Int")
+int64 = dtype("int64", np.int64, INTEGER, "Long")
+float16 = dtype("float16", np.float16, FLOAT, "Half")
+float32 = dtype("float32", np.float32, FLOAT, "Float")
+float64 = dtype("float64", np.float64, FLOAT, "Double")
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
 _BY_NUMPY = {d.np: d for d in ALL_DTYPES}

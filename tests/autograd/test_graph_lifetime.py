@@ -411,3 +411,56 @@ def test_views_made_in_no_grad_still_require_grad(oracle: Any, name: str) -> Non
         return out, out.is_leaf, oracle.attempt(lambda: out.mul_(2))
 
     oracle.check(program)
+
+
+def test_inplace_arithmetic_without_a_graph(oracle: Any) -> None:
+    """What an optimizer does under no_grad, and the cases that must still take the checked path."""
+
+    def program(m: ModuleType) -> Any:
+        p = vec(m, [1.0, 2.0, 3.0, 4.0])
+        g = m.tensor([0.5, 0.5, -1.0, 2.0])
+        with m.no_grad():
+            p -= 0.1 * g
+            p += 1
+            p *= m.tensor(3.0)
+            p /= 2.0
+            view = p[1:]
+            view += 1  # the base sees it, and the version is shared
+            p.add_(p.flip(0))  # overlapping read and write
+        plain = m.tensor([1.0, 2.0])
+        plain.mul_(plain)  # nothing requires grad: no graph even with grad mode on
+        wide = m.tensor([1.0, 2.0], dtype=m.float64)
+        wide += m.tensor([0.5, 0.25])  # another dtype: promoted and cast back
+        ints = m.tensor([1, 2])
+        narrowing = oracle.attempt(lambda: ints.__iadd__(1.5))
+        expanded = m.zeros(1).expand(3)
+        overlap = oracle.attempt(lambda: expanded.add_(1))
+        recorded = oracle.attempt(lambda: p.add_(1))  # a leaf requiring grad, with grad mode on
+        return p, p._version, view._version, plain, plain._version, wide, narrowing, overlap, recorded, p.grad_fn
+
+    oracle.check(program)
+
+
+def test_gradients_meeting_in_a_buffer_never_change_a_tensor_someone_holds(oracle: Any) -> None:
+    """The engine adds a second gradient into the first in place only when nothing else can see the first."""
+
+    def program(m: ModuleType) -> Any:
+        kept: list[Any] = []
+
+        class Keep(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                return x * 1
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                out = grad * 2
+                kept.append(out)
+                return out
+
+        x = vec(m)
+        y = x * 3
+        (Keep.apply(y) * 5 + Keep.apply(y)).sum().backward()  # both kept gradients meet in y's buffer
+        return sorted(k.tolist() for k in kept), x.grad
+
+    oracle.check(program)

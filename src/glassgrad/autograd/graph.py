@@ -19,6 +19,8 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from .._dtype import _BY_NUMPY
+from .._dtype import dtype as Dtype
 from ..diagnostics import sites, steps, watches
 from ..diagnostics.sites import Position, Site
 from ..tensor import Tensor
@@ -364,11 +366,8 @@ class save_on_cpu(saved_tensors_hooks):
 
 
 def type_name(dtype: Any) -> str:
-    names = {
-        "float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long", "int32": "Int",
-        "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-    }
-    return f"torch.{names[dtype.name]}Tensor"
+    """PyTorch's legacy type name ("torch.FloatTensor") of a glassgrad or NumPy dtype."""
+    return f"torch.{_BY_NUMPY[np.dtype(dtype.np if isinstance(dtype, Dtype) else dtype)].scalar_name}Tensor"
 
 
 def describe_saved(saved: SavedTensor) -> str:

@@ -28,6 +28,11 @@ NO_GRAD_VIEW_MESSAGE = (
     "you want the inplace to be tracked)."
 )
 
+OVERLAP_MESSAGE = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
+    "Please clone() the tensor before performing the operation."
+)
+
 
 def check_inplace(t: Tensor) -> None:
     if not grad_mode.state.grad_enabled:
@@ -47,11 +52,13 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
     copy-like ops (`any_cast`) may, as in PyTorch.
     """
     check_inplace(t)
+    data = t._data
+    if not data.flags.writeable and any(stride == 0 and n > 1 for stride, n in zip(data.strides, data.shape, strict=True)):
+        raise RuntimeError(OVERLAP_MESSAGE)
     result = compute(t)
     if not any_cast and result.dtype._category > t.dtype._category:
         raise RuntimeError(
-            f"result type {result.dtype.name.capitalize()} can't be cast to the desired output type "
-            f"{t.dtype.name.capitalize()}"
+            f"result type {result.dtype.scalar_name} can't be cast to the desired output type {t.dtype.scalar_name}"
         )
     if result._data.shape != t._data.shape:
         raise RuntimeError(

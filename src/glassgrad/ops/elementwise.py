@@ -19,15 +19,8 @@ from .table import Derivative, derivative
 Operand = Tensor | float | int | bool
 Kernel = Callable[..., Any]
 
-# The names PyTorch's kernels print for each dtype ("exp_vml_cpu" not implemented for 'Long').
-_SCALAR_NAMES = {
-    "bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-    "float16": "Half", "float32": "Float", "float64": "Double",
-}
-
-
 def not_implemented_for(kernel: str, d: dtype) -> NotImplementedError:
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{_SCALAR_NAMES[d.name]}'")
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{d.scalar_name}'")
 
 
 def require_tensor(op: str, arg: str, position: int, x: object) -> Tensor:
@@ -595,7 +588,7 @@ def where(condition: Tensor, input: Operand | None = None, other: Operand | None
         raise TypeError("where(): expected both 'input' and 'other', or neither")
     if condition.dtype is not _dtype.bool_:
         raise RuntimeError(
-            f"where expected condition to be a boolean tensor, but got a tensor with dtype {_SCALAR_NAMES[condition.dtype.name]}"
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype {condition.dtype.scalar_name}"
         )
     return _binary(WhereBackward0, lambda a, b: np.where(condition._data, a, b), input, other, condition=condition)
 

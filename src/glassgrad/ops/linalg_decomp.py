@@ -80,7 +80,7 @@ def _lapack(op: str, failure: str, fn: Callable[..., Any], *arrays: np.ndarray, 
 
 
 def _type_name(d: Dtype) -> str:
-    return {"float64": "Double", "float32": "Float", "float16": "Half", "int64": "Long"}.get(d.name, d.name.capitalize())
+    return d.scalar_name
 
 
 _SINGULAR = "The input matrix is singular, the operation could not be completed."

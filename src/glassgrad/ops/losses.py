@@ -21,7 +21,6 @@ from .activations import clamped_value, logsigmoid, pairwise_distance, tensor_lo
 from .binary import minimum, xlogy
 from .creation import ones_like
 from .elementwise import (
-    _SCALAR_NAMES,
     abs,
     add,
     broadcast_shape,
@@ -237,7 +236,7 @@ def _check_nll_arguments(input: Tensor, target: Tensor, weight: Tensor | None) -
     if input.ndim > 2 and target.shape != expected:
         raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
     if target.dtype.name not in ("int64", "uint8"):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_SCALAR_NAMES[target.dtype.name]}")
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.scalar_name}")
     classes = input.shape[0 if input.ndim == 1 else 1]
     if weight is not None:
         if weight.numel() != classes:
@@ -247,7 +246,7 @@ def _check_nll_arguments(input: Tensor, target: Tensor, weight: Tensor | None) -
             )
         if weight.dtype is not input.dtype:
             raise RuntimeError(
-                f"expected scalar type {_SCALAR_NAMES[input.dtype.name]} but found {_SCALAR_NAMES[weight.dtype.name]}"
+                f"expected scalar type {input.dtype.scalar_name} but found {weight.dtype.scalar_name}"
             )
     _not_differentiable("nll_loss_forward", "weight", weight)
 
@@ -342,7 +341,7 @@ def cross_entropy(
     if input.shape == target.shape:  # same shape: the target holds class probabilities
         if not target.dtype.is_floating_point:
             raise RuntimeError(
-                f"Expected floating point type for target with class probabilities, got {_SCALAR_NAMES[target.dtype.name]}"
+                f"Expected floating point type for target with class probabilities, got {target.dtype.scalar_name}"
             )
         if ignore_index >= 0:
             raise RuntimeError("ignore_index is not supported for floating point target")
@@ -417,7 +416,7 @@ def binary_cross_entropy(
         )
     if target.dtype is not input.dtype:
         raise RuntimeError(
-            f"Found dtype {_SCALAR_NAMES[target.dtype.name]} but expected {_SCALAR_NAMES[input.dtype.name]}"
+            f"Found dtype {target.dtype.scalar_name} but expected {input.dtype.scalar_name}"
         )
     _not_differentiable("binary_cross_entropy", "weight", weight)
     w = _expanded_weight(weight, input.shape, input)
@@ -443,8 +442,8 @@ def binary_cross_entropy_with_logits(
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     if not target.dtype.is_floating_point:
         raise RuntimeError(
-            f"result type {_SCALAR_NAMES[result_type(input, target).name]} can't be cast to the desired output type "
-            f"{_SCALAR_NAMES[target.dtype.name]}"
+            f"result type {result_type(input, target).scalar_name} can't be cast to the desired output type "
+            f"{target.dtype.scalar_name}"
         )
     _not_differentiable("binary_cross_entropy_with_logits", "weight", weight)
     _not_differentiable("binary_cross_entropy_with_logits", "pos_weight", pos_weight)

@@ -456,9 +456,6 @@ def _norm_backward(grad: Tensor, self: Tensor, ord: float, result: Tensor, dim: 
     return scaled * where(result == 0, 0.0, grad / pow(result, ord - 1))
 
 
-_TYPE_NAMES = {"float64": "Double", "float32": "Float", "float16": "Half"}
-
-
 def vector_norm(input: Tensor, ord: float = 2, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not input.dtype.is_floating_point:
         raise RuntimeError(
@@ -466,8 +463,8 @@ def vector_norm(input: Tensor, ord: float = 2, dim: Dims = None, keepdim: bool =
         )
     if dtype is not None and _dtype.to_dtype(dtype).itemsize < input.dtype.itemsize:
         raise RuntimeError(
-            f"linalg.vector_norm: the dtype of the input ({_TYPE_NAMES[input.dtype.name]}) should be convertible "
-            f"without narrowing to the specified dtype ({_TYPE_NAMES[_dtype.to_dtype(dtype).name]})"
+            f"linalg.vector_norm: the dtype of the input ({input.dtype.scalar_name}) should be convertible "
+            f"without narrowing to the specified dtype ({_dtype.to_dtype(dtype).scalar_name})"
         )
     dims = _dims(input, dim)
     data = input._data if dtype is None else input._data.astype(_dtype.to_dtype(dtype).np)

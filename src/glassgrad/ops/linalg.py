@@ -56,6 +56,10 @@ def _check_dtypes(a: Tensor, b: Tensor, op: str) -> None:
 
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
+    if isinstance(input, Tensor) and isinstance(other, Tensor):  # the hot path: two matrices that fit
+        a, b = input._data, other._data
+        if a.ndim == 2 and b.ndim == 2 and a.dtype is b.dtype and a.shape[1] == b.shape[0]:
+            return MmBackward0.record(np.matmul(a, b), (input, other))
     for name, x in (("input", input), ("other", other)):
         if not isinstance(x, Tensor):
             raise TypeError(f"matmul(): argument '{name}' must be Tensor, not {type(x).__name__}")

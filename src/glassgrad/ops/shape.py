@@ -119,7 +119,7 @@ TBackward0 = derivative("TBackward0", self=lambda grad: t(grad))
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     d0, d1 = input._wrap_dim(dim0), input._wrap_dim(dim1)
-    if input.ndim == 0:
+    if input._data.ndim == 0:
         return _record_view(TransposeBackward0, input._data.view(), input, transpose, dim0, dim1, dim0=0, dim1=0)
     return _record_view(TransposeBackward0, input._data.swapaxes(d0, d1), input, transpose, d0, d1, dim0=d0, dim1=d1)
 
@@ -144,9 +144,10 @@ def permute(input: Tensor, *dims: Any) -> Tensor:
 
 
 def mT(input: Tensor) -> Tensor:
-    if input.ndim < 2:
+    ndim = input._data.ndim
+    if ndim < 2:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
-    return transpose(input, -2, -1)
+    return transpose(input, ndim - 2, ndim - 1)
 
 
 ExpandBackward0 = derivative("ExpandBackward0", self=lambda grad, self_shape: sum_to_size(grad, self_shape))

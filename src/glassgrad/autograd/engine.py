@@ -108,19 +108,23 @@ def _needed(roots: list[Node], targets: set[Node]) -> set[Node]:
     return needed
 
 
-def _fit_to_input(grad: Tensor, meta: tuple[Any, Any], node: Node, index: int) -> Tensor:
+def _fit_to_input(grad: Tensor, meta: tuple[Any, Any], node: Node, index: int, create_graph: bool) -> Tensor:
     shape, dtype = meta
-    if grad._data.shape != shape:
-        from ..ops.shape import sum_to_size
+    data = grad._data
+    if data.shape != shape:
+        from ..ops.shape import broadcast_dims, sum_to_size
 
-        try:
-            grad = sum_to_size(grad, shape)
-        except RuntimeError:
+        dims = broadcast_dims(data.shape, shape)
+        if dims is None:
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {index} - got "
                 f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
                 f"[{', '.join(map(str, shape))}]"
-            ) from None
+            )
+        if create_graph:
+            grad = sum_to_size(grad, shape)
+        else:  # nothing to record: the reduction alone, on the array
+            grad = Tensor._wrap(np.add.reduce(data, axis=dims, keepdims=True).reshape(shape))
     if grad._data.dtype != dtype:
         grad = grad.to(_BY_NUMPY[dtype])
     return grad
@@ -229,7 +233,7 @@ def _run(
                 if grad is not None:
                     data = grad._data
                     if data.shape != meta[0] or (data.dtype is not meta[1] and data.dtype != meta[1]):
-                        grad = _fit_to_input(grad, meta, node, i)
+                        grad = _fit_to_input(grad, meta, node, i, create_graph)
                     buf = buffers.get(child)
                     if buf is None:
                         buf = buffers[child] = [None] * child.num_outputs

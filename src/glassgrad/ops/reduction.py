@@ -13,9 +13,10 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import Size, Tensor
+from .creation import zeros
 from .elementwise import abs, pow, sign, where
 from .elementwise import exp as _exp
-from .indexing import getitem, scatter_into_zeros
+from .indexing import getitem, scatter
 from .logic import isnan
 from .shape import cat, expand, narrow, reshape, transpose, unsqueeze
 from .table import Derivative, derivative
@@ -212,7 +213,7 @@ def select_back(grad: Tensor, shape: Size, dim: int, keepdim: bool, indices: Ten
         return grad
     if not keepdim:
         grad, indices = unsqueeze(grad, dim), unsqueeze(indices, dim)
-    return scatter_into_zeros(grad, shape, dim, indices)
+    return scatter(zeros(shape, dtype=grad.dtype), dim, indices, grad)  # PyTorch's scatter: one index per slot, no add
 
 
 def selecting_entry(name: str) -> Derivative:

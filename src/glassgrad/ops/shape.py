@@ -210,19 +210,27 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     return _record_view(entry, out, input, squeeze, dim, self_shape=shape)
 
 
+def broadcast_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The dims of `shape` that broadcasting `target` to it added or stretched; None if it cannot broadcast."""
+    lead = len(shape) - len(target)
+    if lead < 0 or any(t != 1 and t != s for t, s in zip(target, shape[lead:], strict=True)):
+        return None
+    return (*range(lead), *(lead + i for i, t in enumerate(target) if t == 1 and shape[lead + i] != 1))
+
+
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:
     """Sum `input` down to `size` (which it must broadcast from): the gradient of a broadcast."""
     from .reduction import sum as reduce_sum  # reduction.py imports this module
 
     target = _shape_arg(size)
     shape = input._data.shape
-    lead = len(shape) - len(target)
-    if lead < 0 or any(t != 1 and t != s for t, s in zip(target, shape[lead:], strict=True)):
+    dims = broadcast_dims(shape, target)
+    if dims is None:
         raise RuntimeError(f"size {{{list(target)}}} is not expandable to size {{{list(Size(shape))}}}.")
-    kept = tuple(lead + i for i, t in enumerate(target) if t == 1 and shape[lead + i] != 1)
-    if not kept:  # only leading dims to sum away: one reduction, no reshape
-        return reduce_sum(input, tuple(range(lead))) if lead else input
-    summed = reduce_sum(input, (*range(lead), *kept), keepdim=True)
+    lead = len(shape) - len(target)
+    if len(dims) == lead:  # only leading dims to sum away (or none): one reduction at most, no reshape
+        return reduce_sum(input, dims) if dims else input
+    summed = reduce_sum(input, dims, keepdim=True)
     return reshape(summed, target) if lead else summed
 
 

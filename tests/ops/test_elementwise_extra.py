@@ -26,6 +26,10 @@ CASES: dict[str, Case] = {
     "sign_at_zero": (lambda m, x: m.sign(x), [[0.0, -1.0, 2.0]]),
     "sqrt_at_zero": (lambda m, x: m.sqrt(x), [[0.0, 4.0]]),
     "relu_at_zero": (lambda m, x: m.relu(x), [[0.0, -1.0, 1.0]]),
+    "relu_nan_input_and_gradient": (  # a nan gradient stops at a dead unit; a nan input passes its gradient
+        lambda m, x: m.relu(x) * m.tensor([NAN, 1.0, NAN, 1.0, 2.0], dtype=m.float64),
+        [[-1.0, 0.0, 2.0, NAN, 3.0]],
+    ),
     "pow_zero_base": (lambda m, x, e: m.pow(x, e), [[0.0, 0.0, 0.0, 2.0], [0.0, 2.0, -1.0, 0.0]]),
     "pow_zero_base_scalar_exponent": (lambda m, x: m.pow(x, 0.0) + m.pow(x, 2), [[0.0, 1.0]]),
     "pow_scalar_zero_base": (lambda m, e: m.pow(0.0, e), [[0.0, 1.0, 2.0]]),

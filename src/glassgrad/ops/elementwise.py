@@ -378,7 +378,7 @@ def _threshold_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) ->
 
 
 def threshold_backward(grad_output: Tensor, output: Tensor) -> Tensor:
-    """grad_output where output > 0, else 0 (ReLU's backward), into one buffer."""
+    """grad_output, zeroed where output <= 0 (ReLU's backward), into one buffer."""
     return _fused_backward(ThresholdBackwardBackward0, _threshold_backward_kernel, grad_output, output)
 
 

@@ -367,7 +367,7 @@ class save_on_cpu(saved_tensors_hooks):
 
 def type_name(dtype: Any) -> str:
     """PyTorch's legacy type name ("torch.FloatTensor") of a glassgrad or NumPy dtype."""
-    return f"torch.{_BY_NUMPY[np.dtype(dtype.np if isinstance(dtype, Dtype) else dtype)].scalar_name}Tensor"
+    return f"torch.{(dtype if isinstance(dtype, Dtype) else _BY_NUMPY[dtype]).scalar_name}Tensor"
 
 
 def describe_saved(saved: SavedTensor) -> str:

@@ -230,6 +230,28 @@ def test_node_hooks_and_prehooks(oracle: Any) -> None:
     oracle.check(program)
 
 
+def test_gradients_toward_no_requested_input_are_not_computed(oracle: Any) -> None:
+    """autograd.grad and backward(inputs=) compute only the edges that lead to what was asked for."""
+
+    def program(m: ModuleType) -> Any:
+        x, y = vec(m), vec(m, [1.0, 3.0, -2.0])
+        seen: list[Any] = []
+        for ask in ("grad x", "backward y", "grad x twice"):
+            product = x * y
+            product.grad_fn.register_hook(lambda grad_inputs, grad_outputs: seen.append(grad_inputs))
+            if ask == "grad x":
+                seen.append(m.autograd.grad(product.sum(), x))
+            elif ask == "backward y":
+                product.sum().backward(inputs=[y])
+                seen.append((x.grad, y.grad))
+            else:
+                (g,) = m.autograd.grad((product * product).sum(), x, create_graph=True)
+                seen.append(m.autograd.grad(g.sum(), y))
+        return seen
+
+    oracle.check(program)
+
+
 def test_saved_tensors_hooks_pack_and_unpack_counts(oracle: Any) -> None:
     def program(m: ModuleType) -> Any:
         packed: list[Any] = []

@@ -18,6 +18,7 @@ import numpy as np
 from .._dtype import _BY_NUMPY
 from ..diagnostics import explain, sites, steps, watches
 from ..ops.quiet import restore, silence
+from ..ops.shape import broadcast_dims, sum_to_size
 from ..tensor import Tensor
 from . import anomaly, grad_mode
 from .graph import AccumulateGrad, FreedBy, Node, edge_to
@@ -112,7 +113,6 @@ def _fit_to_input(grad: Tensor, meta: tuple[Any, Any], node: Node, index: int, c
     shape, dtype = meta
     data = grad._data
     if data.shape != shape:
-        from ..ops.shape import broadcast_dims, sum_to_size
 
         dims = broadcast_dims(data.shape, shape)
         if dims is None:
@@ -216,9 +216,9 @@ def _run(
             outputs: tuple[Tensor | None, ...] = ()
             if runs:
                 if node._pre_hooks or node._hooks or anomaly.enabled:
-                    outputs = _apply_hooked(node, grads)
+                    outputs = _apply_hooked(node, grads, needed)
                 else:
-                    outputs = node.apply(grads)
+                    outputs = node.apply(grads, needed)
                 if keep_graph:
                     node._retained_by = freed_by
                 else:
@@ -277,14 +277,14 @@ def _sum(buf: list[Tensor | None], nr: int, grad: Tensor, create_graph: bool) ->
     return total + grad
 
 
-def _apply_hooked(node: Node, grads: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+def _apply_hooked(node: Node, grads: list[Tensor | None], needed: set[Node] | None) -> tuple[Tensor | None, ...]:
     """One node's backward with its pre- and post-hooks and anomaly mode's nan check."""
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             new = hook(tuple(grads))
             if new is not None:
                 grads = list(new)
-    outputs = node.apply(grads)
+    outputs = node.apply(grads, needed)
     if anomaly.enabled and anomaly.check_nan:
         anomaly.check_outputs(node, outputs)
     if node._hooks:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 from ..tensor import Tensor
@@ -61,7 +61,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def saved_tensors_list(self) -> list[SavedTensor]:
         return [s for s in self._saved.get("saved_tensors", ()) if isinstance(s, SavedTensor)]
 
-    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+    def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         from ..ops.creation import zeros
 
         if self.materialize_grads:

@@ -14,7 +14,7 @@ import itertools
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -174,7 +174,13 @@ class Node:
     # -- engine interface ----------------------------------------------------
     num_outputs = 1  # a class attribute: the engine reads it per edge; nodes with several outputs override it
 
-    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+    def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
+        """The gradients of the inputs, in edge order, from the gradients of the outputs.
+
+        `needed`, when given, holds the nodes this backward will run (autograd.grad or backward(inputs=)):
+        a gradient whose edge leads to none of them may be left None, as PyTorch's task_should_compute_output
+        lets its formulas skip it.
+        """
         raise NotImplementedError
 
     def saved_tensors_list(self) -> list[SavedTensor]:
@@ -216,7 +222,7 @@ class AccumulateGrad(Node):
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() is the C++ class's, unlike its type name
 
-    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+    def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         variable = self.variable
         if grad_outputs[0] is None:
             return ()

@@ -9,7 +9,7 @@ the change.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 import numpy as np
@@ -143,7 +143,7 @@ class CopySlices(Node):
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # PyTorch's name() is the C++ class's, unlike its type name
 
-    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+    def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         from ..ops.creation import zeros
         from ..ops.shape import clone, sum_to_size
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd import grad_mode
 from ..tensor import Tensor
 from .linalg_decomp import cross as linalg_cross
 from .linalg_decomp import det, inv, logdet, matrix_power, pinverse, slogdet
@@ -17,8 +18,8 @@ from .table import derivative
 
 MmBackward0 = derivative(
     "MmBackward0", ("self", "mat2"),
-    self=lambda grad, mat2: matmul(grad, mT(mat2)),
-    mat2=lambda grad, self: matmul(mT(self), grad),
+    self=lambda grad, mat2: matmul_transposed(grad, mat2, transpose_b=True),
+    mat2=lambda grad, self: matmul_transposed(self, grad, transpose_a=True),
 )
 DotBackward0 = derivative(
     "DotBackward0", ("self", "tensor"),
@@ -37,9 +38,22 @@ VmBackward = derivative(
 )
 BmmBackward0 = derivative(
     "BmmBackward0", ("self", "mat2"),
-    self=lambda grad, mat2: matmul(grad, mT(mat2)),
-    mat2=lambda grad, self: matmul(mT(self), grad),
+    self=lambda grad, mat2: matmul_transposed(grad, mat2, transpose_b=True),
+    mat2=lambda grad, self: matmul_transposed(self, grad, transpose_a=True),
 )
+
+
+def matmul_transposed(a: Tensor, b: Tensor, transpose_a: bool = False, transpose_b: bool = False) -> Tensor:
+    """A formula's product with one operand's last two dims swapped: `mT(a) @ b` or `a @ mT(b)`.
+
+    With no graph to record (backward without create_graph) the swap is NumPy's alone: BLAS reads the
+    transposed operand in place and no view tensor is made for a value nobody else sees. With a graph it
+    is the recorded mT view, so the product differentiates again.
+    """
+    if grad_mode.state.grad_enabled:
+        return matmul(mT(a) if transpose_a else a, mT(b) if transpose_b else b)
+    x, y = a._data, b._data
+    return Tensor._wrap(np.matmul(x.swapaxes(-1, -2) if transpose_a else x, y.swapaxes(-1, -2) if transpose_b else y))
 
 
 def _matvec_back(matrix: Tensor, grad: Tensor) -> Tensor:
@@ -191,14 +205,14 @@ def _fused(entry: Any, input: Tensor, product: Tensor, factors: tuple[Tensor, Te
 AddmmBackward0 = derivative(
     "AddmmBackward0", ("self", "mat1", "mat2"),
     self=lambda grad, beta: _scaled(grad, beta),
-    mat1=lambda grad, mat2, alpha: _scaled(grad @ mT(mat2), alpha),
-    mat2=lambda grad, mat1, alpha: _scaled(mT(mat1) @ grad, alpha),
+    mat1=lambda grad, mat2, alpha: _scaled(matmul_transposed(grad, mat2, transpose_b=True), alpha),
+    mat2=lambda grad, mat1, alpha: _scaled(matmul_transposed(mat1, grad, transpose_a=True), alpha),
 )
 BaddbmmBackward0 = derivative(
     "BaddbmmBackward0", ("self", "batch1", "batch2"),
     self=lambda grad, beta: _scaled(grad, beta),
-    batch1=lambda grad, batch2, alpha: _scaled(grad @ mT(batch2), alpha),
-    batch2=lambda grad, batch1, alpha: _scaled(mT(batch1) @ grad, alpha),
+    batch1=lambda grad, batch2, alpha: _scaled(matmul_transposed(grad, batch2, transpose_b=True), alpha),
+    batch2=lambda grad, batch1, alpha: _scaled(matmul_transposed(batch1, grad, transpose_a=True), alpha),
 )
 AddmvBackward0 = derivative(
     "AddmvBackward0", ("self", "mat", "vec"),

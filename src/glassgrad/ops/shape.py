@@ -147,7 +147,8 @@ def mT(input: Tensor) -> Tensor:
     ndim = input._data.ndim
     if ndim < 2:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
-    return transpose(input, ndim - 2, ndim - 1)
+    d0, d1 = ndim - 2, ndim - 1  # in range by construction: transpose's dim checks are not needed
+    return _record_view(TransposeBackward0, input._data.swapaxes(d0, d1), input, transpose, d0, d1, dim0=d0, dim1=d1)
 
 
 ExpandBackward0 = derivative("ExpandBackward0", self=lambda grad, self_shape: sum_to_size(grad, self_shape))

@@ -14,7 +14,7 @@ record a graph of their own and higher derivatives come for free.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from typing import Any
 
 import numpy as np
@@ -100,15 +100,17 @@ class OpNode(Node):
     derivative: Derivative
     _made_inside = 2  # Derivative._record_node and Derivative.record
 
-    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+    def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         grad = grad_outputs[0]
         derivative = self.derivative
         if grad is None:
             return (None,) * len(derivative.inputs)
         saved = self._saved
         grads: list[Tensor | None] = []
-        for needed, formula, needs in zip(self._needs_input_grad, derivative.formulas, derivative.needs, strict=False):
-            if not needed or formula is None:
+        for requires, formula, needs, (child, _) in zip(
+            self._needs_input_grad, derivative.formulas, derivative.needs, self.next_functions, strict=False
+        ):
+            if not requires or formula is None or (needed is not None and child not in needed):
                 grads.append(None)
                 continue
             args = []
@@ -131,10 +133,10 @@ class _MultiOutputNode(OpNode):
     def num_outputs(self) -> int:
         return len(self.derivative.outputs)  # type: ignore[attr-defined]
 
-    def apply(self, grad_outputs: list[Tensor | None]) -> tuple[Tensor | None, ...]:
+    def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         if all(g is None for g in grad_outputs):
             return (None,) * len(self.derivative.inputs)
-        return OpNode.apply(self, [tuple(grad_outputs)])  # type: ignore[list-item]
+        return OpNode.apply(self, [tuple(grad_outputs)], needed)  # type: ignore[list-item]
 
 
 class MultiOutput(Derivative):

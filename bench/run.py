@@ -50,6 +50,7 @@ class Row:
     note: str = ""  # float32 results that came back in another dtype
     rel_err: float = float("nan")
     samples: list[float] = field(default_factory=list)
+    alone: list[float] = field(default_factory=list)  # consecutive calls, after the interleaved rounds
 
 
 # --- worker: one thread-count group, all libraries in this process ------------------------------
@@ -115,6 +116,24 @@ def time_rounds(cases: list[Case], rounds: int, settle_s: float) -> None:
             case.row.samples.append(time.perf_counter() - t0)
 
 
+def time_alone(cases: list[Case], calls: int, settle_s: float) -> None:
+    """Each library on its own: `calls` consecutive calls, one library after the other.
+
+    Interleaving is fair to a library whose cost does not depend on what ran before it; PyTorch's
+    W2 time does (its median moved between 1.7 and 2.6 ms with its neighbours in session 3's runs),
+    so the table shows both.
+    """
+    for case in cases:
+        step = case.step
+        if step is None:
+            continue
+        for _ in range(calls):
+            time.sleep(settle_s)
+            t0 = time.perf_counter()
+            step()
+            case.row.alone.append(time.perf_counter() - t0)
+
+
 def bench_workload(key: str, libraries: list[Any], oracle: Any, quick: bool) -> list[Row]:
     import numpy as np
     from workloads import SEED, WORKLOADS, outputs
@@ -131,6 +150,7 @@ def bench_workload(key: str, libraries: list[Any], oracle: Any, quick: bool) -> 
     print(f"{key}: {rounds} interleaved rounds, about {rounds * per_round:.0f} s", file=sys.stderr, flush=True)
     gc.collect()
     time_rounds(cases, rounds, wl.settle_s)
+    time_alone(cases, max(3, rounds // 2), wl.settle_s)
     return [case.row for case in cases]
 
 
@@ -227,7 +247,10 @@ def print_timings(rows: list[Row]) -> None:
     from libs import LIBRARY_NAMES
     from workloads import WORKLOADS
 
-    header = f"{'':4} {'thr':>3}  {'library':<10} {'median':>8} {'min':>8} {'max':>8}  {'unit':<5} {'vs torch':>9} {'rounds':>6}  check"
+    header = (
+        f"{'':4} {'thr':>3}  {'library':<10} {'median':>8} {'min':>8} {'max':>8}  {'unit':<5} {'vs torch':>9} {'rounds':>6}"
+        f"  {'alone':>8} {'vs torch':>9}  check"
+    )
     print(header)
     print("-" * len(header))
     for key in sorted({r.workload for r in rows}):
@@ -235,20 +258,30 @@ def print_timings(rows: list[Row]) -> None:
         group = sorted((r for r in rows if r.workload == key), key=lambda r: LIBRARY_NAMES.index(r.library))
         torch_row = next((r for r in group if r.library == "torch" and r.samples), None)
         torch_median = statistics.median(torch_row.samples) if torch_row else None
+        torch_alone = statistics.median(torch_row.alone) if torch_row and torch_row.alone else None
         print(f"{key}  {wl.title}")
         for r in group:
             if not r.samples:
                 print(
-                    f"{'':4} {wl.threads:>3}  {r.library:<10} {'-':>8} {'-':>8} {'-':>8}  {wl.unit:<5} {'-':>9} {0:>6}  {check_text(r)}"
+                    f"{'':4} {wl.threads:>3}  {r.library:<10} {'-':>8} {'-':>8} {'-':>8}  {wl.unit:<5} {'-':>9} {0:>6}"
+                    f"  {'-':>8} {'-':>9}  {check_text(r)}"
                 )
                 continue
             med = statistics.median(r.samples)
-            ratio = f"{med / torch_median:.2f}x" if torch_median else "-"
-            ratio = ratio if r.status == "ok" else f"({ratio})"  # a wrong answer's time does not count
+            alone = statistics.median(r.alone) if r.alone else None
             cells = " ".join(f"{fmt(wl.scale(v)):>8}" for v in (med, min(r.samples), max(r.samples)))
             print(
-                f"{'':4} {wl.threads:>3}  {r.library:<10} {cells}  {wl.unit:<5} {ratio:>9} {len(r.samples):>6}  {check_text(r)}"
+                f"{'':4} {wl.threads:>3}  {r.library:<10} {cells}  {wl.unit:<5} {ratio_text(r, med, torch_median):>9}"
+                f" {len(r.samples):>6}  {fmt(wl.scale(alone)) if alone else '-':>8} {ratio_text(r, alone, torch_alone):>9}"
+                f"  {check_text(r)}"
             )
+
+
+def ratio_text(row: Row, time_s: float | None, torch_s: float | None) -> str:
+    if time_s is None or torch_s is None:
+        return "-"
+    ratio = f"{time_s / torch_s:.2f}x"
+    return ratio if row.status == "ok" else f"({ratio})"  # a wrong answer's time does not count
 
 
 def print_memory(results: list[dict[str, Any]]) -> None:
@@ -366,7 +399,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         print("QUICK RUN: a smoke test, not a measurement")
     print(
-        "times: median/min/max of interleaved rounds after warm-up; 'vs torch' = median / PyTorch median (below 1 is faster)\n"
+        "times: median/min/max of interleaved rounds after warm-up; 'vs torch' = median / PyTorch median (below 1 is faster);\n"
+        "  'alone': median of consecutive calls of one library after those rounds, and its ratio to PyTorch's\n"
     )
     if rows:
         print_timings(rows)

@@ -113,7 +113,6 @@ def _fit_to_input(grad: Tensor, meta: tuple[Any, Any], node: Node, index: int, c
     shape, dtype = meta
     data = grad._data
     if data.shape != shape:
-
         dims = broadcast_dims(data.shape, shape)
         if dims is None:
             raise RuntimeError(

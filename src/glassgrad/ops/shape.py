@@ -121,6 +121,11 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     d0, d1 = input._wrap_dim(dim0), input._wrap_dim(dim1)
     if input._data.ndim == 0:
         return _record_view(TransposeBackward0, input._data.view(), input, transpose, dim0, dim1, dim0=0, dim1=0)
+    return _swapped(input, d0, d1)
+
+
+def _swapped(input: Tensor, d0: int, d1: int) -> Tensor:
+    """The transpose view of dims d0 and d1, which must already be wrapped into range."""
     return _record_view(TransposeBackward0, input._data.swapaxes(d0, d1), input, transpose, d0, d1, dim0=d0, dim1=d1)
 
 
@@ -147,8 +152,7 @@ def mT(input: Tensor) -> Tensor:
     ndim = input._data.ndim
     if ndim < 2:
         raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
-    d0, d1 = ndim - 2, ndim - 1  # in range by construction: transpose's dim checks are not needed
-    return _record_view(TransposeBackward0, input._data.swapaxes(d0, d1), input, transpose, d0, d1, dim0=d0, dim1=d1)
+    return _swapped(input, ndim - 2, ndim - 1)  # in range by construction: transpose's dim checks are not needed
 
 
 ExpandBackward0 = derivative("ExpandBackward0", self=lambda grad, self_shape: sum_to_size(grad, self_shape))

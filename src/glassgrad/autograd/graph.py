@@ -83,7 +83,6 @@ class Node:
         "_input_meta",
         "_position",
         "_pre_hooks",
-        "_released",
         "_retained_by",
         "_retains_grad",
         "_saved",
@@ -102,7 +101,6 @@ class Node:
         if anomaly.enabled:
             anomaly.record_stack(self)
         self._saved: dict[str, Any] = {}
-        self._released = False
         # What the engine and the diagnostics fill in later: the backward call that freed this node or ran it with
         # retain_graph=True, node hooks, tensor hooks (by output) and retain_grad() tensors (by output).
         self._freed_by = self._retained_by = self._hooks = self._pre_hooks = self._tensor_pre_hooks = self._retains_grad = None
@@ -192,7 +190,6 @@ class Node:
             for saved in self.saved_tensors_list():
                 saved.release()
         self._freed_by = freed_by
-        self._released = True
 
 
 _MISSING = object()

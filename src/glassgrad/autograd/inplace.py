@@ -147,7 +147,7 @@ class CopySlices(Node):
         from ..ops.creation import zeros
         from ..ops.shape import clone, sum_to_size
 
-        if self._released:  # PyTorch drops fn on release, so even a fn that saved nothing cannot run again
+        if self._freed_by is not None:  # PyTorch drops fn on release, so even a fn that saved nothing cannot run again
             raise RuntimeError(explain_freed(self, None))
         grad = grad_outputs[0]
         if grad is None:

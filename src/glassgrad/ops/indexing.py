@@ -154,7 +154,7 @@ def _index_array(index: Tensor, what: str, allowed: tuple[str, ...] = ("int64",)
     return index._data
 
 
-def _along(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
+def along(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
     """The advanced index that reads `a[i][j][index[i][j]]` (for dim 2): index along dim, position elsewhere."""
     grid = list(np.indices(index.shape, sparse=True))
     grid[dim] = index
@@ -199,7 +199,7 @@ GatherBackward0 = derivative(
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     idx = _index_array(index, "gather", ("int64", "int32"))
     d = _check_dimwise("gather", input, dim, idx)
-    out = _at_least_1d(input._data)[_along(_at_least_1d(idx), d)].reshape(idx.shape)
+    out = _at_least_1d(input._data)[along(_at_least_1d(idx), d)].reshape(idx.shape)
     return GatherBackward0.record(out, (input,), self_shape=input.shape, dim=d, index=index)
 
 
@@ -216,7 +216,7 @@ def _scattered(what: str, input: Tensor, dim: int, index: Tensor, src: Tensor | 
     if src is not None and src.dtype is not input.dtype:
         raise RuntimeError(f"{what}(): Expected self.dtype to be equal to src.dtype")
     d = _check_dimwise(what, input, dim, idx, src)
-    return _at_least_1d(input._data.copy()), _along(_at_least_1d(idx), d), d
+    return _at_least_1d(input._data.copy()), along(_at_least_1d(idx), d), d
 
 
 ScatterBackward0 = derivative(

@@ -12,11 +12,12 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from ..autograd import grad_mode
 from ..tensor import Size, Tensor
 from .creation import zeros
 from .elementwise import abs, pow, sign, where
 from .elementwise import exp as _exp
-from .indexing import getitem, scatter
+from .indexing import along, getitem, scatter
 from .logic import isnan
 from .shape import cat, expand, narrow, reshape, transpose, unsqueeze
 from .table import Derivative, derivative
@@ -211,6 +212,13 @@ def select_back(grad: Tensor, shape: Size, dim: int, keepdim: bool, indices: Ten
     """The gradient of picking `indices` along dim (PyTorch's value_selecting_reduction_backward)."""
     if not shape:
         return grad
+    if not grad_mode.state.grad_enabled:  # nothing to record: NumPy writes it, and the op's own indices need no checks
+        values, where = grad._data, indices._data
+        if not keepdim:
+            values, where = np.expand_dims(values, dim), np.expand_dims(where, dim)
+        out = np.zeros(shape, dtype=values.dtype)
+        out[along(where, dim)] = values
+        return Tensor._wrap(out)
     if not keepdim:
         grad, indices = unsqueeze(grad, dim), unsqueeze(indices, dim)
     return scatter(zeros(shape, dtype=grad.dtype), dim, indices, grad)  # PyTorch's scatter: one index per slot, no add

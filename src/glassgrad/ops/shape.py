@@ -218,9 +218,15 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 def broadcast_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...] | None:
     """The dims of `shape` that broadcasting `target` to it added or stretched; None if it cannot broadcast."""
     lead = len(shape) - len(target)
-    if lead < 0 or any(t != 1 and t != s for t, s in zip(target, shape[lead:], strict=True)):
+    if lead < 0:
         return None
-    return (*range(lead), *(lead + i for i, t in enumerate(target) if t == 1 and shape[lead + i] != 1))
+    dims = list(range(lead))
+    for i, t in enumerate(target, lead):  # a plain loop: generators cost more than the shapes they read (every broadcast gradient)
+        if t != shape[i]:
+            if t != 1:
+                return None
+            dims.append(i)
+    return tuple(dims)
 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:

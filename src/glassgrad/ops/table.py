@@ -76,9 +76,9 @@ class Derivative:
         return result
 
     def _record_node(self, result: Tensor, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> None:
-        requires = tuple([t._requires_grad for t in inputs])
+        # a recorded op's only input requires grad: no list to build for most ops
+        requires = _ONLY_INPUT if len(inputs) == 1 else tuple([t._requires_grad for t in inputs])
         node = self.node_class(inputs)
-        node._needs_input_grad = requires
         result.grad_fn = node
         result._requires_grad = True
         saved = node._saved
@@ -91,12 +91,13 @@ class Derivative:
 
 
 _RESULT, _ATTRIBUTE = -1, -2
+_ONLY_INPUT = (True,)
 
 
 class OpNode(Node):
     """A node of a built-in op; its class is made per table entry (`MulBackward0`)."""
 
-    __slots__ = ("_needs_input_grad",)
+    __slots__ = ()
     derivative: Derivative
     _made_inside = 2  # Derivative._record_node and Derivative.record
 
@@ -107,10 +108,9 @@ class OpNode(Node):
             return (None,) * len(derivative.inputs)
         saved = self._saved
         grads: list[Tensor | None] = []
-        for requires, formula, needs, (child, _) in zip(
-            self._needs_input_grad, derivative.formulas, derivative.needs, self.next_functions, strict=False
-        ):
-            if not requires or formula is None or (needed is not None and child not in needed):
+        # an input that does not require grad has no edge (child None)
+        for formula, needs, (child, _) in zip(derivative.formulas, derivative.needs, self.next_functions, strict=False):
+            if child is None or formula is None or (needed is not None and child not in needed):
                 grads.append(None)
                 continue
             args = []
@@ -153,7 +153,6 @@ class MultiOutput(Derivative):
         if not grad_mode.state.grad_enabled or True not in requires or not results[0].dtype.is_floating_point:
             return results
         node = self.node_class(inputs)
-        node._needs_input_grad = requires
         for i, r in enumerate(results):
             if r.dtype.is_floating_point:
                 r._with_history(node, i)

@@ -51,8 +51,11 @@ def _keep(t: Tensor, shape: Size, dims: tuple[int, ...], keepdim: bool) -> Tenso
     return t if keepdim or not shape else reshape(t, _kept_shape(shape, dims))
 
 
-def _expand_back(grad: Tensor, shape: Size, dims: tuple[int, ...], keepdim: bool) -> Tensor:
-    """Broadcast a reduced gradient back over the reduced dims."""
+def _expand_back(grad: Tensor, shape: Size, dims: tuple[int, ...] = (), keepdim: bool = True) -> Tensor:
+    """Broadcast a reduced gradient back over the reduced dims (a full reduction's 0-d gradient over all of them)."""
+    if not grad_mode.state.grad_enabled:  # nothing to record: NumPy's broadcast alone, without a view tensor's bookkeeping
+        data = grad._data
+        return Tensor._wrap(np.broadcast_to(data if keepdim or not shape else data.reshape(_kept_shape(shape, dims)), shape))
     return expand(_keep(grad, shape, dims, keepdim), shape)
 
 
@@ -65,11 +68,11 @@ def _reduced(out: np.ndarray, dims: tuple[int, ...], keepdim: bool) -> np.ndarra
 
 
 # -- sum, mean, prod ------------------------------------------------------------------------
-SumBackward0 = derivative("SumBackward0", self=lambda grad, self_shape: expand(grad, self_shape))
+SumBackward0 = derivative("SumBackward0", self=lambda grad, self_shape: _expand_back(grad, self_shape))
 SumBackward1 = derivative(
     "SumBackward1", self=lambda grad, self_shape, dim, keepdim: _expand_back(grad, self_shape, dim, keepdim)
 )
-MeanBackward0 = derivative("MeanBackward0", self=lambda grad, self_shape, count: expand(grad / count, self_shape))
+MeanBackward0 = derivative("MeanBackward0", self=lambda grad, self_shape, count: _expand_back(grad / count, self_shape))
 MeanBackward1 = derivative(
     "MeanBackward1",
     self=lambda grad, self_shape, dim, keepdim, count: _expand_back(grad / count, self_shape, dim, keepdim),
@@ -233,7 +236,7 @@ def selecting_entry(name: str) -> Derivative:
 def record_selection(entry: Derivative, input: Tensor, dim: int, keepdim: bool, indices: np.ndarray, kind: Any) -> Any:
     """values = input at `indices` (kept along dim), recorded with a value-selecting backward."""
     data = input._data.reshape(-1) if input.ndim == 0 else input._data
-    values = np.take_along_axis(data, indices, axis=dim)
+    values = data[along(indices, dim)]  # take_along_axis's work, without its checks on indices made here
     if not input.ndim:
         values, indices = values.reshape(()), indices.reshape(())
     elif not keepdim:
@@ -257,8 +260,8 @@ MaxBackward0, MinBackward0 = selecting_entry("MaxBackward0"), selecting_entry("M
 
 def _first_extreme(data: np.ndarray, d: int, is_max: bool) -> np.ndarray:
     """The first index of the max (min) along d, a NaN winning, kept along d."""
-    arg = np.argmax(data, axis=d) if is_max else np.argmin(data, axis=d)
-    return np.expand_dims(arg.astype(np.int64), d)
+    arg = np.argmax(data, axis=d, keepdims=True) if is_max else np.argmin(data, axis=d, keepdims=True)
+    return arg.astype(np.int64, copy=False)
 
 
 def _extreme(input: Tensor, dim: Any, keepdim: bool, which: str) -> Any:

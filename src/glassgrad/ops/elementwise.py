@@ -77,10 +77,15 @@ def _floating(d: dtype) -> dtype:
 
 
 def _binary(entry: Derivative, kernel: Kernel, input: Operand, other: Operand, *, to_float: bool = False, **attrs: Any) -> Tensor:
-    if isinstance(input, Tensor) and isinstance(other, Tensor):
-        a, b = input._data, other._data
-        if a.dtype is b.dtype and (a.dtype.kind == "f" or not to_float):  # nothing to promote: the hot path
-            return entry.record(_run(kernel, a, b), (input, other), **attrs)
+    if isinstance(input, Tensor):
+        a = input._data
+        if isinstance(other, Tensor):
+            b = other._data
+            if a.dtype is b.dtype and (a.dtype.kind == "f" or not to_float):  # nothing to promote: the hot path
+                return entry.record(_run(kernel, a, b), (input, other), **attrs)
+        elif type(other) is float and a.dtype.kind == "f":  # `x * 0.5`: the scalar joins in the tensor's dtype
+            scalar = Tensor._wrap(np.asarray(other, dtype=a.dtype))
+            return entry.record(_run(kernel, a, scalar._data), (input, scalar), **attrs)
     common = result_type(input, other)
     if to_float:
         common = _floating(common)

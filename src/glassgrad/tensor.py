@@ -152,16 +152,6 @@ class Tensor:
         self._requires_grad = True
         return self
 
-    def _grad_accumulator(self) -> AccumulateGrad:
-        """The leaf's AccumulateGrad node, shared by every use while any graph holds it."""
-        node = self._accumulator() if self._accumulator is not None else None
-        if node is None:
-            from .autograd.graph import AccumulateGrad  # graph.py imports this module
-
-            node = AccumulateGrad(self)
-            self._accumulator = weakref.ref(node)
-        return node
-
     # -- metadata --------------------------------------------------------------
     @property
     def dtype(self) -> dtype:

@@ -230,7 +230,8 @@ def _run(
             edges = node.next_functions
             if len(outputs) < len(edges):
                 outputs = (*outputs, *(None,) * (len(edges) - len(outputs)))
-            for i, ((child, nr), grad, meta) in enumerate(zip(edges, outputs, node._input_meta, strict=False)):
+            # no strict= (a keyword costs zip 0.2 us per node): outputs was padded to the edges above
+            for i, ((child, nr), grad, meta) in enumerate(zip(edges, outputs, node._input_meta)):  # noqa: B905
                 if child is None:
                     continue
                 if grad is not None:

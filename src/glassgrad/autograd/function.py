@@ -8,7 +8,7 @@ from typing import Any
 
 from ..tensor import Tensor
 from . import grad_mode
-from .graph import Node, SavedTensor
+from .graph import FreedBy, Node, SavedTensor
 from .inplace import bump_version
 
 
@@ -60,6 +60,11 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def saved_tensors_list(self) -> list[SavedTensor]:
         return [s for s in self._saved.get("saved_tensors", ()) if isinstance(s, SavedTensor)]
+
+    def release(self, freed_by: FreedBy) -> None:
+        for saved in self.saved_tensors_list():  # kept as one tuple, which Node.release does not look into
+            saved.release()
+        super().release(freed_by)
 
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         from ..ops.creation import zeros

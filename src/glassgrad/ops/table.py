@@ -44,6 +44,7 @@ class Derivative:
         self.needs = tuple(
             _parameters(f)[1:] if f is not None else () for f in self.formulas
         )
+        self.rows = tuple(zip(self.formulas, self.needs, strict=True))  # what apply walks beside the edges
         self._plans: dict[tuple[bool, ...], tuple[tuple[str, int], ...]] = {}
         self.node_class = type(name, (OpNode,), {"__slots__": (), "derivative": self})
 
@@ -76,8 +77,14 @@ class Derivative:
         return result
 
     def _record_node(self, result: Tensor, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> None:
-        # a recorded op's only input requires grad: no list to build for most ops
-        requires = _ONLY_INPUT if len(inputs) == 1 else tuple([t._requires_grad for t in inputs])
+        # A recorded op's only input requires grad. Most ops have one or two inputs: no comprehension for them.
+        count = len(inputs)
+        if count == 1:
+            requires = _ONLY_INPUT
+        elif count == 2:
+            requires = (inputs[0]._requires_grad, inputs[1]._requires_grad)
+        else:
+            requires = tuple([t._requires_grad for t in inputs])
         node = self.node_class(inputs)
         result.grad_fn = node
         result._requires_grad = True
@@ -108,16 +115,19 @@ class OpNode(Node):
             return (None,) * len(derivative.inputs)
         saved = self._saved
         grads: list[Tensor | None] = []
-        # an input that does not require grad has no edge (child None)
-        for formula, needs, (child, _) in zip(derivative.formulas, derivative.needs, self.next_functions, strict=False):
+        # An input that does not require grad has no edge (child None). No strict=: zip parses any keyword
+        # through a dict, 0.2 us per node; the rows and the edges are the op's inputs, so they match anyway.
+        for (formula, needs), (child, _) in zip(derivative.rows, self.next_functions):  # noqa: B905
             if child is None or formula is None or (needed is not None and child not in needed):
                 grads.append(None)
-                continue
-            args = []
-            for name in needs:
-                value = saved[name]
-                args.append(value.unpack(self) if type(value) is SavedTensor else value)
-            grads.append(formula(grad, *args))
+            elif needs:
+                args = []
+                for name in needs:
+                    value = saved[name]
+                    args.append(value.unpack(self) if type(value) is SavedTensor else value)
+                grads.append(formula(grad, *args))
+            else:
+                grads.append(formula(grad))
         return tuple(grads)
 
 

@@ -82,7 +82,9 @@ def _binary(entry: Derivative, kernel: Kernel, input: Operand, other: Operand, *
         if isinstance(other, Tensor):
             b = other._data
             if a.dtype is b.dtype and (a.dtype.kind == "f" or not to_float):  # nothing to promote: the hot path
-                return entry.record(_run(kernel, a, b), (input, other), **attrs)
+                out = _run(kernel, a, b)
+                # passing an empty **attrs on still builds a dict in each callee: 0.3 us of a 2 us op
+                return entry.record(out, (input, other), **attrs) if attrs else entry.record(out, (input, other))
         elif type(other) is float and a.dtype.kind == "f":  # `x * 0.5`: the scalar joins in the tensor's dtype
             scalar = Tensor._wrap(np.asarray(other, dtype=a.dtype))
             return entry.record(_run(kernel, a, scalar._data), (input, scalar), **attrs)

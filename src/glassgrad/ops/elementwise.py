@@ -82,18 +82,21 @@ def _binary(entry: Derivative, kernel: Kernel, input: Operand, other: Operand, *
         if isinstance(other, Tensor):
             b = other._data
             if a.dtype is b.dtype and (a.dtype.kind == "f" or not to_float):  # nothing to promote: the hot path
-                out = _run(kernel, a, b)
-                # passing an empty **attrs on still builds a dict in each callee: 0.3 us of a 2 us op
-                return entry.record(out, (input, other), **attrs) if attrs else entry.record(out, (input, other))
+                return _record(entry, _run(kernel, a, b), (input, other), attrs)
         elif type(other) is float and a.dtype.kind == "f":  # `x * 0.5`: the scalar joins in the tensor's dtype
             scalar = Tensor._wrap(np.asarray(other, dtype=a.dtype))
-            return entry.record(_run(kernel, a, scalar._data), (input, scalar), **attrs)
+            return _record(entry, _run(kernel, a, scalar._data), (input, scalar), attrs)
     common = result_type(input, other)
     if to_float:
         common = _floating(common)
     a = as_tensor_operand(input, common)
     b = as_tensor_operand(other, common)
-    return entry.record(_run(kernel, _cast(a._data, common), _cast(b._data, common)), (a, b), **attrs)
+    return _record(entry, _run(kernel, _cast(a._data, common), _cast(b._data, common)), (a, b), attrs)
+
+
+def _record(entry: Derivative, out: np.ndarray, inputs: tuple[Tensor, Tensor], attrs: dict[str, Any]) -> Tensor:
+    # Passing an empty **attrs on still builds a dict in each callee: 0.3 us of a 2 us op.
+    return entry.record(out, inputs, **attrs) if attrs else entry.record(out, inputs)
 
 
 def _float_unary(name: str, entry: Derivative, kernel: Kernel) -> Callable[[Tensor], Tensor]:

@@ -205,7 +205,7 @@ def edge_to(t: Tensor) -> tuple[Node | None, int]:
     if t.grad_fn is not None:
         return (t.grad_fn, t._output_nr)
     if t.requires_grad:
-        return (grad_accumulator(t, sites.caller_position()), 0)
+        return (grad_accumulator(t, None), 0)
     return (None, 0)
 
 
@@ -213,7 +213,8 @@ def grad_accumulator(leaf: Tensor, position: Position | None) -> AccumulateGrad:
     """The leaf's AccumulateGrad node, shared by every use while any graph holds it.
 
     The leaf holds it weakly, as in PyTorch: it lives as long as some graph does. `position` is where
-    the user's code first used the leaf in that graph, which the node that needs it has found already.
+    the user's code first used the leaf in that graph, which the node that needs it has found already
+    (None: walk the stack, only if a new node is made).
     """
     ref = leaf._accumulator
     node = ref() if ref is not None else None

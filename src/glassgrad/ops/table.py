@@ -40,11 +40,9 @@ class Derivative:
         assert not unknown, f"{name}: formulas for unknown inputs {unknown}"
         self.name = name
         self.inputs = inputs
-        self.formulas = tuple(formulas.get(i) for i in inputs)
-        self.needs = tuple(
-            _parameters(f)[1:] if f is not None else () for f in self.formulas
-        )
-        self.rows = tuple(zip(self.formulas, self.needs, strict=True))  # what apply walks beside the edges
+        per_input = tuple(formulas.get(i) for i in inputs)
+        self.needs = tuple(_parameters(f)[1:] if f is not None else () for f in per_input)
+        self.rows = tuple(zip(per_input, self.needs, strict=True))  # (formula, needs) per input: what apply walks
         self._plans: dict[tuple[bool, ...], tuple[tuple[str, int], ...]] = {}
         self.node_class = type(name, (OpNode,), {"__slots__": (), "derivative": self})
 

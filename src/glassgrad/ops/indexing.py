@@ -156,9 +156,12 @@ def _index_array(index: Tensor, what: str, allowed: tuple[str, ...] = ("int64",)
 
 def along(index: np.ndarray, dim: int) -> tuple[np.ndarray, ...]:
     """The advanced index that reads `a[i][j][index[i][j]]` (for dim 2): index along dim, position elsewhere."""
-    grid = list(np.indices(index.shape, sparse=True))
-    grid[dim] = index
-    return tuple(grid)
+    ndim = index.ndim
+    # np.indices(sparse=True) makes the same aranges through several Python layers: 3 us of a 4 us gather
+    return tuple(
+        index if axis == dim else np.arange(size).reshape((1,) * axis + (size,) + (1,) * (ndim - axis - 1))
+        for axis, size in enumerate(index.shape)
+    )
 
 
 def _prefix(array: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:

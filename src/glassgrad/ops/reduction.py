@@ -14,10 +14,9 @@ import numpy as np
 from .. import _dtype
 from ..autograd import grad_mode
 from ..tensor import Size, Tensor
-from .creation import zeros
 from .elementwise import abs, pow, sign, where
 from .elementwise import exp as _exp
-from .indexing import along, getitem, scatter
+from .indexing import ScatterBackward0, along, getitem
 from .logic import isnan
 from .shape import cat, expand, narrow, reshape, transpose, unsqueeze
 from .table import Derivative, derivative
@@ -215,16 +214,20 @@ def select_back(grad: Tensor, shape: Size, dim: int, keepdim: bool, indices: Ten
     """The gradient of picking `indices` along dim (PyTorch's value_selecting_reduction_backward)."""
     if not shape:
         return grad
-    if not grad_mode.state.grad_enabled:  # nothing to record: NumPy writes it, and the op's own indices need no checks
-        values, where = grad._data, indices._data
-        if not keepdim:
-            values, where = np.expand_dims(values, dim), np.expand_dims(where, dim)
-        out = np.zeros(shape, dtype=values.dtype)
-        out[along(where, dim)] = values
-        return Tensor._wrap(out)
+    recording = grad_mode.state.grad_enabled
+    where = indices._data
     if not keepdim:
-        grad, indices = unsqueeze(grad, dim), unsqueeze(indices, dim)
-    return scatter(zeros(shape, dtype=grad.dtype), dim, indices, grad)  # PyTorch's scatter: one index per slot, no add
+        kept = _kept_shape(shape, (dim,))
+        grad = unsqueeze(grad, dim) if recording else Tensor._wrap(grad._data.reshape(kept))
+        where = where.reshape(kept)
+    # NumPy scatters it either way: the op's own indices need none of scatter()'s checks
+    out = np.zeros(shape, dtype=grad._data.dtype)
+    out[along(where, dim)] = grad._data
+    if not recording:
+        return Tensor._wrap(out)
+    # PyTorch's graph, zeros(shape).scatter(dim, indices, grad); its zeros need no gradient, so a 0-d one stands in
+    zeros_in = Tensor._wrap(np.zeros((), dtype=out.dtype))
+    return ScatterBackward0.record(out, (zeros_in, grad), dim=dim, index=Tensor._wrap(where))
 
 
 def selecting_entry(name: str) -> Derivative:

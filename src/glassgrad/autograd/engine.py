@@ -9,8 +9,10 @@ for, and releasing each node's saved tensors as soon as it has run.
 from __future__ import annotations
 
 import heapq
+import itertools
+import operator
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -24,6 +26,7 @@ from . import anomaly, grad_mode
 from .graph import AccumulateGrad, FreedBy, Node, edge_to
 
 Edge = tuple[Node | None, int]
+_sequence_nr = operator.attrgetter("_sequence_nr")
 
 # The roots of every backward pass under way in this process (innermost last), so that an error
 # raised deep inside can say which graph was being differentiated.
@@ -90,26 +93,18 @@ def _dependencies(roots: list[Node]) -> dict[Node, int]:
     return deps
 
 
-def _needed(roots: list[Node], targets: set[Node]) -> set[Node]:
-    """Nodes from which some target is reachable: the only ones worth running."""
+def _needed(nodes: Iterable[Node], targets: set[Node]) -> set[Node]:
+    """Nodes from which some target is reachable: the only ones worth running.
+
+    An op's inputs had their nodes before it drew its sequence number, so in ascending order every child is
+    decided before its parents. (A leaf's AccumulateGrad, numbered after its first consumer, has no children.)
+    """
     needed = set(targets)
-    seen: set[Node] = set()
-    stack: list[tuple[Node, bool]] = [(r, False) for r in roots]
-    while stack:  # iterative post-order: every child is decided before its parents; loops, not generators (3x faster)
-        node, children_done = stack.pop()
-        if children_done:
-            for child, _ in node.next_functions:
-                if child in needed:
-                    needed.add(node)
-                    break
-            continue
-        if node in seen:
-            continue
-        seen.add(node)
-        stack.append((node, True))
+    for node in sorted(nodes, key=_sequence_nr):
         for child, _ in node.next_functions:
-            if child is not None and child not in seen:
-                stack.append((child, False))
+            if child in needed:
+                needed.add(node)
+                break
     return needed
 
 
@@ -190,7 +185,7 @@ def _run(
     if watches.state is not None:
         watches.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.site)
     targets = {n for n, _ in capture if n is not None} if capture is not None else None
-    needed = _needed(root_nodes, targets) if targets is not None else None
+    needed = _needed(itertools.chain(deps, root_nodes), targets) if targets is not None else None
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}
 
     buffers: dict[Node, list[Tensor | None]] = {}
@@ -210,7 +205,7 @@ def _run(
             is_sink = type(node) is AccumulateGrad
             if node._tensor_pre_hooks or node._retains_grad or (is_sink and node.variable._backward_hooks):
                 grads = _call_pre_hooks(node, grads)
-            if captured:
+            if targets is not None and node in targets:
                 for nr, g in enumerate(grads):
                     if (node, nr) in captured:
                         captured[(node, nr)] = g

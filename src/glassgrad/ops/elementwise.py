@@ -381,14 +381,15 @@ def _sigmoid_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> N
 
 
 def _threshold_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
-    dead = np.less_equal(y, 0)
-    np.multiply(g, ~dead, out=out)  # a product is several times faster than np.where here
+    # y is a ReLU output, >= 0 or nan, so PyTorch's dead units (y <= 0) are y == 0: one comparison, no inversion
+    live = np.not_equal(y, 0)
+    np.multiply(g, live, out=out)  # a product is several times faster than np.where here
     if np.isnan(out).any():  # but nan * 0 stays nan, where PyTorch passes nothing through a dead unit
-        out[dead] = 0
+        out[~live] = 0
 
 
 def threshold_backward(grad_output: Tensor, output: Tensor) -> Tensor:
-    """grad_output, zeroed where output <= 0 (ReLU's backward), into one buffer."""
+    """grad_output, zeroed where the ReLU result `output` is <= 0, into one buffer."""
     return _fused_backward(ThresholdBackwardBackward0, _threshold_backward_kernel, grad_output, output)
 
 

@@ -87,7 +87,10 @@ class Derivative:
         result.grad_fn = node
         result._requires_grad = True
         saved = node._saved
-        for name, index in self._plans.get(requires) or self._plan(requires):
+        plan = self._plans.get(requires)
+        if plan is None:  # not `or`: an op that saves nothing has an empty plan, and that is an answer too
+            plan = self._plan(requires)
+        for name, index in plan:
             if index == _RESULT:
                 saved[name] = SavedTensor(name, result, True)
                 continue

@@ -201,9 +201,14 @@ GatherBackward0 = derivative(
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
     idx = _index_array(index, "gather", ("int64", "int32"))
-    d = _check_dimwise("gather", input, dim, idx)
-    out = _at_least_1d(input._data)[along(_at_least_1d(idx), d)].reshape(idx.shape)
-    return GatherBackward0.record(out, (input,), self_shape=input.shape, dim=d, index=index)
+    return _gather(input, _check_dimwise("gather", input, dim, idx), index)
+
+
+def _gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    """gather along a wrapped dim, by an index known to fit: a scatter's backward reads its forward's checked index."""
+    idx = index._data
+    out = _at_least_1d(input._data)[along(_at_least_1d(idx), dim)].reshape(idx.shape)
+    return GatherBackward0.record(out, (input,), self_shape=input.shape, dim=dim, index=index)
 
 
 def scatter_into_zeros(src: Tensor, shape: Size, dim: int, index: Tensor) -> Tensor:
@@ -225,11 +230,11 @@ def _scattered(what: str, input: Tensor, dim: int, index: Tensor, src: Tensor | 
 ScatterBackward0 = derivative(
     "ScatterBackward0", ("self", "src"),
     self=lambda grad, dim, index: scatter(grad, dim, index, 0.0),
-    src=lambda grad, dim, index: gather(grad, dim, index),
+    src=lambda grad, dim, index: _gather(grad, dim, index),
 )
 ScatterBackward1 = derivative("ScatterBackward1", self=lambda grad, dim, index: scatter(grad, dim, index, 0.0))
 ScatterAddBackward0 = derivative(
-    "ScatterAddBackward0", ("self", "src"), self=lambda grad: grad, src=lambda grad, dim, index: gather(grad, dim, index)
+    "ScatterAddBackward0", ("self", "src"), self=lambda grad: grad, src=lambda grad, dim, index: _gather(grad, dim, index)
 )
 
 

@@ -278,6 +278,30 @@ def test_autograd_grad_allow_unused_and_materialize(oracle: Any) -> None:
     assert outcome[0].first_line.startswith("The differentiated Tensor at index 1 appears to not have been used")
 
 
+def test_autograd_grad_prunes_by_creation_order(oracle: Any) -> None:
+    """The engine decides which nodes lead to an input in sequence order: graphs that stretch it."""
+
+    def program(m: ModuleType) -> Any:
+        class Twice(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, a: Any) -> Any:
+                return a * 2
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                return grad * 2
+
+        x, w, late = vec(m), vec(m, [1.5, 0.25, -0.5]), vec(m, [0.5, -1.0, 2.0])
+        base = (x * w).exp()
+        base[1:] *= Twice.apply(w[1:])  # CopySlices, made after the nodes it points to
+        y = base.sin() * late  # a leaf whose accumulator is numbered after everything above
+        loss = (y * base).sum()
+        by_input = [m.autograd.grad(loss, t, retain_graph=True) for t in (x, w, late, base)]
+        return by_input, m.autograd.grad(loss, [late, x])
+
+    oracle.check(program)
+
+
 def test_autograd_grad_outputs_and_retain_graph(oracle: Any) -> None:
     def program(m: ModuleType) -> Any:
         x = vec(m)

@@ -214,20 +214,16 @@ def select_back(grad: Tensor, shape: Size, dim: int, keepdim: bool, indices: Ten
     """The gradient of picking `indices` along dim (PyTorch's value_selecting_reduction_backward)."""
     if not shape:
         return grad
-    recording = grad_mode.state.grad_enabled
-    where = indices._data
-    if not keepdim:
-        kept = _kept_shape(shape, (dim,))
-        grad = unsqueeze(grad, dim) if recording else Tensor._wrap(grad._data.reshape(kept))
-        where = where.reshape(kept)
+    where = indices._data if keepdim else indices._data.reshape(_kept_shape(shape, (dim,)))
     # NumPy scatters it either way: the op's own indices need none of scatter()'s checks
     out = np.zeros(shape, dtype=grad._data.dtype)
-    out[along(where, dim)] = grad._data
-    if not recording:
+    out[along(where, dim)] = grad._data.reshape(where.shape)
+    if not grad_mode.state.grad_enabled:
         return Tensor._wrap(out)
     # PyTorch's graph, zeros(shape).scatter(dim, indices, grad); its zeros need no gradient, so a 0-d one stands in
     zeros_in = Tensor._wrap(np.zeros((), dtype=out.dtype))
-    return ScatterBackward0.record(out, (zeros_in, grad), dim=dim, index=Tensor._wrap(where))
+    src = grad if keepdim else unsqueeze(grad, dim)
+    return ScatterBackward0.record(out, (zeros_in, src), dim=dim, index=Tensor._wrap(where))
 
 
 def selecting_entry(name: str) -> Derivative:

@@ -33,9 +33,12 @@ NONEMPTY_MATRIX = _gufunc("(m,n)->(m,n)", min_side=1)
 
 
 def dominant(m: Any, a: Any) -> Any:
-    """Diagonally dominant: |off-diagonal row sum| <= 2(n-1) < 2n."""
+    """Strictly diagonally dominant, so nonsingular: |off-diagonal row sum| <= 2(n-1) < 2n - 1 <= the diagonal.
+
+    (With 2n on the diagonal, a = [[-2.0]] gave the singular [[0.0]]: the boundary draws reach it.)
+    """
     n = a.shape[-1]
-    return a + 2 * n * m.eye(n, dtype=a.dtype)
+    return a + (2 * n + 1) * m.eye(n, dtype=a.dtype)
 
 
 def spd(m: Any, a: Any) -> Any:

@@ -54,14 +54,14 @@ def _root_grads(outputs: tuple[Tensor, ...], grad_outputs: tuple[Any, ...] | Non
             )
         given = None if grad_outputs is None else grad_outputs[i]
         if given is None:
-            if out._data.size != 1:
+            data = out._data
+            if data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs" + explain.non_scalar_root(out))
-            if not out.dtype.is_floating_point:
+            if data.dtype.kind != "f":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            from ..ops.creation import ones_like
-
-            given = ones_like(out)
-        elif not isinstance(given, Tensor):
+            grads.append(Tensor._wrap(np.ones(data.shape, data.dtype)))  # made here: nothing to detach
+            continue
+        if not isinstance(given, Tensor):
             from ..ops.creation import tensor
 
             given = tensor(given, dtype=out.dtype)

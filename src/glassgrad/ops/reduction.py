@@ -18,7 +18,7 @@ from .elementwise import abs, pow, sign, where
 from .elementwise import exp as _exp
 from .indexing import ScatterBackward0, along, getitem
 from .logic import isnan
-from .shape import cat, expand, narrow, reshape, transpose, unsqueeze
+from .shape import broadcast_view, cat, expand, narrow, reshape, transpose, unsqueeze
 from .table import Derivative, derivative
 
 Dims = int | Sequence[int] | None
@@ -54,7 +54,7 @@ def _expand_back(grad: Tensor, shape: Size, dims: tuple[int, ...] = (), keepdim:
     """Broadcast a reduced gradient back over the reduced dims (a full reduction's 0-d gradient over all of them)."""
     if not grad_mode.state.grad_enabled:  # nothing to record: NumPy's broadcast alone, without a view tensor's bookkeeping
         data = grad._data
-        return Tensor._wrap(np.broadcast_to(data if keepdim or not shape else data.reshape(_kept_shape(shape, dims)), shape))
+        return Tensor._wrap(broadcast_view(data if keepdim or not shape else data.reshape(_kept_shape(shape, dims)), shape))
     return expand(_keep(grad, shape, dims, keepdim), shape)
 
 
@@ -259,7 +259,7 @@ MaxBackward0, MinBackward0 = selecting_entry("MaxBackward0"), selecting_entry("M
 
 def _first_extreme(data: np.ndarray, d: int, is_max: bool) -> np.ndarray:
     """The first index of the max (min) along d, a NaN winning, kept along d."""
-    arg = np.argmax(data, axis=d, keepdims=True) if is_max else np.argmin(data, axis=d, keepdims=True)
+    arg = data.argmax(axis=d, keepdims=True) if is_max else data.argmin(axis=d, keepdims=True)  # the methods skip np.argmax's wrapper
     return arg.astype(np.int64, copy=False)
 
 

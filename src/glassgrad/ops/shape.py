@@ -169,7 +169,7 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
         )
     final = target if -1 not in target else tuple(data.shape[i - lead] if s == -1 and i >= lead else s for i, s in enumerate(target))
     try:
-        out = data.view() if final == data.shape else np.broadcast_to(data, final)
+        out = data.view() if final == data.shape else broadcast_view(data, final)
     except ValueError:
         raise RuntimeError(
             f"The expanded size of the tensor ({final[-1]}) must match the existing size ({input.shape[-1]}) at "
@@ -196,7 +196,9 @@ SqueezeBackward0, SqueezeBackward1, SqueezeBackward2 = (
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     d = input._wrap_dim(dim, input.ndim + 1)
-    return _record_view(UnsqueezeBackward0, np.expand_dims(input._data, d), input, unsqueeze, d, dim=d)
+    data = input._data
+    # np.expand_dims is this reshape (a unit dim never needs a copy) behind 2 us of argument handling
+    return _record_view(UnsqueezeBackward0, data.reshape((*data.shape[:d], 1, *data.shape[d:])), input, unsqueeze, d, dim=d)
 
 
 def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
@@ -213,6 +215,28 @@ def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     out = np.squeeze(input._data, axis=axes) if axes else input._data.view()
     entry = SqueezeBackward0 if dim is None else SqueezeBackward1 if isinstance(dim, int) else SqueezeBackward2
     return _record_view(entry, out, input, squeeze, dim, self_shape=shape)
+
+
+def broadcast_view(data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """np.broadcast_to(data, shape), a read-only view, in a third of its time for a contiguous `data`.
+
+    np.broadcast_to spends about 3 us in Python argument handling; for a contiguous array (the usual
+    gradient) the view is one ndarray constructor over its buffer, with zero strides where it stretches.
+    """
+    lead = len(shape) - data.ndim
+    if lead < 0 or not data.flags.c_contiguous or not data.size:
+        return np.broadcast_to(data, shape)
+    strides = [0] * lead
+    for size, have, stride in zip(shape[lead:], data.shape, data.strides):  # noqa: B905 - lengths equal by construction
+        if have == size:
+            strides.append(stride)
+        elif have == 1:
+            strides.append(0)
+        else:
+            return np.broadcast_to(data, shape)  # cannot broadcast: NumPy raises its error
+    out = np.ndarray(shape, data.dtype, data, 0, strides)
+    out.flags.writeable = False
+    return out
 
 
 def broadcast_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...] | None:

@@ -122,7 +122,10 @@ def _fit_to_input(grad: Tensor, meta: tuple[Any, Any], node: Node, index: int, c
         if create_graph:
             grad = sum_to_size(grad, shape)
         else:  # nothing to record: the reduction alone, on the array
-            grad = Tensor._wrap(np.add.reduce(data, axis=dims, keepdims=True).reshape(shape))
+            summed = np.add.reduce(data, axis=dims)
+            # Reduced leading dims (a bias) give the input's shape as a fresh array, which a leaf's .grad may keep
+            # without a copy; a stretched size-1 dim comes back as a view.
+            grad = Tensor._wrap(summed if summed.shape == shape else summed.reshape(shape))
     if grad._data.dtype != dtype:
         grad = grad.to(_BY_NUMPY[dtype])
     return grad

@@ -32,6 +32,9 @@ def return_type(name: str) -> Any:
 def _dims(input: Tensor, dim: Dims) -> tuple[int, ...]:
     if dim is None:
         return tuple(range(input.ndim))
+    if type(dim) is int:  # the usual case: one dim, no duplicates to look for
+        wrapped_dim = input._wrap_dim(dim)
+        return (wrapped_dim,) if input.ndim else ()
     dims = (dim,) if isinstance(dim, int) else tuple(dim)
     if not dims:
         return tuple(range(input.ndim))
@@ -85,7 +88,7 @@ ProdBackward1 = derivative(
 def _sum_dtype(input: Tensor, dtype: Any) -> np.dtype:
     if dtype is not None:
         return _dtype.to_dtype(dtype).np
-    if input.dtype.is_floating_point:
+    if input._data.dtype.kind == "f":
         return input._data.dtype
     return np.dtype(np.int64)
 

@@ -57,3 +57,17 @@ def test_retain_graph_that_no_backward_uses(tmp_path: Path) -> None:
     assert caught, "expected a note about retain_graph=True"
     assert caught[0].lineno == script.line_of("retain")
     assert "no later backward went through that graph" in str(caught[0].message)
+
+
+def test_tracking_stays_bounded_without_backward() -> None:
+    """Ops that never reach a backward (evaluation with grad on) must not pile up dead references."""
+    from glassgrad.diagnostics import watches
+
+    x = glassgrad.ones(3, requires_grad=True)
+    with glassgrad.diagnostics.watch() as state:
+        kept = [x * 3 for _ in range(10)]  # alive throughout: every pruning must keep them
+        for _ in range(5 * watches.MIN_PRUNE):
+            (x * 2).sum()  # two nodes, dead at once
+        assert len(state.nodes) <= 2 * watches.MIN_PRUNE + 2
+        tracked = {id(ref()) for ref in state.nodes}
+        assert all(id(t.grad_fn) in tracked for t in kept)

@@ -6,7 +6,8 @@ user's code, which call freed or modified it, and the fix for the pattern.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import itertools
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from . import sites
@@ -36,25 +37,34 @@ def _shape(meta: Any) -> str:
     return f" ({'x'.join(map(str, shape)) or 'scalar'} {dtype.name})"
 
 
-def crossing_edge(roots: Iterable[Node], before_step: int) -> tuple[Node, int] | None:
+def crossing_edge(roots: Iterable[Node], before_step: int, reachable: Iterable[Node] | None = None) -> tuple[Node, int] | None:
     """The first edge (parent, input index) from a node made at or after `before_step` into one made before it.
 
     The child's output is the tensor that carries history from an earlier iteration into this graph.
+    `reachable`, every node under the roots, spares the walk when the caller has made it already (the
+    engine's dependency count): an old node's inputs are older still, so checking every node finds a
+    crossing exactly when the walk from the roots would.
     """
-    seen: set[int] = set()
-    stack = [r for r in roots if r._step >= before_step]
+    for node in _walk(roots) if reachable is None else itertools.chain(roots, reachable):
+        if node._step < before_step:
+            continue
+        for i, (child, _) in enumerate(node.next_functions):
+            if child is not None and child._step < before_step and type(child).__name__ != "AccumulateGrad":
+                return node, i
+    return None
+
+
+def _walk(roots: Iterable[Node]) -> Iterator[Node]:
+    """Every node under the roots, depth first."""
+    seen: set[Node] = set()
+    stack = list(roots)
     while stack:
         node = stack.pop()
-        if id(node) in seen:
+        if node in seen:
             continue
-        seen.add(id(node))
-        for i, (child, _) in enumerate(node.next_functions):
-            if child is None:
-                continue
-            if child._step < before_step and type(child).__name__ != "AccumulateGrad":
-                return node, i
-            stack.append(child)
-    return None
+        seen.add(node)
+        yield node
+        stack.extend(child for child, _ in node.next_functions if child is not None)
 
 
 def freed(node: Node, saved: SavedTensor | None) -> str:

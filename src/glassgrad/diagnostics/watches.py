@@ -1,6 +1,6 @@
 """Watches: notice graph-lifetime mistakes while the program runs, before any error fires.
 
-Off by default. When on, every new node is tracked in a weak set (the only cost per op), and
+Off by default. When on, every new node is tracked by a weak reference (the only cost per op), and
 each backward pass checks three patterns:
 
 - a graph spanning iterations: the backward reaches nodes made before an earlier backward
@@ -33,6 +33,7 @@ class GraphWarning(UserWarning):
 
 
 GROWTH_STEPS = 2  # surviving nodes grew over this many consecutive backward passes: warn (by the 3rd iteration)
+MIN_PRUNE = 4096  # tracked references before the dead ones are first dropped outside a backward
 
 
 @dataclass
@@ -44,7 +45,10 @@ class _Retained:
 
 @dataclass
 class WatchState:
-    nodes: weakref.WeakSet[Node] = field(default_factory=weakref.WeakSet)
+    # Plain weak references, pruned at each backward (and when they double): a WeakSet costs every op a
+    # Python-level add and every dead node a removal callback, a quarter of W1's time in all.
+    nodes: list[weakref.ref[Node]] = field(default_factory=list)
+    prune_at: int = MIN_PRUNE
     previous_boundary: int = 0
     surviving: list[int] = field(default_factory=list)  # nodes alive from before the previous backward, per backward
     retained: weakref.WeakKeyDictionary[Node, _Retained] = field(default_factory=weakref.WeakKeyDictionary)
@@ -78,7 +82,25 @@ def _where(site: Site | None) -> str:
 
 def track(node: Node) -> None:
     assert state is not None
-    state.nodes.add(node)
+    nodes = state.nodes
+    nodes.append(weakref.ref(node))
+    if len(nodes) > state.prune_at:  # many ops and no backward (evaluation with grad on): keep the list bounded
+        _live_nodes()
+
+
+def _live_nodes() -> list[Node]:
+    """The tracked nodes still alive; the references to dead ones are dropped."""
+    assert state is not None
+    alive: list[Node] = []
+    refs: list[weakref.ref[Node]] = []
+    for ref in state.nodes:
+        node = ref()
+        if node is not None:
+            alive.append(node)
+            refs.append(ref)
+    state.nodes = refs
+    state.prune_at = max(MIN_PRUNE, 2 * len(refs))
+    return alive
 
 
 def before_backward(roots: list[Node], reachable: Iterable[Node], keep_graph: bool, site: Site | None) -> None:
@@ -88,13 +110,13 @@ def before_backward(roots: list[Node], reachable: Iterable[Node], keep_graph: bo
     assert state is not None
     _flush_pending()
     reachable = list(reachable)
-    live = list(state.nodes)
+    live = _live_nodes()
     state.history.append((steps.current, len(live), _live_bytes(live)))
     for node in reachable:
         record = state.retained.get(node)
         if record is not None:
             record.used = True
-    crossing = crossing_edge(roots, state.previous_boundary)
+    crossing = crossing_edge(roots, state.previous_boundary, reachable)
     if crossing is not None:
         parent, index = crossing
         child = parent.next_functions[index][0]
@@ -136,7 +158,7 @@ def _flush_pending() -> None:
 def after_backward() -> None:
     """Called by the engine once a backward pass is over (the step counter has advanced)."""
     assert state is not None
-    live = list(state.nodes)
+    live = _live_nodes()
     # A leaf's AccumulateGrad is shared by every graph that uses the leaf, so its age says nothing.
     old = [n for n in live if n._step < state.previous_boundary and type(n).__name__ != "AccumulateGrad"]
     state.previous_boundary = steps.current
@@ -155,7 +177,14 @@ def after_backward() -> None:
 
 
 def _live_bytes(live: list[Node]) -> int:
-    return sum(s.nbytes for n in live for s in n.saved_tensors_list() if not s.released)
+    from ..autograd.graph import SavedTensor  # the graph module imports this one
+
+    total = 0
+    for node in live:  # every live node at every backward: plain loops, no list per node
+        for saved in node._saved.values():
+            if type(saved) is SavedTensor and not saved.released:
+                total += saved.nbytes
+    return total
 
 
 def _holders(live: list[Node], old: list[Node]) -> list[tuple[Site | None, int]]:

@@ -46,7 +46,7 @@ class _Retained:
 @dataclass
 class WatchState:
     # Plain weak references, pruned at each backward (and when they double): a WeakSet costs every op a
-    # Python-level add and every dead node a removal callback, a quarter of W1's time in all.
+    # Python-level add and every dead node a removal callback.
     nodes: list[weakref.ref[Node]] = field(default_factory=list)
     prune_at: int = MIN_PRUNE
     previous_boundary: int = 0

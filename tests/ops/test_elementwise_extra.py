@@ -79,6 +79,36 @@ def test_awkward_points_match_torch(name: str) -> None:
             np.testing.assert_allclose(ai, ei, rtol=1e-12, equal_nan=True, err_msg=f"{what} derivative of input {i}")
 
 
+# Where PyTorch keeps the input on a tie whatever the tensor's length (its vectorized maximum does not), the sign
+# of a zero must come out as PyTorch's: relu(-0.0) is -0.0. Lengths 3 and 37 cover NumPy's scalar and SIMD loops.
+SIGNED_ZERO_CASES: dict[str, Callable[[Any, Any], Any]] = {
+    "relu": lambda m, x: m.relu(x),
+    "relu_inplace": lambda m, x: m.nn.functional.relu(x.clone(), inplace=True),
+    "clamp_min": lambda m, x: m.clamp(x, min=0.0),
+    "clamp_min_negative_zero": lambda m, x: m.clamp(x, min=-0.0),
+    "clamp_max": lambda m, x: m.clamp(x, max=0.0),
+    "clamp_max_negative_zero": lambda m, x: m.clamp(x, max=-0.0),
+    "clamp_both": lambda m, x: m.clamp(x, 0.0, 0.0),
+    "clamp_int_bound": lambda m, x: m.clamp(x, min=0),
+    "hardtanh": lambda m, x: m.nn.functional.hardtanh(x, 0.0, 1.0),
+    "relu6": lambda m, x: m.nn.functional.relu6(x),
+}
+
+
+@pytest.mark.parametrize("name", list(SIGNED_ZERO_CASES))
+@pytest.mark.parametrize("length", [3, 37])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_signed_zeros_match_torch(name: str, length: int, dtype: str) -> None:
+    values = np.resize(np.array([-0.0, 0.0, -1.0, 2.0, NAN, -INF]), length)
+
+    def run(m: Any) -> np.ndarray:
+        return SIGNED_ZERO_CASES[name](m, m.tensor(values, dtype=getattr(m, dtype))).numpy()
+
+    actual, expected = run(glassgrad), run(torch)
+    np.testing.assert_array_equal(actual, expected)
+    np.testing.assert_array_equal(np.signbit(actual), np.signbit(expected))
+
+
 def test_where_broadcasts_all_three_arguments() -> None:
     def run(m: Any) -> list[np.ndarray]:
         cond = m.tensor([[True], [False]])

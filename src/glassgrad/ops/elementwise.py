@@ -497,7 +497,9 @@ def rdiv(input: Tensor, other: Operand) -> Tensor:
 
 def relu(input: Tensor) -> Tensor:
     require_tensor("relu", "input", 1, input)
-    return ReluBackward0.record(np.maximum(input._data, 0).astype(input._data.dtype, copy=False), (input,))
+    # The input stays wherever it is not below 0, -0.0 included, as in PyTorch: NumPy's maximum keeps its second
+    # operand on a tie.
+    return ReluBackward0.record(np.maximum(0, input._data).astype(input._data.dtype, copy=False), (input,))
 
 
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
@@ -565,7 +567,11 @@ def clamp(input: Tensor, min: Operand | None = None, max: Operand | None = None)
     bounds = [b for b in (min, max) if b is not None]
     common = result_type(input, *bounds)
     if not any(isinstance(b, Tensor) for b in bounds):
-        out = np.clip(_cast(input._data, common), min, max)
+        out = _cast(input._data, common)
+        # Bound first: NumPy's maximum and minimum keep their second operand on a tie, and PyTorch keeps the
+        # input there (clamp(-0.0, min=0.0) is -0.0), which np.clip with one bound does not.
+        out = out if min is None else _run(np.maximum, min, out)
+        out = out if max is None else _run(np.minimum, max, out)
         return ClampBackward1.record(_cast(out, common), (input,), min=min, max=max)
     if not all(isinstance(b, Tensor) for b in bounds):
         raise TypeError("clamp() received an invalid combination of arguments: 'min' and 'max' must both be Tensors or both numbers")

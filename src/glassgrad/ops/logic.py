@@ -88,6 +88,9 @@ isnan = _predicate("isnan", np.isnan)
 logical_not = _predicate("logical_not", np.logical_not)
 isinf = _predicate("isinf", np.isinf)
 isfinite = _predicate("isfinite", np.isfinite)
+isposinf = _predicate("isposinf", np.isposinf)
+isneginf = _predicate("isneginf", np.isneginf)
+signbit = _predicate("signbit", np.signbit)
 
 
 def bitwise_not(input: Tensor) -> Tensor:
@@ -102,7 +105,7 @@ _BOTH: dict[str, Callable[..., Any]] = {
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor, "logical_not": logical_not,
     "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
     "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
-    "isnan": isnan, "isinf": isinf, "isfinite": isfinite,
+    "isnan": isnan, "isinf": isinf, "isfinite": isfinite, "isposinf": isposinf, "isneginf": isneginf, "signbit": signbit,
     # PyTorch's aliases
     "greater": gt, "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
 }

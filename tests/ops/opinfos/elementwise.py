@@ -266,7 +266,9 @@ OPS: list[OpInfo] = [
     inplace(OpInfo("glassgrad.bitwise_not", call("bitwise_not"), domains=INT, order=0), "bitwise_not_"),
     *[OpInfo(f"glassgrad.{name}", lambda m, x, name=name: getattr(m, name)(m.log(x)), domains=INTEGRAL, order=0,
              errors=(lambda m, name=name: getattr(m, name)(1.0),))
-      for name in ("isnan", "isinf", "isfinite")],
+      for name in ("isnan", "isinf", "isfinite", "isposinf", "isneginf", "signbit")],
+    *[OpInfo(f"glassgrad.{name}", call(name), domains=(INT, BOOL), order=0, id=f"{name}_int")
+      for name in ("isposinf", "isneginf", "signbit")],
     integers("isnan"),
     # -- copy_, zero_, fill_ (glassgrad/ops/inplace_ops.py)
     OpInfo("Tensor.copy_", lambda m, x, src: x.clone().copy_(src), shapes=onto_first(2),

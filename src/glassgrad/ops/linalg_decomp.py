@@ -5,8 +5,9 @@ backward works. Formulas follow PyTorch's FunctionsManual.cpp, so gradients agre
 also where the input is not what the op reads (eigh and cholesky read one triangle, yet their
 gradients are symmetric). Decompositions with several outputs record one node with several
 outputs, as PyTorch does; its formulas receive every output's gradient, None where unused.
-Where PyTorch's gradient goes through a point our formulas cannot (a singular matrix in det,
-repeated eigenvalues or singular values), the formulas are those of the generic case.
+Where PyTorch's gradient goes through a point our formulas cannot (repeated eigenvalues or
+singular values), the formulas are those of the generic case; det at a singular matrix follows
+PyTorch's own two answers (see `_det_back`).
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .._dtype import dtype as Dtype
+from ..autograd import grad_mode
 from ..tensor import Tensor
-from .creation import eye, zeros
+from .creation import eye, ones_like, zeros, zeros_like
 from .elementwise import where
-from .reduction import amax, amin, vector_norm
+from .reduction import amax, amin, exclusive_products, vector_norm
 from .reduction import sum as reduce_sum
 from .shape import cat, narrow, permute, unsqueeze
 from .table import MultiOutput, derivative
@@ -88,9 +90,42 @@ _SINGULAR = "The input matrix is singular, the operation could not be completed.
 
 # -- inverse, determinants, solve -----------------------------------------------------------------
 LinalgInvExBackward0 = derivative("LinalgInvExBackward0", ("A",), A=lambda grad, result: -(result.mT @ grad @ result.mT))
-LinalgDetBackward0 = derivative(
-    "LinalgDetBackward0", ("A",), A=lambda grad, A, result: _scale_matrices(grad * result, inv(A).mT)
-)
+
+
+def _det_back(grad: Tensor, A: Tensor, result: Tensor) -> Tensor:
+    """grad * det(A) * A^-T, and PyTorch's answers where A is singular (det exactly 0).
+
+    Without a graph PyTorch solves through an LU whose zero pivots are nudged to eps; grad * det is 0 there,
+    so the gradient is 0. With one it takes the cofactors through an SVD instead, the true gradient, which
+    double backward then differentiates. A 1x1 matrix's det is its entry: the gradient is grad everywhere.
+    """
+    if A.shape[-1] == 1:
+        return _scale_matrices(grad, ones_like(A))
+    eye_n = _eye(A.shape[-1], A)
+    scaled_eye = _scale_matrices(grad * result, eye_n)
+    singular = result._data == 0
+    if not singular.any():
+        return solve(A.mT, scaled_eye)  # A^-T (grad * det), solved as PyTorch does (LinalgSolveExBackward0)
+    if not grad_mode.state.grad_enabled:
+        # An identity stands in for each singular matrix: it can be solved, and its right-hand side is grad * 0.
+        return solve(where(Tensor._wrap(singular[..., None, None]), eye_n, A).mT, scaled_eye)
+    if A.ndim == 2:
+        return _cofactors(grad, A)
+    picked, rest = Tensor._wrap(singular), Tensor._wrap(~singular)
+    out = zeros_like(A)  # filled by two recorded index_puts (IndexPutBackward0), as PyTorch's masked formula
+    out[picked] = _cofactors(grad[picked], A[picked])
+    out[rest] = solve(A[rest].mT, scaled_eye[rest])
+    return out
+
+
+def _cofactors(grad: Tensor, A: Tensor) -> Tensor:
+    """grad times d det(A)/dA through A = U diag(S) Vh, where det(A) = det(U) det(Vh) prod(S): no division."""
+    U, S, Vh = svd(A)
+    scale = unsqueeze(det(U) * det(Vh) * grad, -1)
+    return (U * unsqueeze(scale * exclusive_products(S, S.ndim - 1), -2)) @ Vh
+
+
+LinalgDetBackward0 = derivative("LinalgDetBackward0", ("A",), A=_det_back)
 LinalgSlogdetBackward0 = MultiOutput(
     "LinalgSlogdetBackward0", ("A",), ("sign", "logabsdet"),
     A=lambda grads, A: None if grads[1] is None else _scale_matrices(grads[1], inv(A).mT),
@@ -103,7 +138,6 @@ def inv(A: Tensor) -> Tensor:
 
 
 def det(A: Tensor) -> Tensor:
-    """Gradients use inv(A): for a singular A PyTorch still defines one (via an SVD); glassgrad raises."""
     _check_matrix(A, "linalg.det")
     return LinalgDetBackward0.record(np.asarray(np.linalg.det(A._data)), (A,))
 

@@ -143,10 +143,10 @@ def _prod_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int | None, 
         return grad
     if not (self._data == 0).any():
         return grad * (result / self)
-    return grad * _exclusive_products(self, dim)
+    return grad * exclusive_products(self, dim)
 
 
-def _exclusive_products(x: Tensor, dim: int) -> Tensor:
+def exclusive_products(x: Tensor, dim: int) -> Tensor:
     """The product of every other element along dim, without dividing (so zeros are fine)."""
     n = x.shape[dim]
     ones = Tensor._wrap(np.ones(_kept_shape(x.shape, (dim,)), dtype=x._data.dtype))

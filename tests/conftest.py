@@ -14,7 +14,9 @@ from glassgrad.autograd.graph import saved_tensors_hooks
 
 torch.set_num_threads(1)  # the oracle's thread pool only contends with the tests on a 2-core machine
 
-settings.register_profile("ci", max_examples=25, deadline=None)
+# CI draws the same examples every run (seeded from each test), so main does not turn red by chance; the dev
+# and thorough profiles, run in every working session, keep drawing new ones.
+settings.register_profile("ci", max_examples=25, deadline=None, derandomize=True)
 settings.register_profile("dev", max_examples=60, deadline=None)
 settings.register_profile("thorough", max_examples=500, deadline=None)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else "dev"))

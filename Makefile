@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test lint clean system-deps
+.PHONY: demo test test-thorough lint clean system-deps
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,10 @@ demo: $(VENV)/.installed-demo
 test: $(VENV)/.installed-test system-deps
 	$(BIN)/ruff check src tests examples
 	$(BIN)/python -m pytest
+
+# The same suite drawing new hypothesis examples every run (500 per property): for exploring, not for CI.
+test-thorough: $(VENV)/.installed-test system-deps
+	HYPOTHESIS_PROFILE=thorough $(BIN)/python -m pytest
 
 # Graphviz lays out exported graphs and headless Chromium checks the HTML report; both are Debian
 # packages, installed here when missing and when apt-get can run (as root). Elsewhere the tests

@@ -92,6 +92,8 @@ SIGNED_ZERO_CASES: dict[str, Callable[[Any, Any], Any]] = {
     "clamp_int_bound": lambda m, x: m.clamp(x, min=0),
     "hardtanh": lambda m, x: m.nn.functional.hardtanh(x, 0.0, 1.0),
     "relu6": lambda m, x: m.nn.functional.relu6(x),
+    # out of their domain PyTorch's log and sqrt give an unsigned NaN; x86's default NaN (NumPy's) is negative
+    **{name: (lambda m, x, name=name: getattr(m, name)(x)) for name in ("log", "log2", "log10", "sqrt")},
 }
 
 

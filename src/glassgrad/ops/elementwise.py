@@ -429,14 +429,25 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1 / (1 + np.exp(-x))  # PyTorch's formula; exp overflowing to inf gives the right limit, 0
 
 
+def _positive_nan(ufunc: np.ufunc) -> Kernel:
+    """`ufunc` with the NaN of an out-of-domain input unsigned, as PyTorch's log and sqrt give it (x86's is negative)."""
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        out = ufunc(x)
+        nan = np.isnan(out)
+        return np.where(nan, np.fabs(out), out) if nan.any() else out
+
+    return kernel
+
+
 exp = _float_unary("exp", ExpBackward0, np.exp)
 exp2 = _float_unary("exp2", Exp2Backward0, np.exp2)
 expm1 = _float_unary("expm1", Expm1Backward0, np.expm1)
-log = _float_unary("log", LogBackward0, np.log)
-log2 = _float_unary("log2", Log2Backward0, np.log2)
-log10 = _float_unary("log10", Log10Backward0, np.log10)
+log = _float_unary("log", LogBackward0, _positive_nan(np.log))
+log2 = _float_unary("log2", Log2Backward0, _positive_nan(np.log2))
+log10 = _float_unary("log10", Log10Backward0, _positive_nan(np.log10))
 log1p = _float_unary("log1p", Log1PBackward0, np.log1p)
-sqrt = _float_unary("sqrt", SqrtBackward0, np.sqrt)
+sqrt = _float_unary("sqrt", SqrtBackward0, _positive_nan(np.sqrt))
 rsqrt = _float_unary("rsqrt", RsqrtBackward0, lambda x: 1 / np.sqrt(x))
 reciprocal = _float_unary("reciprocal", ReciprocalBackward0, np.reciprocal)
 sin = _float_unary("sin", SinBackward0, np.sin)

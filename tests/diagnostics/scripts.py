@@ -124,7 +124,7 @@ history = []
 for step in range(8):
     loss = (x @ w).tanh().sum()  # @loss
     loss.backward()
-    history.append(loss)
+    history.append(loss)  # @append
     w.grad = None
 """
 

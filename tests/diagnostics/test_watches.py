@@ -36,13 +36,22 @@ def test_hidden_state_carried_across_iterations(tmp_path: Path) -> None:
     assert f"made by TanhBackward0 at\n  {script.site('hidden')}" in str(caught[0].message)
 
 
-@pytest.mark.parametrize(("name", "marker"), [("ACCUMULATOR", "accumulate"), ("LOSSES_KEPT_FOR_LOGGING", "loss")])
-def test_graphs_kept_alive_across_steps(tmp_path: Path, name: str, marker: str) -> None:
+@pytest.mark.parametrize(
+    ("name", "made", "added", "holder"),
+    [
+        ("ACCUMULATOR", "accumulate", "accumulate", "variable `total` (global)"),
+        ("LOSSES_KEPT_FOR_LOGGING", "loss", "append", "list `history` (global)"),
+    ],
+)
+def test_graphs_kept_alive_across_steps(tmp_path: Path, name: str, made: str, added: str, holder: str) -> None:
     script, caught, error = watched(tmp_path, name.lower(), getattr(scripts, name))
     assert error is None
     assert len(caught) == 1
-    assert caught[0].lineno == script.line_of(marker)
-    assert "Keep loss.item() or loss.detach() instead" in str(caught[0].message)
+    assert caught[0].lineno == script.line_of(added)  # the line to change
+    message = str(caught[0].message)
+    assert f"end in a tensor made at\n  {script.site(made)}" in message
+    assert f"It is held by {holder}, added to at\n  {script.site(added)}" in message
+    assert "Keep loss.item() or loss.detach() there instead" in message
 
 
 def test_graphs_kept_alive_are_noticed_within_three_iterations(tmp_path: Path) -> None:

@@ -171,7 +171,7 @@ def run_backward(
         running.pop()
         steps.advance()
         if watches.state is not None:
-            watches.after_backward()
+            watches.state.after_backward()
 
 
 def _run(
@@ -186,7 +186,7 @@ def _run(
 ) -> list[Tensor | None]:
     deps = _dependencies(root_nodes)
     if watches.state is not None:
-        watches.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.site)
+        watches.state.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.site)
     targets = {n for n, _ in capture if n is not None} if capture is not None else None
     needed = _needed(itertools.chain(deps, root_nodes), targets) if targets is not None else None
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}

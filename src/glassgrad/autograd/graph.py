@@ -101,7 +101,7 @@ class Node:
         self._position = position
         self._step = steps.current
         if watches.state is not None:
-            watches.track(self)
+            watches.state.track(self)
         if anomaly.enabled:
             anomaly.record_stack(self)
         self._saved: dict[str, Any] = {}

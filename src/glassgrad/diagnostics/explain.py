@@ -6,16 +6,16 @@ user's code, which call freed or modified it, and the fix for the pattern.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import sites
+from .inspect import SavedBuffer
 from .sites import Site, format_site, source_line
 
 if TYPE_CHECKING:
     from ..autograd.graph import Node, SavedTensor
     from ..tensor import Tensor
+    from .views import Crossing
 
 HEADER = "\n\nglassgrad:"
 
@@ -25,73 +25,46 @@ def _at(site: Site | None) -> str:
     return format_site(site) + (f"\n        {code}" if code else "")
 
 
-def _buffer(saved: SavedTensor) -> str:
-    shape = "x".join(map(str, saved.shape)) or "scalar"
-    return f"'{saved.name}' ({shape} {saved.dtype.name}, {saved.nbytes:,} bytes)"
+def _buffer(buffer: SavedBuffer) -> str:
+    shape = "x".join(map(str, buffer.shape)) or "scalar"
+    return f"'{buffer.name}' ({shape} {buffer.dtype}, {buffer.nbytes:,} bytes)"
 
 
-def _shape(meta: Any) -> str:
-    if meta is None:
+def _carried(carried: tuple[tuple[int, ...], str] | None) -> str:
+    if carried is None:
         return ""
-    shape, dtype = meta
-    return f" ({'x'.join(map(str, shape)) or 'scalar'} {dtype.name})"
+    shape, dtype = carried
+    return f" ({'x'.join(map(str, shape)) or 'scalar'} {dtype})"
 
 
-def crossing_edge(roots: Iterable[Node], before_step: int, reachable: Iterable[Node] | None = None) -> tuple[Node, int] | None:
-    """The first edge (parent, input index) from a node made at or after `before_step` into one made before it.
+def freed_text(
+    node_name: str,
+    node_site: Site | None,
+    buffer: SavedBuffer | None,
+    freed_by: Site | bool | None,
+    crossing: Crossing | None,
+    read_outside_backward: bool = False,
+) -> str:
+    """After PyTorch's 'second time' sentence: what needed the freed buffer, who freed it, and the fix.
 
-    The child's output is the tensor that carries history from an earlier iteration into this graph.
-    `reachable`, every node under the roots, spares the walk when the caller has made it already (the
-    engine's dependency count): an old node's inputs are older still, so checking every node finds a
-    crossing exactly when the walk from the roots would.
+    `freed_by` is the site of the backward call that freed it, or False where no backward the glass saw did;
+    `read_outside_backward`: a custom Function's ctx.saved_tensors read after the free.
     """
-    for node in _walk(roots) if reachable is None else itertools.chain(roots, reachable):
-        if node._step < before_step:
-            continue
-        for i, (child, _) in enumerate(node.next_functions):
-            if child is not None and child._step < before_step and type(child).__name__ != "AccumulateGrad":
-                return node, i
-    return None
-
-
-def _walk(roots: Iterable[Node]) -> Iterator[Node]:
-    """Every node under the roots, depth first."""
-    seen: set[Node] = set()
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        if node in seen:
-            continue
-        seen.add(node)
-        yield node
-        stack.extend(child for child, _ in node.next_functions if child is not None)
-
-
-def freed(node: Node, saved: SavedTensor | None) -> str:
-    from ..autograd import engine
-    from ..autograd.function import BackwardCFunction
-
-    needs = f"its saved {_buffer(saved)}" if saved is not None else "the in-place op it recorded"
-    lines = [f"{HEADER} {node.name()} needs {needs},", f"  recorded at {_at(node._site)}"]
-    freed_by = node._freed_by
-    if freed_by is not None:
-        lines.append(f"  It was freed by the backward call at {_at(freed_by.site)}")
-    roots = engine.running[-1] if engine.running else []
-    crossing = crossing_edge(roots, freed_by.step + 1) if freed_by is not None else None
-    if isinstance(node, BackwardCFunction) and not engine.running:
+    needs = f"its saved {_buffer(buffer)}" if buffer is not None else "the in-place op it recorded"
+    lines = [f"{HEADER} {node_name} needs {needs},", f"  recorded at {_at(node_site)}"]
+    if freed_by is not False:
+        lines.append(f"  It was freed by the backward call at {_at(freed_by)}")
+    if read_outside_backward:
         lines += [
             "Fix: ctx.saved_tensors was read after the graph was freed. Read it only inside backward, or pass",
             "  retain_graph=True to the backward call above if you need it afterwards.",
         ]
     elif crossing is not None:
-        parent, index = crossing
-        child = parent.next_functions[index][0]
-        assert child is not None
         lines += [
-            "This backward reaches into a graph built before that call: the tensor"
-            f"{_shape(parent._input_meta[index])} made by {child.name()} at",
-            f"  {_at(child._site)}",
-            f"  is used again at {_at(parent._site)}",
+            f"This backward reaches into a graph built before that call: the tensor{_carried(crossing.carried)} made by "
+            f"{crossing.child_name} at",
+            f"  {_at(crossing.child_site)}",
+            f"  is used again at {_at(crossing.parent_site)}",
             "Fix: if this is a training loop carrying that tensor from one iteration to the next (a recurrent",
             "  hidden state, a running statistic), detach() it where the iteration starts, e.g. h = h.detach().",
             "  If two losses share that part of the graph on purpose, add them and call backward once.",
@@ -105,14 +78,16 @@ def freed(node: Node, saved: SavedTensor | None) -> str:
     return "\n".join(lines)
 
 
-def version(node: Node, saved: SavedTensor) -> str:
-    counter = saved.version_counter
+def version_text(
+    node_name: str, node_site: Site | None, buffer: SavedBuffer, saved_version: int, current_version: int, modified_at: Site | None
+) -> str:
+    """After PyTorch's in-place sentence: the saved value, where it was saved and where it was overwritten."""
     lines = [
-        f"{HEADER} {node.name()} saved {_buffer(saved)} at version {saved.saved_version},",
-        f"  recorded at {_at(node._site)}",
+        f"{HEADER} {node_name} saved {_buffer(buffer)} at version {saved_version},",
+        f"  recorded at {_at(node_site)}",
     ]
-    if counter.modified_at is not None:
-        lines.append(f"  It was then modified in place (now version {counter.value}), last at {_at(sites.resolve(counter.modified_at))}")
+    if modified_at is not None:
+        lines.append(f"  It was then modified in place (now version {current_version}), last at {_at(modified_at)}")
     lines += [
         "Fix: an in-place change (x += ..., x.add_(...), x[i] = ..., or optimizer.step()) overwrote a value that",
         "  this backward still needs. Finish every backward over this graph before the in-place change (call",
@@ -120,6 +95,29 @@ def version(node: Node, saved: SavedTensor) -> str:
         "  out-of-place form (x = x + ...) so the saved value stays intact.",
     ]
     return "\n".join(lines)
+
+
+# -- glassgrad's own engine: the facts come straight from its nodes ------------------------------------------
+def freed(node: Node, saved: SavedTensor | None) -> str:
+    from ..autograd import engine
+    from ..autograd.function import BackwardCFunction
+    from .views import NATIVE
+
+    freed_by = node._freed_by
+    roots = engine.running[-1] if engine.running else []
+    crossing = NATIVE.crossing(roots, freed_by.step + 1) if freed_by is not None else None
+    buffer = SavedBuffer.of(saved, node) if saved is not None else None
+    return freed_text(
+        node.name(), node._site, buffer, freed_by.site if freed_by is not None else False, crossing,
+        read_outside_backward=isinstance(node, BackwardCFunction) and not engine.running,
+    )
+
+
+def version(node: Node, saved: SavedTensor) -> str:
+    counter = saved.version_counter
+    return version_text(
+        node.name(), node._site, SavedBuffer.of(saved, node), saved.saved_version, counter.value, sites.resolve(counter.modified_at)
+    )
 
 
 def no_grad_fn(tensor: Tensor) -> str:

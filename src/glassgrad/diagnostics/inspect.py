@@ -74,37 +74,11 @@ class GraphReport:
         return "\n".join(lines)
 
 
-def _walk(roots: list[Node]) -> list[Node]:
-    order: list[Node] = []
-    index: set[int] = set()
-    stack = list(reversed(roots))
-    while stack:
-        node = stack.pop()
-        if id(node) in index:
-            continue
-        index.add(id(node))
-        order.append(node)
-        stack.extend(child for child, _ in reversed(node.next_functions) if child is not None)
-    return order
-
-
 def describe(roots: list[Node]) -> GraphReport:
-    from ..autograd.graph import AccumulateGrad
+    """The graph under glassgrad nodes `roots`."""
+    from .views import NATIVE
 
-    order = _walk(roots)
-    position = {id(node): i for i, node in enumerate(order)}
-    report = GraphReport()
-    for node in order:
-        report.nodes.append(
-            NodeInfo(
-                name=node.name(),
-                site=node._site,
-                saved=[SavedBuffer.of(s, node) for s in node.saved_tensors_list()],
-                children=[position[id(c)] for c, _ in node.next_functions if c is not None],
-                leaf_shape=tuple(node.variable.shape) if isinstance(node, AccumulateGrad) else None,
-            )
-        )
-    return report
+    return NATIVE.describe(roots)
 
 
 def inspect(tensor: Tensor) -> GraphReport:

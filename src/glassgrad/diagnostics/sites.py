@@ -16,14 +16,30 @@ from types import CodeType
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 enabled = True  # always on in normal use; bench/diagnostics_overhead.py turns it off to measure its cost
 _internal: dict[str, bool] = {}  # by file name: str caches its hash, a code object recomputes it every time
+_internal_dirs: tuple[str, ...] = (_PACKAGE_DIR,)
 
 Position = tuple[CodeType, int]  # a code object and the offset of the instruction running there
 Site = tuple[CodeType, int]  # a code object and a line number
 
 
 def _learn(filename: str) -> bool:
-    internal = _internal[filename] = filename.startswith(_PACKAGE_DIR)
+    internal = _internal[filename] = filename.startswith(_internal_dirs)
     return internal
+
+
+def is_internal(filename: str) -> bool:
+    """Whether a file is glassgrad's own (or another library the glass sees through), not the user's."""
+    internal = _internal.get(filename)
+    return _learn(filename) if internal is None else internal
+
+
+def treat_as_internal(directory: str) -> None:
+    """Frames from files under `directory` are not the user's (real PyTorch's, when the glass watches it)."""
+    global _internal_dirs
+    directory = os.path.abspath(directory) + os.sep
+    if directory not in _internal_dirs:
+        _internal_dirs = (*_internal_dirs, directory)
+        _internal.clear()
 
 
 def caller_position(inside: int = 0) -> Position | None:

@@ -6,12 +6,16 @@ each backward pass checks three patterns:
 - a graph spanning iterations: the backward reaches nodes made before an earlier backward
   (an un-detached hidden state);
 - graphs kept alive: nodes from earlier steps still alive and growing step over step (a running
-  `total = total + loss`, a list of losses kept for logging);
-- `retain_graph=True` on a graph that dies without another backward through it.
+  `total = total + loss`, a list of losses kept for logging), with what holds them;
+- `retain_graph=True` on a graph that dies before any later backward went through any part of it.
+
+The rules are written once, over a GraphView: glassgrad's engine feeds them its own nodes, the torch
+glass (torch_glass.py) feeds them the records it keeps for real PyTorch's nodes.
 """
 
 from __future__ import annotations
 
+import gc
 import warnings
 import weakref
 from collections import Counter
@@ -19,13 +23,12 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import steps
+from .holders import Holder, holder_of
 from .sites import Site, format_site, source_line
-
-if TYPE_CHECKING:
-    from ..autograd.graph import Node
+from .views import NATIVE, GraphView
 
 
 class GraphWarning(UserWarning):
@@ -43,173 +46,199 @@ class _Retained:
     used: bool = False
 
 
-@dataclass
-class WatchState:
-    # Plain weak references, pruned at each backward (and when they double): a WeakSet costs every op a
-    # Python-level add and every dead node a removal callback.
-    nodes: list[weakref.ref[Node]] = field(default_factory=list)
-    prune_at: int = MIN_PRUNE
-    previous_boundary: int = 0
-    surviving: list[int] = field(default_factory=list)  # nodes alive from before the previous backward, per backward
-    retained: weakref.WeakKeyDictionary[Node, _Retained] = field(default_factory=weakref.WeakKeyDictionary)
-    pending: list[tuple[str, Site | None]] = field(default_factory=list)
-    warned: set[tuple[str, Any]] = field(default_factory=set)
-    history: list[tuple[int, int, int]] = field(default_factory=list)  # (step, live nodes, saved bytes) before each backward
-    messages: list[str] = field(default_factory=list)
-
-
-state: WatchState | None = None
-
-
-def _warn(kind: str, message: str, site: Site | None) -> None:
-    assert state is not None
-    key = (kind, site)
-    if key in state.warned:
-        return
-    state.warned.add(key)
-    state.messages.append(message)
-    if site is None:
-        warnings.warn(message, GraphWarning, stacklevel=4)
-    else:
-        code, line = site
-        warnings.warn_explicit(message, GraphWarning, code.co_filename, line, module=code.co_name)
-
-
 def _where(site: Site | None) -> str:
     code = source_line(site)
     return format_site(site) + (f"\n        {code}" if code else "")
 
 
-def track(node: Node) -> None:
-    assert state is not None
-    nodes = state.nodes
-    nodes.append(weakref.ref(node))
-    if len(nodes) > state.prune_at:  # many ops and no backward (evaluation with grad on): keep the list bounded
-        _live_nodes()
+@dataclass
+class WatchState:
+    """The watches of one engine: what they track, and the rules they apply at every backward."""
 
+    view: GraphView = NATIVE
+    # Plain weak references, pruned at each backward (and when they double): a WeakSet costs every op a
+    # Python-level add and every dead node a removal callback. The entries are the view's keys (nodes, or records).
+    nodes: list[weakref.ref[Any]] = field(default_factory=list)
+    prune_at: int = MIN_PRUNE
+    previous_boundary: int = 0
+    surviving: list[int] = field(default_factory=list)  # nodes alive from before the previous backward, per backward
+    retained: weakref.WeakKeyDictionary[Any, _Retained] = field(default_factory=weakref.WeakKeyDictionary)
+    pending: list[tuple[str, Site | None]] = field(default_factory=list)
+    warned: set[tuple[str, Any]] = field(default_factory=set)
+    history: list[tuple[int, int, int]] = field(default_factory=list)  # (step, live nodes, saved bytes) before each backward
+    messages: list[str] = field(default_factory=list)
 
-def _live_nodes() -> list[Node]:
-    """The tracked nodes still alive; the references to dead ones are dropped."""
-    assert state is not None
-    alive: list[Node] = []
-    refs: list[weakref.ref[Node]] = []
-    for ref in state.nodes:
-        node = ref()
-        if node is not None:
-            alive.append(node)
-            refs.append(ref)
-    state.nodes = refs
-    state.prune_at = max(MIN_PRUNE, 2 * len(refs))
-    return alive
+    def track(self, entry: Any) -> None:
+        nodes = self.nodes
+        nodes.append(weakref.ref(entry))
+        if len(nodes) > self.prune_at:  # many ops and no backward (evaluation with grad on): keep the list bounded
+            self.live()
 
+    def live(self) -> list[Any]:
+        """The tracked entries still alive; the references to dead ones are dropped."""
+        alive: list[Any] = []
+        refs: list[weakref.ref[Any]] = []
+        for ref in self.nodes:
+            entry = ref()
+            if entry is not None:
+                alive.append(entry)
+                refs.append(ref)
+        self.nodes = refs
+        self.prune_at = max(MIN_PRUNE, 2 * len(refs))
+        return alive
 
-def before_backward(roots: list[Node], reachable: Iterable[Node], keep_graph: bool, site: Site | None) -> None:
-    """Called by the engine with the nodes this backward will visit."""
-    from .explain import crossing_edge
+    def _warn(self, kind: str, message: str, site: Site | None) -> None:
+        key = (kind, site)
+        if key in self.warned:
+            return
+        self.warned.add(key)
+        self.messages.append(message)
+        if site is None:
+            warnings.warn(message, GraphWarning, stacklevel=4)
+        else:
+            code, line = site
+            warnings.warn_explicit(message, GraphWarning, code.co_filename, line, module=code.co_name)
 
-    assert state is not None
-    _flush_pending()
-    reachable = list(reachable)
-    live = _live_nodes()
-    state.history.append((steps.current, len(live), _live_bytes(live)))
-    for node in reachable:
-        record = state.retained.get(node)
-        if record is not None:
-            record.used = True
-    crossing = crossing_edge(roots, state.previous_boundary, reachable)
-    if crossing is not None:
-        parent, index = crossing
-        child = parent.next_functions[index][0]
-        assert child is not None
-        _warn(
-            "spanning",
-            "this backward reaches into a graph built before the previous backward: the tensor made by "
-            f"{child.name()} at\n  {_where(child._site)}\n  is carried into this iteration and used at "
-            f"{_where(parent._site)}\nThe graph grows every iteration and the next backward may fail. If the "
-            "tensor carries state across iterations (an RNN hidden state), detach() it where the iteration starts.",
-            child._site,
-        )
-    if keep_graph and roots:
-        saved = sum(s.nbytes for n in [*roots, *reachable] for s in n.saved_tensors_list() if not s.released)
-        record = _Retained(site, saved)
-        for root in roots:
-            state.retained[root] = record
-            weakref.finalize(root, _retained_died, record)
-
-
-def _retained_died(record: _Retained) -> None:
-    if not record.used and state is not None:
-        state.pending.append(
-            (
-                f"retain_graph=True at {_where(record.site)}\n  kept {record.saved_bytes:,} bytes of saved tensors "
-                "alive, but no later backward went through that graph before it was freed. Drop retain_graph=True there.",
-                record.site,
+    def before_backward(self, roots: list[Any], reachable: Iterable[Any], keep_graph: bool, site: Site | None) -> None:
+        """Called by the engine with the nodes this backward will visit."""
+        self.flush()
+        view = self.view
+        reachable = list(reachable)
+        live = self.live()
+        self.history.append((steps.current, len(live), view.live_bytes(live)))
+        for node in reachable:
+            key = view.key(node)
+            record = self.retained.get(key) if key is not None else None
+            if record is not None:
+                record.used = True
+        crossing = view.crossing(roots, self.previous_boundary, reachable)
+        if crossing is not None:
+            self._warn(
+                "spanning",
+                "this backward reaches into a graph built before the previous backward: the tensor made by "
+                f"{crossing.child_name} at\n  {_where(crossing.child_site)}\n  is carried into this iteration and used at "
+                f"{_where(crossing.parent_site)}\nThe graph grows every iteration and the next backward may fail. If the "
+                "tensor carries state across iterations (an RNN hidden state), detach() it where the iteration starts.",
+                crossing.child_site,
             )
-        )
+        if keep_graph and roots:
+            graph = [*roots, *reachable]
+            record = _Retained(site, sum(b.nbytes for n in graph for b in view.saved(n) if b.state != "released"))
+            # Every node of the graph carries the record: a later backward through any part of it (the shared
+            # trunk of two losses) is a use of what retain_graph kept.
+            for node in graph:
+                key = view.key(node)
+                if key is not None:
+                    self.retained[key] = record
+            for root in roots:
+                key = view.key(root)
+                if key is not None:
+                    weakref.finalize(key, self._retained_died, record)
 
-
-def _flush_pending() -> None:
-    assert state is not None
-    pending, state.pending = state.pending, []
-    for message, site in pending:
-        _warn("retained", message, site)
-
-
-def after_backward() -> None:
-    """Called by the engine once a backward pass is over (the step counter has advanced)."""
-    assert state is not None
-    live = _live_nodes()
-    # A leaf's AccumulateGrad is shared by every graph that uses the leaf, so its age says nothing.
-    old = [n for n in live if n._step < state.previous_boundary and type(n).__name__ != "AccumulateGrad"]
-    state.previous_boundary = steps.current
-    state.surviving.append(len(old))
-    recent = state.surviving[-(GROWTH_STEPS + 1) :]
-    if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)):
-        for site, count in _holders(live, old):
-            _warn(
-                "alive",
-                f"{len(old):,} graph nodes from earlier iterations are still alive and their number grows every "
-                f"step. {count} of the graphs holding them end in a tensor made at\n  {_where(site)}\nSomething "
-                "keeps that tensor across iterations (a running total like `total = total + loss`, a list of "
-                "losses). Keep loss.item() or loss.detach() instead.",
-                site,
+    def _retained_died(self, record: _Retained) -> None:
+        if not record.used:
+            self.pending.append(
+                (
+                    f"retain_graph=True at {_where(record.site)}\n  kept {record.saved_bytes:,} bytes of saved tensors "
+                    "alive, but no later backward went through that graph before it was freed. Drop retain_graph=True there.",
+                    record.site,
+                )
             )
 
+    def flush(self) -> None:
+        """Give the warnings that finalizers queued (they must not warn from inside the garbage collector)."""
+        pending, self.pending = self.pending, []
+        for message, site in pending:
+            self._warn("retained", message, site)
 
-def _live_bytes(live: list[Node]) -> int:
-    from ..autograd.graph import SavedTensor  # the graph module imports this one
-
-    total = 0
-    for node in live:  # every live node at every backward: plain loops, no list per node
-        for saved in node._saved.values():
-            if type(saved) is SavedTensor and not saved.released:
-                total += saved.nbytes
-    return total
-
-
-def _holders(live: list[Node], old: list[Node]) -> list[tuple[Site | None, int]]:
-    """Sites of the live graph roots from which an old node can be reached, most frequent first."""
-    children = {id(c) for n in live for c, _ in n.next_functions if c is not None}
-    old_ids = {id(n) for n in old}
-    holders: Counter[Site | None] = Counter()
-    for root in (n for n in live if id(n) not in children):
-        if _reaches(root, old_ids):
-            holders[root._site] += 1
-    return holders.most_common(1)
+    def after_backward(self) -> None:
+        """Called by the engine once a backward pass is over (the step counter has advanced)."""
+        view = self.view
+        live = self.live()
+        boundary = self.previous_boundary
+        # A leaf's AccumulateGrad is shared by every graph that uses the leaf, so its age says nothing.
+        old = sum(1 for n in live if n._step < boundary and not view.is_sink(n))
+        self.previous_boundary = steps.current
+        self.surviving.append(old)
+        recent = self.surviving[-(GROWTH_STEPS + 1) :]
+        if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)):
+            for site, count, holder in _holders(view, boundary):
+                self._warn("alive", _alive_message(old, site, count, holder), _adding_or(holder, site))
 
 
-def _reaches(root: Node, targets: set[int]) -> bool:
-    seen: set[int] = set()
-    stack = [root]
+def _adding_or(holder: Holder | None, site: Site | None) -> Site | None:
+    adding = holder.adding_line() if holder is not None else None
+    return adding if adding is not None else site
+
+
+def _alive_message(old: int, site: Site | None, count: int, holder: Holder | None) -> str:
+    message = (
+        f"{old:,} graph nodes from earlier iterations are still alive and their number grows every step. {count} of "
+        f"the graphs holding them end in a tensor made at\n  {_where(site)}\n"
+    )
+    if holder is None:
+        return message + (
+            "Something keeps that tensor across iterations (a running total like `total = total + loss`, a list of "
+            "losses). Keep loss.item() or loss.detach() instead."
+        )
+    adding = holder.adding_line()
+    message += f"It is held by {holder.description}"
+    message += f", added to at\n  {_where(adding)}\n" if adding is not None else ".\n"
+    return message + "Keep loss.item() or loss.detach() there instead, so each step's graph can be freed."
+
+
+def _holders(view: GraphView, boundary: int) -> list[tuple[Site | None, int, Holder | None]]:
+    """The live tensors at the roots of graphs that reach nodes older than `boundary`, by site, with their holder.
+
+    Only asked when a watch warns, so it looks at every tensor alive (the garbage collector's list).
+    """
+    # type(), not isinstance: isinstance reads __class__, which some proxies in the heap answer with a warning
+    tensors = [t for t in gc.get_objects() if issubclass(type(t), view.tensor_type) and view.grad_fn(t) is not None]
+    reaches: dict[Any, bool] = {}
+    below: set[Any] = set()  # nodes under some other root of an old graph
+    candidates = []
+    for tensor in tensors:
+        node = view.grad_fn(tensor)
+        if _reaches_old(view, node, boundary, reaches, below):
+            candidates.append((tensor, node))
+    roots = [(t, n) for t, n in candidates if n not in below]
+    by_site: dict[Site | None, list[Any]] = {}
+    newest: Counter[Site | None] = Counter()
+    for tensor, node in roots:
+        site = view.site(node)
+        by_site.setdefault(site, []).append(tensor)
+        newest[site] = max(newest[site], view.step(node) or 0)
+    if not by_site:
+        return []
+    # What grows gets a new root every step (a running total, an appended loss); stale graphs left from long ago
+    # may be more numerous but are not what the warning is about.
+    site, held = max(by_site.items(), key=lambda item: (newest[item[0]], len(item[1])))
+    ignore = {id(tensors), id(candidates), id(roots), id(held), *(id(pair) for pair in candidates), *(id(pair) for pair in roots)}
+    found = Counter(h for h in (holder_of(t, ignore) for t in held[:8]) if h is not None)
+    return [(site, len(held), found.most_common(1)[0][0] if found else None)]
+
+
+def _reaches_old(view: GraphView, start: Any, boundary: int, memo: dict[Any, bool], below: set[Any]) -> bool:
+    """Whether some node under `start` was made before `boundary`; every node under it is added to `below`."""
+    stack: list[tuple[Any, bool]] = [(start, False)]
     while stack:
-        node = stack.pop()
-        if id(node) in targets:
-            return True
-        if id(node) in seen:
+        node, children_done = stack.pop()
+        if node in memo:
             continue
-        seen.add(id(node))
-        stack.extend(c for c, _ in node.next_functions if c is not None)
-    return False
+        children = [c for c, _ in view.edges(node) if c is not None and not view.is_sink(c)]
+        if children_done:
+            made = view.step(node)
+            memo[node] = (made is not None and made < boundary) or any(memo.get(c, False) for c in children)
+            continue
+        stack.append((node, True))
+        for child in children:
+            below.add(child)
+            if child not in memo:
+                stack.append((child, False))
+    return memo[start]
+
+
+state: WatchState | None = None  # the watches on glassgrad's own engine
 
 
 def enable() -> None:
@@ -224,7 +253,7 @@ def disable() -> list[str]:
     global state
     if state is None:
         return []
-    _flush_pending()
+    state.flush()
     messages, state = state.messages, None
     return messages
 

@@ -26,6 +26,7 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
+from ._missing import module_getattr as _module_getattr
 from ._threads import get_num_threads, set_num_threads
 from .autograd.grad_mode import (
     enable_grad,
@@ -63,3 +64,5 @@ def numel(input: Tensor) -> _builtins.int:
 watch = diagnostics.watch  # `with glassgrad.watch():` turns the graph-lifetime watches on
 
 __version__ = "0.1.0"
+
+__getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -1,100 +1,56 @@
-"""The glassgrad command. `glassgrad doctor script.py [args]` runs a script with the watches on and
-reports what its graphs did: warnings with the lines to change, live saved bytes per step, and the
-graphs still alive at the end."""
+"""The glassgrad command.
+
+- `glassgrad run script.py [args]`: run an unmodified PyTorch program on glassgrad (`import torch` gives
+  glassgrad for that run).
+- `glassgrad doctor [--engine glassgrad|torch] [--json OUT.json] [--html OUT.html] script.py [args]`: run it
+  with the glass on and report what its graphs did: the errors explained, warnings with the lines to change,
+  live saved bytes per step, and the graphs still alive at the end. Exits with the script's status.
+"""
 
 from __future__ import annotations
 
 import argparse
-import runpy
+import json
 import sys
 import traceback
-import warnings
 from pathlib import Path
-from typing import Any
 
-from . import diagnostics
-from .tensor import Tensor
-
-
-def _largest_graph(namespace: dict[str, Any]) -> tuple[str, diagnostics.GraphReport] | None:
-    """The biggest graph behind any tensor the script left in its globals."""
-    best: tuple[str, diagnostics.GraphReport] | None = None
-    for name, value in namespace.items():
-        if isinstance(value, Tensor) and value.grad_fn is not None:
-            report = diagnostics.inspect(value)
-            if best is None or len(report.nodes) > len(best[1].nodes):
-                best = (name, report)
-    return best
-
-
-def _run_script(script: str, args: list[str]) -> tuple[int, dict[str, Any], BaseException | None]:
-    sys.argv = [script, *args]
-    sys.path.insert(0, str(Path(script).resolve().parent))
-    namespace: dict[str, Any] = {}
-    try:
-        namespace = runpy.run_path(script, run_name="__main__")
-    except SystemExit as exit_:
-        code = exit_.code
-        return (code if isinstance(code, int) else (0 if code is None else 1)), namespace, None
-    except BaseException as error:  # the report still runs; the script's status is its failure
-        return 1, namespace, error
-    return 0, namespace, None
-
-
-def doctor(script: str, args: list[str], html: str | None = None) -> int:
-    from rich.console import Console
-    from rich.panel import Panel
-    from rich.table import Table
-
-    console = Console(stderr=True)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", diagnostics.GraphWarning)
-        with diagnostics.watch() as state:
-            status, namespace, error = _run_script(script, args)
-            history = list(state.history)
-        messages = list(state.messages)
-    for w in caught:
-        if not issubclass(w.category, diagnostics.GraphWarning):
-            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
-    if error is not None:
-        console.print("".join(traceback.format_exception(error)), markup=False, highlight=False)
-
-    console.rule(f"glassgrad doctor: {script}")
-    peak = max((b for _, _, b in history), default=0)
-    console.print(f"{len(history)} backward passes, peak live saved bytes {peak:,}, exit status {status}")
-    for message in messages:
-        console.print(Panel(message, title="warning", border_style="yellow"), markup=False, highlight=False)
-    if not messages:
-        console.print("No graph-lifetime warnings.")
-    live = diagnostics.live_graphs()
-    if live:
-        table = Table("saved bytes", "nodes", "created at", title="graphs alive at exit, by creation site")
-        for row in live[:10]:
-            table.add_row(f"{row.saved_bytes:,}", str(row.nodes), diagnostics.sites.format_site(row.site))
-        console.print(table)
-    if error is not None:
-        console.print(Panel(str(error).split("\n")[0], title=f"the script failed: {type(error).__name__}", border_style="red"),
-                      markup=False, highlight=False)
-    if html is not None:
-        largest = _largest_graph(namespace)
-        report = largest[1] if largest else diagnostics.GraphReport()
-        title = f"glassgrad doctor: {script}" + (f" (graph of `{largest[0]}`)" if largest else "")
-        Path(html).write_text(diagnostics.html_report(report, history, messages, title=title), encoding="utf-8")
-        console.print(f"HTML report written to {html}")
-    return status
-
-
+from . import doctor as doctor_
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="glassgrad", description=__doc__)
+    parser = argparse.ArgumentParser(prog="glassgrad", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
-    doctor_parser = commands.add_parser("doctor", help="run a script with the graph watches on and report")
+    run_parser = commands.add_parser("run", help="run a PyTorch program on glassgrad, unchanged")
+    doctor_parser = commands.add_parser("doctor", help="run a program with the glass on and report")
+    doctor_parser.add_argument(
+        "--engine", choices=doctor_.ENGINES,
+        help="the engine to run on (default: the one the script imports; real PyTorch for `import torch` when installed)",
+    )
+    doctor_parser.add_argument("--json", metavar="OUT.json", help="also write the report as JSON")
     doctor_parser.add_argument("--html", metavar="OUT.html", help="also write a self-contained HTML report")
-    doctor_parser.add_argument("script")
-    doctor_parser.add_argument("args", nargs=argparse.REMAINDER)
+    for command in (run_parser, doctor_parser):
+        command.add_argument("script")
+        command.add_argument("args", nargs=argparse.REMAINDER)
     options = parser.parse_args(argv)
-    return doctor(options.script, options.args, options.html)
+
+    if options.command == "run":
+        status, _, error = doctor_.run(options.script, options.args, alias=True)
+        if error is not None:
+            traceback.print_exception(error)
+        return status
+
+    try:
+        report = doctor_.diagnose(options.script, options.args, options.engine)
+    except doctor_.UsageError as error:
+        parser.error(str(error))
+    doctor_.render(report)
+    if options.json is not None:
+        Path(options.json).write_text(json.dumps(report.to_json(), indent=2) + "\n", encoding="utf-8")
+    if options.html is not None:
+        Path(options.html).write_text(doctor_.html(report), encoding="utf-8")
+        print(f"HTML report written to {options.html}", file=sys.stderr)
+    return report.exit_status
 
 
 if __name__ == "__main__":

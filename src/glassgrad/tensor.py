@@ -200,6 +200,11 @@ class Tensor:
     def itemsize(self) -> int:
         return self._data.itemsize
 
+    def __getattr__(self, name: str) -> Any:  # reached only when a name is missing: say it is PyTorch's, and where
+        from ._missing import missing
+
+        raise missing("glassgrad.Tensor", name, f"'Tensor' object has no attribute '{name}'")
+
     @property
     def device(self) -> device:
         return CPU

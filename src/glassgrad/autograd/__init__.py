@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._missing import module_getattr as _module_getattr
 from ..tensor import Tensor
 from . import graph
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
@@ -47,3 +48,5 @@ __all__ = [
     "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "once_differentiable",
     "set_detect_anomaly", "set_grad_enabled",
 ]
+
+__getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -16,14 +16,15 @@ from types import CodeType
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 enabled = True  # always on in normal use; bench/diagnostics_overhead.py turns it off to measure its cost
 _internal: dict[str, bool] = {}  # by file name: str caches its hash, a code object recomputes it every time
-_internal_dirs: tuple[str, ...] = (_PACKAGE_DIR,)
+# The import system's own frames too: a user's `import torch.x` or `from torch import x` is the line to name.
+_internal_prefixes: tuple[str, ...] = (_PACKAGE_DIR, "<frozen importlib")
 
 Position = tuple[CodeType, int]  # a code object and the offset of the instruction running there
 Site = tuple[CodeType, int]  # a code object and a line number
 
 
 def _learn(filename: str) -> bool:
-    internal = _internal[filename] = filename.startswith(_internal_dirs)
+    internal = _internal[filename] = filename.startswith(_internal_prefixes)
     return internal
 
 
@@ -35,10 +36,10 @@ def is_internal(filename: str) -> bool:
 
 def treat_as_internal(directory: str) -> None:
     """Frames from files under `directory` are not the user's (real PyTorch's, when the glass watches it)."""
-    global _internal_dirs
+    global _internal_prefixes
     directory = os.path.abspath(directory) + os.sep
-    if directory not in _internal_dirs:
-        _internal_dirs = (*_internal_dirs, directory)
+    if directory not in _internal_prefixes:
+        _internal_prefixes = (*_internal_prefixes, directory)
         _internal.clear()
 
 

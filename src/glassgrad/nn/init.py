@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .._missing import module_getattr as _module_getattr
 from ..autograd import grad_mode
 from ..ops.creation import Generator, default_generator
 from ..tensor import Tensor
@@ -175,3 +176,5 @@ def _default_reset_(weight: Tensor, bias: Tensor | None) -> None:
         fan_in, _ = _calculate_fan_in_and_fan_out(weight)
         bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
         uniform_(bias, -bound, bound)
+
+__getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -1,5 +1,6 @@
 """glassgrad.optim, laid out like torch.optim (glassgrad.optim.adam.Adam, glassgrad.optim.lr_scheduler.StepLR, ...)."""
 
+from .._missing import module_getattr as _module_getattr
 from . import lr_scheduler
 from .adagrad import Adagrad
 from .adam import Adam
@@ -11,3 +12,5 @@ from .optimizer import Optimizer
 from .radam import RAdam
 from .rmsprop import RMSprop
 from .sgd import SGD
+
+__getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from .._missing import module_getattr as _module_getattr
 from .optimizer import Optimizer
 
 STEP_ORDER_WARNING = (
@@ -447,3 +448,5 @@ class ReduceLROnPlateau(LRScheduler):
     @property
     def in_cooldown(self) -> bool:
         return self.cooldown_counter > 0
+
+__getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -1,0 +1,45 @@
+"""What a PyTorch program meets where glassgrad lacks a name: an error that names it, and the user's line.
+
+glassgrad's namespaces mirror torch's (glassgrad.nn.functional is torch.nn.functional), so a name
+missing here is the PyTorch name with `torch` in front. The error is an AttributeError, so that
+`hasattr(torch, "compile")` and `getattr(F, name, None)` keep working.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .diagnostics import sites
+
+
+class NotImplementedInGlassgrad(AttributeError):
+    """A PyTorch name glassgrad does not implement (yet)."""
+
+
+def torch_name(qualified: str) -> str:
+    """glassgrad.nn.functional.x -> torch.nn.functional.x"""
+    return "torch" + qualified.removeprefix("glassgrad")
+
+
+def used_at() -> str:
+    """Where the user's code asked for the name (import machinery and glassgrad frames skipped)."""
+    return sites.format_site(sites.resolve(sites.caller_position(1)))
+
+
+def missing(owner: str, name: str, plain: str) -> AttributeError:
+    """The error for `<owner>.<name>`, `owner` being glassgrad's qualified module or class name; `plain` is
+    Python's own sentence for the miss."""
+    if name.startswith("_"):  # protocols probe private and dunder names all the time: a plain miss
+        return AttributeError(plain)
+    return NotImplementedInGlassgrad(
+        f"{plain}: glassgrad does not implement {torch_name(owner)}.{name} yet (used at {used_at()})"
+    )
+
+
+def module_getattr(module: str) -> Any:
+    """A module-level __getattr__ for glassgrad's namespace `module`."""
+
+    def __getattr__(name: str) -> Any:
+        raise missing(module, name, f"module '{module}' has no attribute '{name}'")
+
+    return __getattr__

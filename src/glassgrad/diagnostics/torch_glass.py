@@ -1,0 +1,446 @@
+"""The glass on real PyTorch: the same records, explanations and watches for a program that stays on torch.
+
+PyTorch's own seams supply the facts glassgrad's engine keeps natively:
+- a TorchFunctionMode sees every op. The user's line and the step go into a record in
+  `grad_fn.metadata`, also for the nodes a fused op made without Python seeing them (found by walking
+  back from its output to nodes already tagged). The node's saved buffers (name, shape, dtype, bytes,
+  storage, version) are read once, from its `_saved_*` attributes;
+- in-place ops seen by the mode remember the line that last modified each storage (optimizer.step()
+  included: its line is the first frame outside torch);
+- torch.autograd's entry into the C++ engine is wrapped: it knows which call freed which nodes, runs
+  the watches, and explains an error as an exception note, leaving PyTorch's message as it is;
+- `Function.apply` is wrapped so that a custom Function's node has its line, and `ctx.saved_tensors`
+  read after the free is explained.
+
+Not saved_tensors_hooks: while they are installed PyTorch skips its version check on saved tensors
+(SavedVariable::unpack checks versions only without hooks), so an in-place change between two
+backwards would give a silently wrong gradient instead of PyTorch's error.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from . import explain, sites, steps
+from .inspect import SavedBuffer, SiteBytes
+from .sites import Position, Site
+from .views import GraphView
+from .watches import WatchState
+
+_KEY = "glassgrad"  # the record's key in grad_fn.metadata
+_FREED = "Trying to backward through the graph a second time"
+_MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
+_MODIFIED_LIMIT = 4096  # storages whose last in-place site is remembered; the oldest is forgotten first
+_INPLACE_DUNDERS = frozenset(
+    f"__i{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift", "rshift", "matmul")
+) | {"__setitem__"}
+
+
+@dataclass(frozen=True)
+class _Buffer:
+    """One tensor a PyTorch node saved, as read when the node was made."""
+
+    name: str
+    shape: tuple[int, ...]
+    dtype: str
+    nbytes: int
+    storage: int  # the storage's address: the key of the in-place record
+    version: int
+
+
+class _Record:
+    """What glassgrad's Node keeps natively, kept for a PyTorch node in its metadata dict.
+
+    The metadata dict lives and dies with the C++ node, so a weak reference to the record tells whether
+    the node is alive, without holding it (a strong reference would be a cycle through C++).
+    """
+
+    __slots__ = ("__weakref__", "_position", "_step", "buffers", "freed_by", "retained_by")
+
+    def __init__(self, position: Position | None, step: int, buffers: tuple[_Buffer, ...]) -> None:
+        self._position = position
+        self._step = step
+        self.buffers = buffers
+        self.freed_by: Call | None = None
+        self.retained_by: Call | None = None
+
+    @property
+    def _site(self) -> Site | None:
+        return sites.resolve(self._position)
+
+    def state(self) -> str:
+        return "released" if self.freed_by is not None else "retained" if self.retained_by is not None else "alive"
+
+    def live_bytes(self) -> int:
+        return 0 if self.freed_by is not None else sum(b.nbytes for b in self.buffers)
+
+
+@dataclass(frozen=True)
+class Call:
+    """A backward call: where the user made it, and the step it ran in."""
+
+    position: Position | None
+    step: int
+
+    @property
+    def site(self) -> Site | None:
+        return sites.resolve(self.position)
+
+
+def _dtype_name(dtype: Any) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+class TorchView(GraphView):
+    """Real PyTorch's grad_fn objects, through the records in their metadata."""
+
+    def __init__(self, torch: Any) -> None:
+        self.tensor_type = torch.Tensor
+
+    @staticmethod
+    def record(node: Any) -> _Record | None:
+        return node.metadata.get(_KEY)
+
+    def site(self, node: Any) -> Site | None:
+        record = self.record(node)
+        return record._site if record is not None else None
+
+    def step(self, node: Any) -> int | None:
+        record = self.record(node)
+        return record._step if record is not None else None
+
+    def carried(self, parent: Any, index: int, child: Any, output_nr: int) -> tuple[tuple[int, ...], str] | None:
+        meta = child._input_metadata[output_nr]
+        return tuple(meta.shape), _dtype_name(meta.dtype)
+
+    def saved(self, node: Any) -> list[SavedBuffer]:
+        record = self.record(node)
+        if record is None:
+            return []
+        state = record.state()
+        return [SavedBuffer(b.name, b.shape, b.dtype, b.nbytes, state) for b in record.buffers]
+
+    def key(self, node: Any) -> _Record | None:
+        return self.record(node)
+
+    def live_bytes(self, entries: Iterable[_Record]) -> int:
+        return sum(record.live_bytes() for record in entries)
+
+
+class TorchGlass:
+    """The glass installed on the real `torch` for a block of code (see watch_torch)."""
+
+    def __init__(self) -> None:
+        import torch
+        from torch.overrides import TorchFunctionMode
+
+        self.torch = torch
+        self.view = TorchView(torch)
+        self.watches = WatchState(view=self.view, previous_boundary=steps.current)
+        self.modified: dict[int, Position | None] = {}
+        self.running: list[list[Any]] = []
+        self._names: dict[type, tuple[str, ...]] = {}
+        self._kinds: dict[str, int] = {}
+        self._sink = torch._C._functions.AccumulateGrad
+        self._function_base = torch._C._FunctionBase
+        self._undo: list[Callable[[], None]] = []
+        glass = self
+
+        class Mode(TorchFunctionMode):
+            def __torch_function__(self, func: Any, types: Any, args: Sequence[Any] = (), kwargs: Any = None) -> Any:
+                return glass._op(func, args, kwargs or {})
+
+        self.mode = Mode()
+        # Nodes numbered below this were made before the glass and are not the user's line of today.
+        self._first_sequence_nr = (torch.zeros((), requires_grad=True) * 1).grad_fn._sequence_nr()
+
+    # -- install and remove ---------------------------------------------------------------------------------
+    def install(self) -> None:
+        torch = self.torch
+        sites.treat_as_internal(os.path.dirname(torch.__file__))
+        autograd = torch.autograd
+        function = torch.autograd.function
+        run_backward = autograd._engine_run_backward
+        apply = function.Function.__dict__["apply"]
+        glass = self
+
+        def wrapped_run_backward(t_outputs: Any, *args: Any, **kwargs: Any) -> Any:
+            return glass._backward(run_backward, t_outputs, args, kwargs)
+
+        def wrapped_apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
+            out = apply.__func__(cls, *args, **kwargs)
+            if torch.is_grad_enabled():
+                glass._tag(out, sites.caller_position())
+            return out
+
+        def saved_tensors(ctx: Any) -> Any:
+            try:
+                return glass._function_base.saved_tensors.__get__(ctx)
+            except RuntimeError as error:
+                glass._note(error, lambda: glass._explain_ctx(ctx))
+                raise
+
+        autograd._engine_run_backward = wrapped_run_backward
+        function.Function.apply = classmethod(wrapped_apply)
+        function.BackwardCFunction.saved_tensors = property(saved_tensors)
+        self.mode.__enter__()
+        self._undo = [
+            lambda: self.mode.__exit__(None, None, None),
+            lambda: delattr(function.BackwardCFunction, "saved_tensors"),
+            lambda: setattr(function.Function, "apply", apply),
+            lambda: setattr(autograd, "_engine_run_backward", run_backward),
+        ]
+
+    def uninstall(self) -> None:
+        for undo in self._undo:
+            undo()
+        self._undo = []
+        self.watches.flush()
+
+    # -- every op ---------------------------------------------------------------------------------------------
+    _PASS, _OP, _INPLACE = 0, 1, 2
+
+    def _kind(self, name: str) -> int:
+        kind = self._kinds.get(name)
+        if kind is None:
+            if name in ("__get__", "__set__", "__delete__", "backward", "grad"):
+                kind = self._PASS
+            elif name in _INPLACE_DUNDERS or (name.endswith("_") and not name.endswith("__")):
+                kind = self._INPLACE
+            else:
+                kind = self._OP
+            self._kinds[name] = kind
+        return kind
+
+    def _op(self, func: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        kind = self._kind(getattr(func, "__name__", ""))
+        out = func(*args, **kwargs)
+        if kind == self._PASS:
+            return out
+        position = None
+        if kind == self._INPLACE or "out" in kwargs:
+            position = sites.caller_position()
+            self._modified(args[0] if kind == self._INPLACE and args else kwargs.get("out"), position)
+        if self.torch.is_grad_enabled():
+            self._tag(out, position)
+        return out
+
+    def _modified(self, target: Any, position: Position | None) -> None:
+        targets = target if isinstance(target, (list, tuple)) else (target,)
+        modified = self.modified
+        for tensor in targets:
+            if isinstance(tensor, self.torch.Tensor):
+                key = tensor.untyped_storage().data_ptr()
+                modified.pop(key, None)  # re-inserted last: the dict's order is the order of last modification
+                modified[key] = position
+        while len(modified) > _MODIFIED_LIMIT:
+            del modified[next(iter(modified))]
+
+    def _tag(self, out: Any, position: Position | None) -> None:
+        tensor_type = self.torch.Tensor
+        outputs = out if isinstance(out, (tuple, list)) else (out,)
+        for tensor in outputs:
+            if isinstance(tensor, tensor_type):
+                node = tensor.grad_fn
+                if node is not None and _KEY not in node.metadata:
+                    self._record_graph(node, position if position is not None else sites.caller_position())
+
+    def _record_graph(self, node: Any, position: Position | None) -> None:
+        """Records for `node` and every untagged node behind it that was made since the glass went on."""
+        step = steps.current
+        first = self._first_sequence_nr
+        sink = self._sink
+        stack = [node]
+        while stack:
+            node = stack.pop()
+            metadata = node.metadata
+            if _KEY in metadata:
+                continue
+            record = metadata[_KEY] = _Record(position, step, self._buffers(node))
+            self.watches.track(record)
+            for child, _ in node.next_functions:
+                if child is not None and type(child) is not sink and _KEY not in child.metadata and child._sequence_nr() >= first:
+                    stack.append(child)
+
+    def _saved_names(self, node: Any) -> tuple[str, ...]:
+        kind = type(node)
+        names = self._names.get(kind)
+        if names is None:
+            names = self._names[kind] = tuple(k.removeprefix("_raw_saved_") for k in vars(kind) if k.startswith("_raw_saved_"))
+        return names
+
+    def _saved_values(self, node: Any) -> Iterator[tuple[str, Any]]:
+        """(name, tensor) for every tensor the node saved, as glassgrad names them."""
+        if isinstance(node, self._function_base):
+            for i, tensor in enumerate(self._function_base.saved_tensors.__get__(node)):
+                yield f"saved_tensors[{i}]", tensor
+            return
+        for name in self._saved_names(node):
+            value = getattr(node, f"_saved_{name}")
+            if isinstance(value, (list, tuple)):
+                yield from ((f"{name}[{i}]", v) for i, v in enumerate(value))
+            else:
+                yield name, value
+
+    def _buffers(self, node: Any) -> tuple[_Buffer, ...]:
+        tensor_type = self.torch.Tensor
+        buffers = []
+        for name, tensor in self._saved_values(node):
+            if isinstance(tensor, tensor_type):
+                nbytes = tensor.numel() * tensor.element_size()
+                storage = tensor.untyped_storage().data_ptr()
+                buffers.append(_Buffer(name, tuple(tensor.shape), _dtype_name(tensor.dtype), nbytes, storage, tensor._version))
+        return tuple(buffers)
+
+    # -- every backward ---------------------------------------------------------------------------------------
+    def _backward(self, run_backward: Callable[..., Any], t_outputs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        call = Call(sites.caller_position(), steps.current)
+        keep_graph, create_graph = bool(args[1]), bool(args[2])
+        inputs = args[3] if len(args) > 3 else ()
+        roots = [n for n in (self._node_of(t) for t in t_outputs) if n is not None]
+        reachable = self.view.walk(roots)
+        executed = self._executed(reachable, inputs) if inputs else reachable
+        self.watches.before_backward(roots, reachable[len(roots):], keep_graph, call.site)
+        self.running.append(roots)
+        try:
+            result = run_backward(t_outputs, *args, **kwargs)
+        except RuntimeError as error:
+            message = str(error)
+            self._note(error, lambda: self._explain(message, roots))
+            raise
+        finally:
+            self.running.pop()
+            steps.advance()
+            self.watches.after_backward()
+        for node in executed:
+            record = self.view.record(node) if type(node) is not self._sink else None
+            if record is not None:
+                if keep_graph:
+                    record.retained_by = call
+                else:
+                    record.freed_by = call
+        if create_graph and result:
+            self._tag(result, call.position)  # the gradients' own graphs were made by this call
+        return result
+
+    def _node_of(self, output: Any) -> Any:
+        node = getattr(output, "grad_fn", None)
+        return node if node is not None else getattr(output, "node", None)  # a GradientEdge
+
+    def _executed(self, reachable: list[Any], inputs: Sequence[Any]) -> list[Any]:
+        """The nodes PyTorch runs for backward(inputs=...) or grad(): those from which an input can be reached."""
+        wanted = {id(t) for t in inputs}
+        targets = {self._node_of(t) for t in inputs} - {None}
+        targets |= {n for n in reachable if type(n) is self._sink and id(n.variable) in wanted}
+        needed = set(targets)
+        for node in sorted(reachable, key=lambda n: n._sequence_nr()):  # inputs are numbered before their users
+            if any(child in needed for child, _ in node.next_functions):
+                needed.add(node)
+        return [n for n in reachable if n in needed]
+
+    # -- errors -----------------------------------------------------------------------------------------------
+    @staticmethod
+    def _note(error: BaseException, explanation: Callable[[], str | None]) -> None:
+        """Add the explanation to a PyTorch error as a note: the message stays PyTorch's own."""
+        try:
+            text = explanation()
+        except Exception as failure:  # the glass must never replace the user's error with its own
+            text = f"glassgrad: no explanation ({type(failure).__name__}: {failure})"
+        if text:
+            error.add_note(text.lstrip("\n"))
+
+    def _explain(self, message: str, roots: list[Any]) -> str | None:
+        if message.startswith(_FREED):
+            found = self._failing(roots, _FREED, freed_before=True)
+            if found is None:
+                return None
+            node, record, buffer = found
+            freed_by = record.freed_by
+            crossing = self.view.crossing(roots, freed_by.step + 1) if freed_by is not None else None
+            return explain.freed_text(
+                node.name(), record._site, buffer, freed_by.site if freed_by is not None else False, crossing
+            )
+        if message.startswith(_MODIFIED):
+            found = self._failing(roots, _MODIFIED, freed_before=False)
+            if found is None:
+                return None
+            node, record, buffer = found
+            saved = next(b for b in record.buffers if b.name == buffer.name)
+            now = re.search(r"is at version (\d+)", message)
+            modified_at = self.modified.get(saved.storage)
+            return explain.version_text(
+                node.name(), record._site, buffer, saved.version, int(now.group(1)) if now else saved.version + 1,
+                sites.resolve(modified_at),
+            )
+        return None
+
+    def _failing(self, roots: list[Any], sentence: str, freed_before: bool) -> tuple[Any, _Record, SavedBuffer] | None:
+        """The node (latest first, as the engine runs them) whose saved buffer raises `sentence` when read.
+
+        `freed_before`: only nodes an earlier backward freed; the failing one also freed the nodes it ran.
+        """
+        nodes = [n for n in self.view.walk(roots) if type(n) is not self._sink and self.view.record(n) is not None]
+        for node in sorted(nodes, key=lambda n: n._sequence_nr(), reverse=True):
+            record = self.view.record(node)
+            assert record is not None
+            if freed_before and record.freed_by is None:
+                continue
+            for buffer in record.buffers:
+                try:
+                    self._read(node, buffer.name)
+                except RuntimeError as error:
+                    if str(error).startswith(sentence):
+                        return node, record, SavedBuffer(buffer.name, buffer.shape, buffer.dtype, buffer.nbytes, record.state())
+        return None
+
+    def _read(self, node: Any, name: str) -> Any:
+        if isinstance(node, self._function_base):
+            return self._function_base.saved_tensors.__get__(node)
+        base, _, index = name.partition("[")
+        value = getattr(node, f"_saved_{base}")
+        return value[int(index[:-1])] if index else value
+
+    def _explain_ctx(self, ctx: Any) -> str | None:
+        if self.running:  # inside backward: the engine's own error path explains it
+            return None
+        record = self.view.record(ctx)
+        if record is None:
+            return None
+        buffer = next(iter(self.view.saved(ctx)), None)
+        freed_by = record.freed_by
+        return explain.freed_text(
+            ctx.name(), record._site, buffer, freed_by.site if freed_by is not None else False, None, read_outside_backward=True
+        )
+
+    # -- reports ----------------------------------------------------------------------------------------------
+    def live_graphs(self) -> list[SiteBytes]:
+        """Every node the glass recorded that is still alive, grouped by the line that created it."""
+        nodes: dict[Site | None, int] = {}
+        saved: dict[Site | None, int] = {}
+        for record in self.watches.live():
+            site = record._site
+            nodes[site] = nodes.get(site, 0) + 1
+            saved[site] = saved.get(site, 0) + record.live_bytes()
+        rows = [SiteBytes(site, nodes[site], saved[site]) for site in nodes]
+        return sorted(rows, key=lambda r: (r.saved_bytes, r.nodes), reverse=True)
+
+
+@contextmanager
+def watch_torch() -> Iterator[TorchGlass]:
+    """`with glassgrad.doctor.watch_torch():` the glass on real PyTorch inside the block.
+
+    Every op records its line, the watches warn (GraphWarning) about graph-lifetime mistakes, and a
+    graph error raised inside carries glassgrad's explanation as an exception note (shown by
+    tracebacks and Jupyter), its message left as PyTorch wrote it.
+    """
+    glass = TorchGlass()
+    glass.install()
+    try:
+        yield glass
+    finally:
+        glass.uninstall()

@@ -1,0 +1,73 @@
+"""`import torch` resolved to glassgrad for one run of an unmodified PyTorch program.
+
+`glassgrad run script.py` and `glassgrad doctor --engine glassgrad script.py` install this finder
+for the run: `torch`, `torch.nn`, `torch.nn.functional`, `torch.utils.data`, ... become glassgrad's
+modules of the same path. Nothing is written to site-packages and a real PyTorch stays untouched.
+A torch module glassgrad lacks fails with an error that names it and the user's import line.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.machinery
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import ModuleType
+
+from ._missing import used_at
+
+
+def _glassgrad_name(fullname: str) -> str:
+    return "glassgrad" + fullname.removeprefix("torch")
+
+
+class TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Finds `torch[.x]` as the already importable `glassgrad[.x]`."""
+
+    def __init__(self) -> None:
+        self._specs: dict[int, importlib.machinery.ModuleSpec | None] = {}  # glassgrad's own spec, by module id
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if fullname != "torch" and not fullname.startswith("torch."):
+            return None
+        name = _glassgrad_name(fullname)
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name != name:
+                raise
+            raise ModuleNotFoundError(
+                f"No module named '{fullname}': glassgrad does not implement {fullname} yet (imported at {used_at()})",
+                name=fullname,
+            ) from None
+        return importlib.machinery.ModuleSpec(fullname, self, is_package=hasattr(module, "__path__"))
+
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
+        module = sys.modules[_glassgrad_name(spec.name)]
+        self._specs[id(module)] = module.__spec__
+        return module
+
+    def exec_module(self, module: ModuleType) -> None:
+        # The import system has just set the alias's spec on glassgrad's own module: give it its own back.
+        module.__spec__ = self._specs.pop(id(module))
+
+
+@contextmanager
+def torch_is_glassgrad() -> Iterator[None]:
+    """Inside the block `import torch...` gives glassgrad; afterwards the modules seen before come back."""
+    saved = {name: module for name, module in sys.modules.items() if name == "torch" or name.startswith("torch.")}
+    for name in saved:
+        del sys.modules[name]
+    finder = TorchAlias()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+        for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
+            del sys.modules[name]
+        sys.modules.update(saved)

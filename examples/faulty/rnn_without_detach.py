@@ -4,7 +4,7 @@ The second iteration's backward reaches into the first iteration's graph,
 which the first backward already freed. `glassgrad doctor` names the line.
 """
 
-import glassgrad as torch
+import torch
 
 torch.manual_seed(0)
 w_in = torch.randn(4, 8, requires_grad=True)

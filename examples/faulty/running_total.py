@@ -3,7 +3,7 @@
 Every iteration's graph, saved buffers included, stays alive through `total`.
 """
 
-import glassgrad as torch
+import torch
 
 torch.manual_seed(0)
 w1 = torch.randn(8, 16, requires_grad=True)

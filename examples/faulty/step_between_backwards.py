@@ -4,7 +4,7 @@ The second layer's weight is saved by the first backward's graph; updating it
 in place before the second backward changes a value that backward still needs.
 """
 
-import glassgrad as torch
+import torch
 
 torch.manual_seed(0)
 w1 = torch.randn(3, 4, requires_grad=True)

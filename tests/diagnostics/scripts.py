@@ -153,3 +153,90 @@ for step in range(1000):
             w.grad = None
     total += loss.item()
 """
+
+OPTIMIZER_STEP_BETWEEN_BACKWARDS = """
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+out = model(torch.randn(5, 3))  # @saved
+loss_a = out.sum()
+loss_b = (out ** 2).mean()
+loss_a.backward(retain_graph=True)
+optimizer.step()  # @modified
+loss_b.backward()
+"""
+
+# Correct loops: the watches must stay silent on every one of them, for a thousand steps.
+CORRECT_LOOPS = {
+    "two_losses_shared_trunk": """
+torch.manual_seed(0)
+trunk, head_a, head_b = torch.nn.Linear(4, 8), torch.nn.Linear(8, 1), torch.nn.Linear(8, 2)
+params = [*trunk.parameters(), *head_a.parameters(), *head_b.parameters()]
+optimizer = torch.optim.SGD(params, lr=1e-3)
+for step in range(1000):
+    features = torch.tanh(trunk(torch.randn(16, 4)))
+    loss_a = head_a(features).pow(2).mean()
+    loss_b = head_b(features).abs().mean()
+    optimizer.zero_grad()
+    loss_a.backward(retain_graph=True)
+    loss_b.backward()
+    optimizer.step()
+""",
+    "gradient_accumulation": """
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+running = 0.0
+for step in range(250):
+    optimizer.zero_grad()
+    for micro in range(4):
+        x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
+        loss = torch.nn.functional.cross_entropy(model(x), y) / 4
+        loss.backward()
+        running += loss.item()
+    optimizer.step()
+""",
+    "truncated_bptt": """
+torch.manual_seed(0)
+rnn, head = torch.nn.GRU(3, 8), torch.nn.Linear(8, 1)
+optimizer = torch.optim.SGD([*rnn.parameters(), *head.parameters()], lr=1e-3)
+hidden = torch.zeros(1, 2, 8)
+for step in range(1000):
+    hidden = hidden.detach()
+    out, hidden = rnn(torch.randn(4, 2, 3), hidden)
+    loss = head(out).pow(2).mean()
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+    "gan_steps": """
+torch.manual_seed(0)
+generator, critic = torch.nn.Linear(2, 4), torch.nn.Linear(4, 1)
+opt_g = torch.optim.Adam(generator.parameters(), lr=1e-4)
+opt_d = torch.optim.Adam(critic.parameters(), lr=1e-4)
+for step in range(500):
+    fake = generator(torch.randn(8, 2))
+    d_loss = torch.nn.functional.softplus(-critic(torch.randn(8, 4))).mean() + torch.nn.functional.softplus(critic(fake.detach())).mean()
+    opt_d.zero_grad()
+    d_loss.backward()
+    opt_d.step()
+    g_loss = torch.nn.functional.softplus(-critic(fake)).mean()
+    opt_g.zero_grad()
+    g_loss.backward()
+    opt_g.step()
+""",
+    "gradient_penalty": """
+torch.manual_seed(0)
+critic = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+optimizer = torch.optim.Adam(critic.parameters(), lr=1e-4)
+for step in range(500):
+    x = torch.randn(8, 4, requires_grad=True)
+    score = critic(x)
+    (grad,) = torch.autograd.grad(score.sum(), x, create_graph=True)
+    penalty = ((grad.norm(2, dim=1) - 1) ** 2).mean()
+    loss = score.mean() + 10 * penalty
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+""",
+}

@@ -114,6 +114,10 @@ class TorchView(GraphView):
         record = self.record(node)
         return record._step if record is not None else None
 
+    def freed(self, node: Any) -> bool:
+        record = self.record(node)
+        return record is not None and record.freed_by is not None
+
     def carried(self, parent: Any, index: int, child: Any, output_nr: int) -> tuple[tuple[int, ...], str] | None:
         meta = child._input_metadata[output_nr]
         return tuple(meta.shape), _dtype_name(meta.dtype)
@@ -188,9 +192,13 @@ class TorchGlass:
         autograd._engine_run_backward = wrapped_run_backward
         function.Function.apply = classmethod(wrapped_apply)
         function.BackwardCFunction.saved_tensors = property(saved_tensors)
+        from torch.optim.optimizer import register_optimizer_step_post_hook
+
+        stepped = register_optimizer_step_post_hook(lambda *_: self.watches.optimizer_stepped())
         self.mode.__enter__()
         self._undo = [
             lambda: self.mode.__exit__(None, None, None),
+            stepped.remove,
             lambda: delattr(function.BackwardCFunction, "saved_tensors"),
             lambda: setattr(function.Function, "apply", apply),
             lambda: setattr(autograd, "_engine_run_backward", run_backward),

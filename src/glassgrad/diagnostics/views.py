@@ -86,12 +86,20 @@ class GraphView:
             stack.extend(child for child, _ in reversed(self.edges(node)) if child is not None)
         return order
 
-    def crossing(self, roots: Iterable[Any], before_step: int, reachable: Iterable[Any] | None = None) -> Crossing | None:
+    def freed(self, node: Any) -> bool:
+        """Whether a backward has already run through the node and freed its buffers."""
+        raise NotImplementedError
+
+    def crossing(
+        self, roots: Iterable[Any], before_step: int, reachable: Iterable[Any] | None = None, freed: bool = False
+    ) -> Crossing | None:
         """The first edge from a node made at or after `before_step` into one made before it.
 
         `reachable`, every node under the roots, spares the walk when the caller has made it already (the
         engine's dependency count): an old node's inputs are older still, so checking every node finds a
-        crossing exactly when the walk from the roots would.
+        crossing exactly when the walk from the roots would. `freed`: only into a node whose buffers an earlier
+        backward freed, the crossing that fails (a GAN's generator output, made before the critic's backward
+        but not part of it, and a graph a gradient penalty's autograd.grad retained, are used as meant).
         """
         step = self.step
         nodes = self.walk(roots) if reachable is None else [*roots, *reachable]
@@ -103,7 +111,7 @@ class GraphView:
                 if child is None or self.is_sink(child):
                     continue
                 child_made = step(child)
-                if child_made is not None and child_made < before_step:
+                if child_made is not None and child_made < before_step and (not freed or self.freed(child)):
                     return Crossing(self.name(child), self.site(child), self.carried(node, i, child, nr), self.site(node))
         return None
 
@@ -137,6 +145,9 @@ class NativeView(GraphView):
 
     def step(self, node: Node) -> int:
         return node._step
+
+    def freed(self, node: Node) -> bool:
+        return node._freed_by is not None
 
     def carried(self, parent: Node, index: int, child: Node, output_nr: int) -> tuple[tuple[int, ...], str] | None:
         meta = parent._input_meta[index]

@@ -44,6 +44,7 @@ class _Retained:
     site: Site | None
     saved_bytes: int
     used: bool = False
+    alive: int = 0  # nodes of the retained graph still alive: it is gone when none is
 
 
 def _where(site: Site | None) -> str:
@@ -61,6 +62,9 @@ class WatchState:
     nodes: list[weakref.ref[Any]] = field(default_factory=list)
     prune_at: int = MIN_PRUNE
     previous_boundary: int = 0
+    # Where the current iteration began: the last optimizer step, once the program has made one. Until then each
+    # backward is taken as an iteration's end (a loop that updates its parameters by hand).
+    iteration_boundary: int | None = None
     surviving: list[int] = field(default_factory=list)  # nodes alive from before the previous backward, per backward
     retained: weakref.WeakKeyDictionary[Any, _Retained] = field(default_factory=weakref.WeakKeyDictionary)
     pending: list[tuple[str, Site | None]] = field(default_factory=list)
@@ -111,7 +115,7 @@ class WatchState:
             record = self.retained.get(key) if key is not None else None
             if record is not None:
                 record.used = True
-        crossing = view.crossing(roots, self.previous_boundary, reachable)
+        crossing = view.crossing(roots, self.previous_boundary, reachable, freed=True)
         if crossing is not None:
             self._warn(
                 "spanning",
@@ -122,21 +126,21 @@ class WatchState:
                 crossing.child_site,
             )
         if keep_graph and roots:
-            graph = [*roots, *reachable]
+            graph = {id(n): n for n in [*roots, *reachable]}.values()
             record = _Retained(site, sum(b.nbytes for n in graph for b in view.saved(n) if b.state != "released"))
             # Every node of the graph carries the record: a later backward through any part of it (the shared
-            # trunk of two losses) is a use of what retain_graph kept.
+            # trunk of two losses, the forward graph under a gradient penalty) is a use of what retain_graph kept.
+            # The graph is gone when its last node is: its root may go first (autograd.grad(score.sum(), x)).
             for node in graph:
                 key = view.key(node)
-                if key is not None:
+                if key is not None and not view.is_sink(node):  # a leaf's sink belongs to every graph using it
                     self.retained[key] = record
-            for root in roots:
-                key = view.key(root)
-                if key is not None:
-                    weakref.finalize(key, self._retained_died, record)
+                    record.alive += 1
+                    weakref.finalize(key, self._retained_node_died, record)
 
-    def _retained_died(self, record: _Retained) -> None:
-        if not record.used:
+    def _retained_node_died(self, record: _Retained) -> None:
+        record.alive -= 1
+        if record.alive == 0 and not record.used:
             self.pending.append(
                 (
                     f"retain_graph=True at {_where(record.site)}\n  kept {record.saved_bytes:,} bytes of saved tensors "
@@ -151,11 +155,21 @@ class WatchState:
         for message, site in pending:
             self._warn("retained", message, site)
 
+    def optimizer_stepped(self) -> None:
+        """Called after every optimizer step: nodes made before it belong to earlier iterations."""
+        if self.iteration_boundary is None:
+            self.surviving.clear()  # counted against another boundary until now: growth starts anew
+        self.iteration_boundary = steps.current
+
     def after_backward(self) -> None:
-        """Called by the engine once a backward pass is over (the step counter has advanced)."""
+        """Called by the engine once a backward pass is over (the step counter has advanced).
+
+        "Earlier iterations" end at the last optimizer step: a gradient penalty's autograd.grad and the loss's
+        backward are two backwards of one iteration, and what the first one saw is not yet old at the second.
+        """
         view = self.view
         live = self.live()
-        boundary = self.previous_boundary
+        boundary = self.previous_boundary if self.iteration_boundary is None else self.iteration_boundary
         # A leaf's AccumulateGrad is shared by every graph that uses the leaf, so its age says nothing.
         old = sum(1 for n in live if n._step < boundary and not view.is_sink(n))
         self.previous_boundary = steps.current

@@ -21,6 +21,7 @@ import numpy as np
 from .. import _dtype
 from ..autograd import grad_mode
 from ..autograd.inplace import bump_version
+from ..diagnostics import watches
 from ..nn.modules.module import typename, zero_grads
 from ..tensor import Tensor
 
@@ -63,6 +64,12 @@ def weight_decayed(param: np.ndarray, grad: np.ndarray, group: dict[str, Any]) -
     return param, grad + wd * param
 
 
+def _stepped() -> None:
+    """Every optimizer step tells the watches that an iteration ended."""
+    if watches.state is not None:
+        watches.state.optimizer_stepped()
+
+
 class Optimizer:
     """Base class: subclasses give defaults and implement `_update` (or override `step`, as LBFGS does)."""
 
@@ -92,7 +99,9 @@ class Optimizer:
             @functools.wraps(original)
             def step(self: Optimizer, *args: Any, **kw: Any) -> Any:
                 self._opt_called = True
-                return original(self, *args, **kw)
+                result = original(self, *args, **kw)
+                _stepped()
+                return result
 
             cls.step = step  # type: ignore[method-assign]
 
@@ -190,6 +199,7 @@ class Optimizer:
                     self._write(p, self._update(p._data.copy(), grad, state, group))
                     if state:  # plain SGD keeps no state, and its state_dict shows none, as in PyTorch
                         self.state[p] = state
+        _stepped()
         return loss
 
     # -- state_dict --------------------------------------------------------------------------------

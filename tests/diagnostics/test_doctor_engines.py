@@ -1,0 +1,234 @@
+"""The doctor on plain `import torch` programs, under both engines: the same lines named, the same silence.
+
+glassgrad's engine runs them through the import alias; real PyTorch runs them under the torch glass.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from glassgrad import doctor
+
+from . import scripts
+
+pytestmark = pytest.mark.torch_oracle
+
+ENGINES = ["glassgrad", "torch"]
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "faulty"
+FREED = "Trying to backward through the graph a second time"
+MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
+
+
+def plain(tmp_path: Path, name: str, body: str) -> scripts.Script:
+    """The script as its users write it: `import torch` and nothing else."""
+    text = "import torch\n" + textwrap.dedent(body)
+    path = tmp_path / f"{name}.py"
+    path.write_text(text)
+    return scripts.Script(path, text)
+
+
+def diagnosed(script: scripts.Script | Path, engine: str) -> dict:
+    path = script.path if isinstance(script, scripts.Script) else script
+    return doctor.diagnose(str(path), [], engine).to_json()
+
+
+def everything_said(report: dict) -> str:
+    return "\n".join([(report["error"] or {}).get("message", ""), *(w["message"] for w in report["warnings"])])
+
+
+def lines_named(report: dict) -> set[str]:
+    return set(re.findall(r"[\w/.-]+\.py:\d+", everything_said(report)))
+
+
+@pytest.mark.parametrize("example", sorted(p.name for p in EXAMPLES.glob("*.py")))
+def test_faulty_examples_name_the_same_lines_on_both_engines(example: str) -> None:
+    reports = {engine: diagnosed(EXAMPLES / example, engine) for engine in ENGINES}
+    assert reports["glassgrad"]["engine"] == "glassgrad" and reports["torch"]["engine"] == "torch"
+    named = {engine: lines_named(report) for engine, report in reports.items()}
+    assert named["glassgrad"], f"{example}: the doctor named no line"
+    assert named["glassgrad"] == named["torch"]
+    for key in ("exit_status", "backward_passes"):
+        assert reports["glassgrad"][key] == reports["torch"][key]
+    if reports["torch"]["error"] is not None:
+        assert reports["glassgrad"]["error"]["type"] == reports["torch"]["error"]["type"]
+        first = reports["torch"]["error"]["message"].split(". ")[0]
+        assert reports["glassgrad"]["error"]["message"].startswith(first)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_hidden_state_carried_without_detach(tmp_path: Path, engine: str) -> None:
+    script = plain(tmp_path, "rnn", scripts.RECURRENT_WITHOUT_DETACH)
+    report = diagnosed(script, engine)
+    message = report["error"]["message"]
+    assert message.startswith(FREED)
+    assert f"recorded at {script.site('hidden')}" in message
+    assert f"It was freed by the backward call at {script.site('backward')}" in message
+    assert f"made by TanhBackward0 at\n  {script.site('hidden')}" in message
+    assert "detach() it where the iteration starts" in message
+    assert [w["category"] for w in report["warnings"]] == ["GraphWarning"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", ["STEP_BETWEEN_BACKWARDS", "OPTIMIZER_STEP_BETWEEN_BACKWARDS"])
+def test_in_place_change_between_backwards(tmp_path: Path, engine: str, name: str) -> None:
+    script = plain(tmp_path, name.lower(), getattr(scripts, name))
+    message = diagnosed(script, engine)["error"]["message"]
+    assert message.startswith(MODIFIED)
+    assert f"recorded at {script.site('saved')}" in message
+    assert f"last at {script.site('modified')}" in message
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_saved_tensors_read_after_the_free(tmp_path: Path, engine: str) -> None:
+    script = plain(tmp_path, "ctx", scripts.FUNCTION_AFTER_FREE)
+    message = diagnosed(script, engine)["error"]["message"]
+    assert message.startswith(FREED)
+    assert "CubeBackward needs its saved 'saved_tensors[0]'" in message
+    assert f"recorded at {script.site('created')}" in message
+    assert f"freed by the backward call at {script.site('freed')}" in message
+    assert "ctx.saved_tensors was read after the graph was freed" in message
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize(
+    ("name", "made", "added", "holder"),
+    [
+        ("ACCUMULATOR", "accumulate", "accumulate", "variable `total` (global)"),
+        ("LOSSES_KEPT_FOR_LOGGING", "loss", "append", "list `history` (global)"),
+    ],
+)
+def test_graphs_kept_alive_name_their_holder(tmp_path: Path, engine: str, name: str, made: str, added: str, holder: str) -> None:
+    script = plain(tmp_path, name.lower(), getattr(scripts, name))
+    report = diagnosed(script, engine)
+    assert report["error"] is None
+    [warning] = report["warnings"]
+    assert f"end in a tensor made at\n  {script.site(made)}" in warning["message"]
+    assert f"It is held by {holder}, added to at\n  {script.site(added)}" in warning["message"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_retain_graph_that_no_backward_uses(tmp_path: Path, engine: str) -> None:
+    script = plain(tmp_path, "retain", scripts.RETAIN_FOR_NOTHING)
+    [warning] = diagnosed(script, engine)["warnings"]
+    assert f"retain_graph=True at {script.site('retain')}" in warning["message"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("name", sorted(scripts.CORRECT_LOOPS))
+def test_correct_loops_stay_silent(tmp_path: Path, engine: str, name: str) -> None:
+    report = diagnosed(plain(tmp_path, name, scripts.CORRECT_LOOPS[name]), engine)
+    assert report["error"] is None, report["error"]
+    assert report["warnings"] == []
+    assert report["backward_passes"] >= 500
+
+
+def _train(steps: int) -> list[np.ndarray]:
+    """A short training run on real PyTorch: its losses, then every parameter and gradient."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 16), torch.nn.ReLU(), torch.nn.Linear(16, 3))
+    rnn = torch.nn.GRU(3, 5, batch_first=True)
+    optimizer = torch.optim.Adam([*model.parameters(), *rnn.parameters()], lr=1e-2)
+    results = []
+    for _ in range(steps):
+        x, y = torch.randn(8, 6), torch.randint(0, 3, (8,))
+        out, _ = rnn(model(x).unsqueeze(1))
+        loss = torch.nn.functional.cross_entropy(model(x), y) + out.pow(2).mean()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        results.append(loss.detach().numpy().copy())
+    params = [*model.parameters(), *rnn.parameters()]
+    return results + [p.detach().numpy().copy() for p in params] + [p.grad.numpy().copy() for p in params]
+
+
+def test_the_torch_glass_changes_no_result() -> None:
+    plain_run = _train(20)
+    with doctor.watch_torch():
+        watched = _train(20)
+    for a, b in zip(plain_run, watched, strict=True):
+        np.testing.assert_array_equal(a, b)  # bitwise: the glass only reads
+
+
+def test_watch_torch_puts_the_explanation_on_the_error_as_a_note() -> None:
+    with doctor.watch_torch(), pytest.raises(RuntimeError) as caught:
+        w = torch.ones(3, requires_grad=True)
+        loss = w.exp().sum()
+        loss.backward()
+        loss.backward()
+    assert str(caught.value).startswith(FREED)
+    assert "glassgrad: ExpBackward0 needs its saved 'result'" in caught.value.__notes__[0]
+    assert "test_doctor_engines.py" in caught.value.__notes__[0]
+
+
+def test_the_torch_glass_leaves_torch_as_it_was() -> None:
+    run_backward, apply = torch.autograd._engine_run_backward, torch.autograd.Function.apply
+    with doctor.watch_torch():
+        pass
+    assert torch.autograd._engine_run_backward is run_backward and torch.autograd.Function.apply == apply
+    assert "saved_tensors" not in vars(torch.autograd.function.BackwardCFunction)
+    assert not torch.overrides._is_torch_function_mode_enabled()
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "glassgrad", *args], capture_output=True, text=True, timeout=300, check=False, cwd=cwd
+    )
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_the_gru_script_from_the_command_line(tmp_path: Path, engine: str) -> None:
+    result = cli("doctor", "--engine", engine, "--json", str(tmp_path / "r.json"), str(EXAMPLES / "gru_hidden_state.py"), cwd=tmp_path)
+    assert result.returncode == 1
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["engine"] == engine
+    message = report["error"]["message"]
+    text = (EXAMPLES / "gru_hidden_state.py").read_text().splitlines()
+    line = {marker: next(i for i, t in enumerate(text, 1) if marker in t) for marker in ("rnn(x, hidden)", "loss.backward()")}
+    assert message.startswith(FREED)
+    assert f"gru_hidden_state.py:{line['rnn(x, hidden)']}" in message
+    assert f"freed by the backward call at {EXAMPLES / 'gru_hidden_state.py'}:{line['loss.backward()']}" in message
+    assert "h = h.detach()" in message
+    assert f"engine: {'torch' if engine == 'torch' else 'glassgrad'}" in result.stderr
+
+
+def test_default_engine_is_the_one_the_script_imports(tmp_path: Path) -> None:
+    torch_script = tmp_path / "t.py"
+    torch_script.write_text("import torch\n")
+    glassgrad_script = tmp_path / "g.py"
+    glassgrad_script.write_text("import glassgrad as torch\n")
+    assert doctor.choose_engine(str(torch_script)) == ("torch", False)
+    assert doctor.choose_engine(str(torch_script), "glassgrad") == ("glassgrad", True)
+    assert doctor.choose_engine(str(glassgrad_script)) == ("glassgrad", False)
+    with pytest.raises(doctor.UsageError):
+        doctor.choose_engine(str(glassgrad_script), "torch")
+
+
+def test_glassgrad_run_names_what_glassgrad_lacks(tmp_path: Path) -> None:
+    script = tmp_path / "uses_missing.py"
+    script.write_text("import torch\nx = torch.ones(2)\ny = torch.not_a_function_of_torch(x)\n")
+    result = cli("run", str(script), cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"glassgrad does not implement torch.not_a_function_of_torch yet (used at {script}:3" in result.stderr
+    script.write_text("import torch\nfrom torch.nn.functional import not_there\n")
+    result = cli("run", str(script), cwd=tmp_path)
+    assert f"glassgrad does not implement torch.nn.functional.not_there yet (imported at {script}:2)" in result.stderr
+    script.write_text("import torch\nimport torch.not_a_module\n")
+    result = cli("run", str(script), cwd=tmp_path)
+    assert f"glassgrad does not implement torch.not_a_module yet (imported at {script}:2" in result.stderr
+
+
+def test_glassgrad_run_runs_an_import_torch_program_on_glassgrad(tmp_path: Path) -> None:
+    script = tmp_path / "which.py"
+    script.write_text("import torch\nimport torch.nn as nn\nprint(type(nn.Linear(2, 2)).__module__, torch.ones(2).sum().item())\n")
+    result = cli("run", str(script), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["glassgrad.nn.modules.linear", "2.0"]

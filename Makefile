@@ -70,3 +70,7 @@ bench: $(BENCH_VENV)/.installed
 .PHONY: bench-diagnostics
 bench-diagnostics: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/diagnostics_overhead.py
+
+.PHONY: bench-torch-glass
+bench-torch-glass: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/torch_glass_overhead.py

@@ -186,8 +186,12 @@ def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_gru_script_from_the_command_line(tmp_path: Path, engine: str) -> None:
-    result = cli("doctor", "--engine", engine, "--json", str(tmp_path / "r.json"), str(EXAMPLES / "gru_hidden_state.py"), cwd=tmp_path)
+    result = cli(
+        "doctor", "--engine", engine, "--json", str(tmp_path / "r.json"), "--html", str(tmp_path / "r.html"),
+        str(EXAMPLES / "gru_hidden_state.py"), cwd=tmp_path,
+    )
     assert result.returncode == 1
+    assert (tmp_path / "r.html").read_text().startswith("<!DOCTYPE html>")
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["engine"] == engine
     message = report["error"]["message"]

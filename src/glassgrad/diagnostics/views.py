@@ -97,7 +97,7 @@ class GraphView:
 
         `reachable`, every node under the roots, spares the walk when the caller has made it already (the
         engine's dependency count): an old node's inputs are older still, so checking every node finds a
-        crossing exactly when the walk from the roots would. `freed`: only into a node whose buffers an earlier
+        crossing exactly when the walk from the roots would. `freed`: only into a graph whose buffers an earlier
         backward freed, the crossing that fails (a GAN's generator output, made before the critic's backward
         but not part of it, and a graph a gradient penalty's autograd.grad retained, are used as meant).
         """
@@ -111,9 +111,23 @@ class GraphView:
                 if child is None or self.is_sink(child):
                     continue
                 child_made = step(child)
-                if child_made is not None and child_made < before_step and (not freed or self.freed(child)):
+                if child_made is not None and child_made < before_step and (not freed or self._reaches_freed(child)):
                     return Crossing(self.name(child), self.site(child), self.carried(node, i, child, nr), self.site(node))
         return None
+
+    def _reaches_freed(self, node: Any) -> bool:
+        """Whether the node or one under it had its buffers freed (a hidden state's own node may save nothing)."""
+        seen: set[Any] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current in seen or self.is_sink(current):
+                continue
+            if self.freed(current):
+                return True
+            seen.add(current)
+            stack.extend(child for child, _ in self.edges(current) if child is not None)
+        return False
 
     def describe(self, roots: Sequence[Any]) -> GraphReport:
         order = self.walk(roots)

@@ -49,7 +49,7 @@ from .loss import (
     TripletMarginLoss,
 )
 from .module import Module
-from .normalization import GroupNorm, LayerNorm
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding

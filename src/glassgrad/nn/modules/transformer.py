@@ -7,7 +7,7 @@ from typing import Any
 
 from ...tensor import Tensor
 from .. import functional as F
-from .activation import GELU, MultiheadAttention, ReLU, canonical_mask
+from .activation import GELU, MultiheadAttention, ReLU
 from .dropout import Dropout
 from .linear import Linear
 from .module import Module
@@ -50,8 +50,10 @@ class TransformerEncoderLayer(Module):
         self, src: Tensor, src_mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
         is_causal: bool = False,
     ) -> Tensor:
-        src_key_padding_mask = canonical_mask(src_key_padding_mask, "src_key_padding_mask", src_mask, "src_mask", src)
-        src_mask = canonical_mask(src_mask, "src_mask", None, "", src)
+        src_key_padding_mask = F._canonical_mask(
+            src_key_padding_mask, "src_key_padding_mask", F._none_or_dtype(src_mask), "src_mask", src.dtype
+        )
+        src_mask = F._canonical_mask(src_mask, "src_mask", None, "", src.dtype, check_other=False)
         x = src
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), src_mask, src_key_padding_mask, is_causal)

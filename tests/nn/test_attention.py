@@ -23,18 +23,19 @@ def causal(n: int, s: int | None = None) -> np.ndarray:
     return np.triu(np.ones((n, s or n), dtype=bool), 1)
 
 
-def self_attention(lib: Any, *args: Any, **options: Any) -> Any:
-    """An MHA called as m(x, x, x): the same tensor three times, as in a transformer layer."""
+def shared_inputs(lib: Any, *args: Any, **options: Any) -> Any:
+    """An MHA called as m(x, x, x) (self-attention) or m(x, mem, mem) (key is value), as transformer layers call it."""
 
-    class SelfAttention(lib.nn.Module):
+    class SharedInputs(lib.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.attn = lib.nn.MultiheadAttention(*args, **options)
 
-        def forward(self, x: Any, **kwargs: Any) -> Any:
-            return self.attn(x, x, x, **kwargs)
+        def forward(self, x: Any, memory: Any = None, **kwargs: Any) -> Any:
+            kv = x if memory is None else memory
+            return self.attn(x, kv, kv, **kwargs)
 
-    return SelfAttention()
+    return SharedInputs()
 
 
 KPM = np.array([[False] * 6, [False] * 4 + [True] * 2, [True] + [False] * 5])
@@ -87,18 +88,24 @@ CASES: dict[str, tuple[Any, list[Any], dict[str, Any]]] = {
     # is_causal trusts the hint: with need_weights=False and no padding mask the attention is causal whatever
     # attn_mask holds (here a zero mask, which alone would mask nothing).
     "is_causal_overrides_mask": (
-        lambda lib: self_attention(lib, 8, 2), [randn(5, 2, 8)],
+        lambda lib: shared_inputs(lib, 8, 2), [randn(5, 2, 8)],
         {"attn_mask": np.zeros((5, 5)), "is_causal": True, "need_weights": False},
     ),
     "is_causal_with_weights_uses_mask": (
-        lambda lib: self_attention(lib, 8, 2), [randn(5, 2, 8)], {"attn_mask": causal(5), "is_causal": True},
+        lambda lib: shared_inputs(lib, 8, 2), [randn(5, 2, 8)], {"attn_mask": causal(5), "is_causal": True},
     ),
     "is_causal_with_kpm_uses_mask": (
-        lambda lib: self_attention(lib, 8, 2, batch_first=True), [randn(2, 4, 8)],
+        lambda lib: shared_inputs(lib, 8, 2, batch_first=True), [randn(2, 4, 8)],
         {"attn_mask": np.zeros((4, 4)), "is_causal": True, "need_weights": False,
          "key_padding_mask": np.array([[0.0] * 4, [0.0] * 3 + [-np.inf]])},
     ),
-    "self_attention_same_tensor": (lambda lib: self_attention(lib, 8, 4), [randn(5, 3, 8)], {"key_padding_mask": KPM[:, :5]}),
+    "self_attention_same_tensor": (lambda lib: shared_inputs(lib, 8, 4), [randn(5, 3, 8)], {"key_padding_mask": KPM[:, :5]}),
+    "self_attention_batch_first_no_bias": (
+        lambda lib: shared_inputs(lib, 8, 4, batch_first=True, bias=False), [randn(3, 5, 8)], {"need_weights": False},
+    ),
+    "key_is_value": (
+        lambda lib: shared_inputs(lib, 8, 2, batch_first=True), [randn(3, 4, 8), randn(3, 6, 8)], {"key_padding_mask": KPM},
+    ),
     # A query that may attend to nothing: NaN through the explicit softmax (need_weights=True) ...
     "fully_masked_row_weights": (
         lambda lib: lib.nn.MultiheadAttention(4, 2), [randn(3, 2, 4), randn(3, 2, 4), randn(3, 2, 4)],
@@ -189,6 +196,8 @@ ERRORS = {
     "3d_mask_shape": lambda lib: mha(lib)(z(lib, 3, 2, 4), z(lib, 5, 2, 4), z(lib, 5, 2, 4), attn_mask=z(lib, 2, 3, 5)),
     "is_causal_without_mask": lambda lib: mha(lib)(z(lib, 3, 2, 4), z(lib, 3, 2, 4), z(lib, 3, 2, 4), is_causal=True),
     "embed_dim": lambda lib: mha(lib)(z(lib, 3, 2, 6), z(lib, 3, 2, 6), z(lib, 3, 2, 6)),
+    "self_attention_width": lambda lib: shared_inputs(lib, 4, 2).double()(z(lib, 3, 2, 6)),
+    "memory_width": lambda lib: shared_inputs(lib, 4, 2).double()(z(lib, 3, 2, 4), z(lib, 5, 2, 6)),
     "key_value_shapes": lambda lib: mha(lib)(z(lib, 3, 2, 4), z(lib, 3, 2, 4), z(lib, 4, 2, 4)),
     "separate_key_value_lengths": lambda lib: mha(lib, kdim=3, vdim=5)(z(lib, 3, 2, 4), z(lib, 3, 2, 3), z(lib, 4, 2, 5)),
     "kpm_batch": lambda lib: mha(lib)(

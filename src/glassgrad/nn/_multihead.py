@@ -113,23 +113,25 @@ def _check_static(static: Tensor, name: str, heads: int, head_dim: int) -> None:
         raise AssertionError(f"expecting {name}.size(2) of {head_dim}, but got {static.size(2)}")
 
 
-def _in_projection(
-    query: Tensor, key: Tensor, value: Tensor, in_proj_weight: Tensor | None, in_proj_bias: Tensor | None,
-    separate: tuple[Tensor | None, Tensor | None, Tensor | None] | None,
-) -> tuple[Tensor, Tensor, Tensor]:
-    """q, k, v: the inputs through the packed in_proj_weight's three row blocks, or through separate weights."""
-    if separate is None:
-        if in_proj_weight is None:
-            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
-        weights: tuple[Tensor, ...] = in_proj_weight.chunk(3)
-    else:
-        for name, w in zip(("q", "k", "v"), separate, strict=True):
-            if w is None:
-                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
-        weights = separate  # type: ignore[assignment]
-    biases: tuple[Tensor | None, ...] = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
-    q, k, v = (linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases, strict=True))
-    return q, k, v
+def _in_projection_packed(q: Tensor, k: Tensor, v: Tensor, w: Tensor, b: Tensor | None) -> tuple[Tensor, ...]:
+    """q, k, v through the packed (3E, E) weight's row blocks: one product for self-attention, two for k is v.
+
+    The grouping is PyTorch's, which also decides which shapes a size mismatch reports.
+    """
+    e = q.size(-1)
+
+    def unpack(proj: Tensor, n: int) -> tuple[Tensor, ...]:
+        # n contiguous (..., E) blocks: the heads' reshape that follows needs them contiguous.
+        return tuple(proj.unflatten(-1, (n, e)).movedim(-2, 0).contiguous())
+
+    if k is v:
+        if q is k:
+            return unpack(linear(q, w, b), 3)
+        w_q, w_kv = w.split([e, 2 * e])
+        b_q, b_kv = (None, None) if b is None else b.split([e, 2 * e])
+        return (linear(q, w_q, b_q), *unpack(linear(k, w_kv, b_kv), 2))
+    biases: tuple[Tensor | None, ...] = (None,) * 3 if b is None else b.chunk(3)
+    return tuple(linear(x, w_x, b_x) for x, w_x, b_x in zip((q, k, v), w.chunk(3), biases, strict=True))
 
 
 def multi_head_attention_forward(
@@ -170,8 +172,17 @@ def multi_head_attention_forward(
             raise AssertionError(f"key's sequence and batch dims {key.shape[:2]} do not match value's {value.shape[:2]}")
     elif key.shape != value.shape:
         raise AssertionError(f"key shape {key.shape} does not match value shape {value.shape}")
-    separate = (q_proj_weight, k_proj_weight, v_proj_weight) if use_separate_proj_weight else None
-    q, k, v = _in_projection(query, key, value, in_proj_weight, in_proj_bias, separate)
+    if not use_separate_proj_weight:
+        if in_proj_weight is None:
+            raise AssertionError("use_separate_proj_weight is False but in_proj_weight is None")
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
+    else:
+        separate = (q_proj_weight, k_proj_weight, v_proj_weight)
+        for name, w in zip("qkv", separate, strict=True):
+            if w is None:
+                raise AssertionError(f"use_separate_proj_weight is True but {name}_proj_weight is None")
+        biases: tuple[Tensor | None, ...] = (None,) * 3 if in_proj_bias is None else in_proj_bias.chunk(3)
+        q, k, v = (linear(x, w, b) for x, w, b in zip((query, key, value), separate, biases, strict=True))  # type: ignore[arg-type]
 
     src_len = key.shape[0]
     if attn_mask is not None:

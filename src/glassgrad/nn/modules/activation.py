@@ -260,7 +260,12 @@ class MultiheadAttention(Module):
         )
         attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
         if self.batch_first and is_batched:
-            query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+            # Keep `query is key is value` (and `key is value`): the in-projection groups its products by it.
+            if key is value:
+                query, key = (query.transpose(1, 0), key.transpose(1, 0)) if query is not key else (query.transpose(1, 0),) * 2
+                value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
         separate = {} if self._qkv_same_embed_dim else {
             "use_separate_proj_weight": True, "q_proj_weight": self.q_proj_weight, "k_proj_weight": self.k_proj_weight,
             "v_proj_weight": self.v_proj_weight,

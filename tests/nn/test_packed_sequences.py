@@ -265,3 +265,23 @@ def test_dropout_falls_between_layers_only_and_only_in_training(lib: Any) -> Non
     assert abs((rnn(packed)[0].data.detach().numpy() == 0).mean() - p) < 0.01
     rnn.eval()
     np.testing.assert_allclose(rnn(x)[0].detach().numpy(), x.numpy(), rtol=1e-6)
+
+
+@pytest.mark.torch_oracle
+def test_float32_packed_gru_matches_torch_to_float32_tolerance() -> None:
+    torch.manual_seed(0)
+    ref = torch.nn.GRU(4, 6, num_layers=2, bidirectional=True, batch_first=True)
+    mine = glassgrad.nn.GRU(4, 6, num_layers=2, bidirectional=True, batch_first=True)
+    mine.load_state_dict({k: glassgrad.tensor(v.numpy()) for k, v in ref.state_dict().items()})
+    mine.flatten_parameters()  # what programs call for cuDNN; a no-op here as on the CPU
+    x = randn(5, 7, 4).astype(np.float32)
+    results = []
+    for lib, model in ((glassgrad, mine), (torch, ref)):
+        inp = lib.tensor(x, requires_grad=True)
+        packed = lib.nn.utils.rnn.pack_padded_sequence(inp, [3, 7, 1, 7, 2], batch_first=True, enforce_sorted=False)
+        out, h = model(packed)
+        (out.data.square().sum() + h.sum()).backward()
+        results.append([out.data.detach().numpy(), h.detach().numpy(), inp.grad.numpy(), *(p.grad.numpy() for p in model.parameters())])
+    for i, (m, r) in enumerate(zip(*results, strict=True)):
+        assert m.dtype == np.float32
+        np.testing.assert_allclose(m, r, rtol=1e-4, atol=1e-5, err_msg=str(i))

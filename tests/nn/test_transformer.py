@@ -226,3 +226,37 @@ def test_errors_match_torch(case: str) -> None:
 )
 def test_class_paths_match_torch(path: str) -> None:
     assert getattr(glassgrad.nn, path) is getattr(glassgrad.nn.modules.transformer, path)
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize(
+    "factory",
+    [
+        lambda lib: lib.nn.TransformerDecoderLayer(8, 2, 16, activation=lib.nn.GELU(), norm_first=True, bias=False),
+        lambda lib: lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(8, 2, 16), 2, enable_nested_tensor=False),
+        quietly(lambda lib: lib.nn.Transformer(8, 2, 1, 1, 16, layer_norm_eps=1e-3)),
+    ],
+    ids=["decoder_layer", "encoder", "transformer"],
+)
+def test_repr_matches_torch(factory) -> None:
+    assert repr(factory(glassgrad)) == repr(factory(torch))
+
+
+@pytest.mark.torch_oracle
+def test_float32_transformer_matches_torch_to_float32_tolerance() -> None:
+    torch.manual_seed(0)
+    ref = quietly(lambda lib: lib.nn.Transformer(16, 4, 2, 2, 32, dropout=0.0, batch_first=True))(torch)
+    mine = quietly(lambda lib: lib.nn.Transformer(16, 4, 2, 2, 32, dropout=0.0, batch_first=True))(glassgrad)
+    mine.load_state_dict({k: glassgrad.tensor(v.numpy()) for k, v in ref.state_dict().items()})
+    src, tgt = randn(3, 7, 16).astype(np.float32), randn(3, 5, 16).astype(np.float32)
+    outs, grads = [], []
+    for lib, model in ((glassgrad, mine), (torch, ref)):
+        s = lib.tensor(src, requires_grad=True)
+        out = model(s, lib.tensor(tgt), tgt_mask=lib.nn.Transformer.generate_square_subsequent_mask(5), tgt_is_causal=True)
+        out.square().sum().backward()
+        assert out.dtype == lib.float32
+        outs.append(out.detach().numpy())
+        grads.append([s.grad.numpy(), *(p.grad.numpy() for p in model.parameters())])
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-4, atol=1e-5)
+    for g, r in zip(*grads, strict=True):
+        np.testing.assert_allclose(g, r, rtol=1e-3, atol=1e-4)

@@ -195,6 +195,9 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def flatten_parameters(self) -> None:
+        """PyTorch packs the weights into one cuDNN buffer here; programs call it, and on NumPy there is nothing to do."""
+
     def _weights(self, layer: int, direction: int) -> tuple[Tensor | None, ...]:
         suffix = f"_l{layer}{'_reverse' if direction else ''}"
         return tuple(self._parameters.get(kind + suffix) for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))

@@ -260,3 +260,31 @@ def test_float32_transformer_matches_torch_to_float32_tolerance() -> None:
     np.testing.assert_allclose(outs[0], outs[1], rtol=1e-4, atol=1e-5)
     for g, r in zip(*grads, strict=True):
         np.testing.assert_allclose(g, r, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors is in prototype stage")  # torch's own, internal
+@pytest.mark.parametrize(
+    ("options", "padded", "grad"),
+    [
+        ({}, [[0, 0, 0, 1, 1], [0, 0, 0, 0, 0], [1, 1, 1, 1, 1]], False),  # nested path: padded positions zeroed
+        ({}, [[1, 0, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 1]], False),  # padding at the start: no nested path
+        ({"mask_check": False}, [[1, 0, 0, 0, 0], [0, 0, 0, 0, 0], [0, 0, 0, 0, 1]], False),  # assumed at the end
+        ({"enable_nested_tensor": False}, [[0, 0, 0, 1, 1], [0, 0, 0, 0, 0], [0, 0, 0, 0, 1]], False),
+        ({}, [[0, 0, 0, 1, 1], [0, 0, 0, 0, 0], [0, 0, 0, 0, 1]], True),  # parameters need grad: training path
+    ],
+)
+def test_encoder_inference_with_padding_matches_torch_at_every_position(options, padded, grad) -> None:
+    def build(lib: Any) -> Any:
+        layer = lib.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1, batch_first=True)
+        return lib.nn.TransformerEncoder(layer, 2, norm=lib.nn.LayerNorm(8), **options)
+
+    ref, mine = make_pair(build)
+    ref.eval()
+    mine.eval()
+    x, mask = randn(3, 5, 8), np.array(padded, dtype=bool)
+    with torch.set_grad_enabled(grad):
+        expected = ref(torch.tensor(x), src_key_padding_mask=torch.tensor(mask)).detach().numpy()
+    with glassgrad.set_grad_enabled(grad):
+        out = mine(glassgrad.tensor(x), src_key_padding_mask=glassgrad.tensor(mask)).detach().numpy()
+    np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-12)

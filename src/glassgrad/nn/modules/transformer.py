@@ -2,8 +2,9 @@
 
 Each layer is attention and a feed-forward block with residuals, post-norm (PyTorch's default)
 or pre-norm (norm_first=True). Submodule names, constructor arguments and initialisation are
-PyTorch's, so state_dicts interchange. PyTorch's inference fast paths (fused kernels, nested
-tensors) are not reproduced; the results are those of its training path.
+PyTorch's, so state_dicts interchange. PyTorch's inference fast paths (fused kernels) are not
+taken; where one changes results beyond rounding in a way programs can see, the change is made
+here too (TransformerEncoder's nested-tensor path zeroes padded positions).
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ...ops.creation import full
+import numpy as np
+
+from ...autograd.grad_mode import is_grad_enabled
+from ...ops.creation import full, tensor
 from ...tensor import Tensor
 from .. import functional as F
 from ..init import xavier_uniform_
@@ -224,10 +228,38 @@ class TransformerEncoder(Module):
         mask = F._canonical_mask(mask, "mask", None, "", src.dtype, check_other=False)
         seq_len = _get_seq_len(src, self.layers[0].self_attn.batch_first)
         is_causal = _detect_is_causal_mask(mask, is_causal, seq_len)
+        # PyTorch's inference path turns the batch into a nested tensor of each sequence's first n_i positions
+        # (n_i unpadded ones) and pads it back with zeros: padded positions come out as 0 (before the final norm).
+        nested_padding = self._nested_padding(src, mask, src_key_padding_mask)
+        if nested_padding is not None:
+            src_key_padding_mask = F._canonical_mask(nested_padding, "src_key_padding_mask", None, "", src.dtype)
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if nested_padding is not None:
+            output = output.masked_fill(nested_padding.unsqueeze(-1), 0.0)
         return output if self.norm is None else self.norm(output)
+
+    def _nested_padding(self, src: Tensor, mask: Tensor | None, padding: Tensor | None) -> Tensor | None:
+        """Where PyTorch takes its nested-tensor path (inference on a batch with a padding mask and no attention
+        mask): the positions (True) outside each sequence's first n_i, n_i its count of unpadded positions."""
+        first = self.layers[0]
+        if not self.use_nested_tensor or first.training or src.dim() != 3 or padding is None or mask is not None:
+            return None
+        padded = (padding != 0).numpy()
+        # With mask_check, padding anywhere but at the end rules the path out; without it PyTorch assumes that.
+        if self.mask_check and (np.diff(padded.astype(np.int8), axis=1) < 0).any():
+            return None
+        attn = first.self_attn
+        tensors = (
+            src, attn.in_proj_weight, attn.in_proj_bias, attn.out_proj.weight, attn.out_proj.bias, first.norm1.weight,
+            first.norm1.bias, first.norm2.weight, first.norm2.bias, first.linear1.weight, first.linear1.bias,
+            first.linear2.weight, first.linear2.bias,
+        )
+        if is_grad_enabled() and any(t is not None and t.requires_grad for t in tensors):
+            return None
+        lengths = (~padded).sum(axis=1)
+        return tensor(np.arange(padded.shape[1])[None, :] >= lengths[:, None])
 
 
 class TransformerDecoder(Module):

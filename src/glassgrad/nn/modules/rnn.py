@@ -253,7 +253,7 @@ class RNNBase(Module):
         if isinstance(input, PackedSequence):
             x, batch_sizes_t, sorted_indices, unsorted_indices = input
             batch_sizes = [int(n) for n in batch_sizes_t.tolist()]
-            batch, steps, batched = batch_sizes[0], len(batch_sizes), True
+            batch = batch_sizes[0]
             states = None if hx is None else _as_states(hx, is_lstm)
             if states is not None and sorted_indices is not None:  # hx comes in the caller's batch order
                 states = tuple(s.index_select(1, sorted_indices) for s in states)

@@ -37,6 +37,11 @@ class Size(tuple):
     def __repr__(self) -> str:
         return f"torch.Size([{', '.join(map(str, self))}])"
 
+    def __getitem__(self, index: Any) -> Any:
+        # A slice of a Size is a Size in PyTorch (it shows in messages such as MHA's "key's sequence and batch dims").
+        item = super().__getitem__(index)
+        return Size(item) if isinstance(index, slice) else item
+
     def numel(self) -> int:
         return int(np.prod(self, dtype=np.int64))
 

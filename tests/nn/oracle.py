@@ -86,3 +86,21 @@ def check_against_torch(
         assert (leaf.grad is None) == (leaf_ref.grad is None), f"input {i}"
         if leaf.grad is not None:
             assert_close(leaf.grad.numpy(), leaf_ref.grad.numpy(), f"grad of input {i}", rtol=rtol)
+
+
+def assert_raises_like_torch(call: Callable[[Any], Any], match_message: bool = True) -> None:
+    """call(torch) raises; call(glassgrad) raises the same exception type with the same message (torch named glassgrad)."""
+    try:
+        call(torch)
+    except Exception as ref_err:  # whatever torch raises is the expectation
+        expected = ref_err
+    else:
+        raise AssertionError("torch did not raise, so there is nothing to compare with")
+    try:
+        call(glassgrad)
+    except Exception as err:
+        assert type(err) is type(expected), f"{type(err).__name__}: {err} != {type(expected).__name__}: {expected}"
+        if match_message:
+            assert str(err).replace("glassgrad", "torch") == str(expected)
+    else:
+        raise AssertionError(f"glassgrad did not raise; torch raised {type(expected).__name__}: {expected}")

@@ -9,7 +9,7 @@ import torch
 import glassgrad
 from glassgrad import nn
 
-from .oracle import check_against_torch, make_pair
+from .oracle import assert_raises_like_torch, check_against_torch, make_pair
 
 rng = np.random.default_rng(0)
 
@@ -91,8 +91,9 @@ def test_dropout_between_layers_only_in_training() -> None:
         lambda lib, m: m(lib.zeros(4, 2, 3, dtype=lib.float64), (lib.zeros(2, 4, dtype=lib.float64),) * 2),
         lambda lib, m: m(lib.zeros(4, dtype=lib.float64)),
         lambda lib, m: m(lib.zeros(4, 2, 3)),
+        lambda lib, m: m(lib.zeros(4, 2, 3), (lib.zeros(1, 4), lib.zeros(1, 4))),
     ],
-    ids=["input_size", "hidden_size", "hidden_rank", "input_rank", "dtype"],
+    ids=["input_size", "hidden_size", "hidden_rank", "input_rank", "dtype", "hidden_rank_before_dtype"],
 )
 def test_errors_match_torch(call) -> None:
     def build(lib):
@@ -108,3 +109,15 @@ def test_errors_match_torch(call) -> None:
 def test_single_layer_dropout_warns_like_torch() -> None:
     with pytest.warns(UserWarning, match="non-zero dropout expects num_layers greater than 1"):
         nn.LSTM(2, 3, dropout=0.2)
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("cls", ["RNN", "GRU"])
+@pytest.mark.parametrize(
+    ("input_shape", "hx_shape"), [((4, 2, 3), (2, 4)), ((4, 3), (1, 2, 4)), ((4, 2, 3), (1, 3, 4)), ((4, 3), (2, 4))]
+)
+def test_single_state_errors_match_torch(cls: str, input_shape, hx_shape) -> None:
+    def call(lib):
+        return getattr(lib.nn, cls)(3, 4).double()(lib.zeros(input_shape, dtype=lib.float64), lib.zeros(hx_shape, dtype=lib.float64))
+
+    assert_raises_like_torch(call)

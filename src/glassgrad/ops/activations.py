@@ -311,6 +311,12 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(
             f"both arguments to linear need to be at least 1D, but they are {input.ndim}D and {weight.ndim}D"
         )
+    if weight.ndim == 2 and input.ndim > 2 and input.shape[-1] != weight.shape[1]:
+        # Checked here because matmul would report it as a batched product's mismatch, not PyTorch's mm message.
+        rows = int(np.prod(input.shape[:-1]))
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})"
+        )
     out = matmul(input, t(weight))
     return out if bias is None else add(out, bias)
 

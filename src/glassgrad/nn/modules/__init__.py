@@ -49,11 +49,17 @@ from .loss import (
     TripletMarginLoss,
 )
 from .module import Module
-from .normalization import GroupNorm, LayerNorm
+from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
-from .transformer import TransformerEncoderLayer
+from .transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 # What glassgrad.nn re-exports: the classes, not the submodules that hold them.
 __all__ = [name for name in dir() if name[0].isupper()]

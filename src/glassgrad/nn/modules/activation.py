@@ -9,15 +9,11 @@ as name=value, then `inplace=True` only when set.
 from __future__ import annotations
 
 import inspect
-import math
-import warnings
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from ... import _dtype
-from ...ops.creation import empty, zeros
+from ...ops.creation import empty
 from ...ops.elementwise import sigmoid, tanh
-from ...ops.shape import cat
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
@@ -189,24 +185,11 @@ class Softmin(_SoftmaxFamily):
     _function = F.softmin
 
 
-def canonical_mask(mask: Tensor | None, name: str, other: Tensor | None, other_name: str, like: Tensor) -> Tensor | None:
-    """A boolean mask (True = masked) as an additive float mask of `like`'s dtype; float masks pass through."""
-    if mask is None:
-        return None
-    if mask.dtype != _dtype.bool_ and not mask.is_floating_point():
-        raise AssertionError(f"only bool and floating types of {name} are supported")
-    if other is not None and other.dtype != mask.dtype:
-        warnings.warn(f"Support for mismatched {name} and {other_name} is deprecated. Use same type for both instead.", stacklevel=3)
-    if mask.is_floating_point():
-        return mask
-    return zeros(mask.shape, dtype=like.dtype).masked_fill(mask, float("-inf"))
-
-
 class MultiheadAttention(Module):
     """Attention(Q, K, V) over num_heads heads of embed_dim // num_heads, as torch.nn.MultiheadAttention.
 
-    Always computes the attention weights explicitly (PyTorch's need_weights path); with
-    need_weights=False the result is the same up to rounding, PyTorch merely takes a fused kernel.
+    The parameters and their layout are PyTorch's (one packed in_proj_weight when kdim == vdim ==
+    embed_dim, else q/k/v_proj_weight); the computation is F.multi_head_attention_forward.
     """
 
     def __init__(
@@ -266,66 +249,31 @@ class MultiheadAttention(Module):
             init.xavier_normal_(self.bias_k)
             init.xavier_normal_(self.bias_v)
 
-    def _project(self, query: Tensor, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor, Tensor]:
-        e = self.embed_dim
-        biases = [None] * 3 if self.in_proj_bias is None else [self.in_proj_bias[i * e:(i + 1) * e] for i in range(3)]
-        if self._qkv_same_embed_dim:
-            weights = [self.in_proj_weight[i * e:(i + 1) * e] for i in range(3)]
-        else:
-            weights = [self.q_proj_weight, self.k_proj_weight, self.v_proj_weight]
-        q, k, v = (F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases, strict=True))
-        return q, k, v
-
     def forward(
         self, query: Tensor, key: Tensor, value: Tensor, key_padding_mask: Tensor | None = None,
         need_weights: bool = True, attn_mask: Tensor | None = None, average_attn_weights: bool = True,
         is_causal: bool = False,
     ) -> tuple[Tensor, Tensor | None]:
-        if is_causal and attn_mask is None:
-            raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module method `generate_square_subsequent_mask` to create this mask.")
-        batched = query.dim() == 3
-        if self.batch_first and batched:
-            query, key, value = (x.transpose(1, 0) for x in (query, key, value))
-        if not batched:  # (L, E): a batch of one, squeezed again at the end
-            query, key, value = (x.unsqueeze(1) for x in (query, key, value))
-            key_padding_mask = key_padding_mask.unsqueeze(0) if key_padding_mask is not None else None
-        tgt_len, bsz, _ = query.shape
-        key_padding_mask = canonical_mask(key_padding_mask, "key_padding_mask", attn_mask, "attn_mask", query)
-        attn_mask = canonical_mask(attn_mask, "attn_mask", None, "", query)
-        q, k, v = self._project(query, key, value)
-        if self.bias_k is not None:
-            k = cat([k, self.bias_k.repeat(1, bsz, 1)])
-            v = cat([v, self.bias_v.repeat(1, bsz, 1)])
-            attn_mask = F.pad(attn_mask, (0, 1)) if attn_mask is not None else None
-            key_padding_mask = F.pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
-        heads = bsz * self.num_heads
-        q = q.reshape(tgt_len, heads, self.head_dim).transpose(0, 1)
-        k = k.reshape(k.shape[0], heads, self.head_dim).transpose(0, 1)
-        v = v.reshape(v.shape[0], heads, self.head_dim).transpose(0, 1)
-        if self.add_zero_attn:
-            k = cat([k, zeros((heads, 1, self.head_dim), dtype=k.dtype)], dim=1)
-            v = cat([v, zeros((heads, 1, self.head_dim), dtype=v.dtype)], dim=1)
-            attn_mask = F.pad(attn_mask, (0, 1)) if attn_mask is not None else None
-            key_padding_mask = F.pad(key_padding_mask, (0, 1)) if key_padding_mask is not None else None
-        src_len = k.shape[1]
-        scores = (q * math.sqrt(1.0 / self.head_dim)).bmm(k.transpose(-2, -1))
-        if attn_mask is not None:
-            scores = scores + (attn_mask.unsqueeze(0) if attn_mask.dim() == 2 else attn_mask)
-        if key_padding_mask is not None:
-            padding = key_padding_mask.view(bsz, 1, 1, src_len).expand(-1, self.num_heads, -1, -1)
-            scores = scores + padding.reshape(heads, 1, src_len)
-        weights = scores.softmax(dim=-1)
-        if self.training and self.dropout > 0.0:
-            weights = F.dropout(weights, p=self.dropout)
-        out = weights.bmm(v).transpose(0, 1).reshape(tgt_len * bsz, self.embed_dim)
-        out = self.out_proj(out).view(tgt_len, bsz, self.embed_dim)
-        if not batched:
-            out = out.squeeze(1)
-        elif self.batch_first:
-            out = out.transpose(1, 0)
-        if not need_weights:
-            return out, None
-        weights = weights.view(bsz, self.num_heads, tgt_len, src_len)
-        if average_attn_weights:
-            weights = weights.mean(dim=1)
-        return out, weights if batched else weights.squeeze(0)
+        is_batched = query.dim() == 3
+        key_padding_mask = F._canonical_mask(
+            key_padding_mask, "key_padding_mask", F._none_or_dtype(attn_mask), "attn_mask", query.dtype
+        )
+        attn_mask = F._canonical_mask(attn_mask, "attn_mask", None, "", query.dtype, check_other=False)
+        if self.batch_first and is_batched:
+            # Keep `query is key is value` (and `key is value`): the in-projection groups its products by it.
+            if key is value:
+                query, key = (query.transpose(1, 0), key.transpose(1, 0)) if query is not key else (query.transpose(1, 0),) * 2
+                value = key
+            else:
+                query, key, value = (x.transpose(1, 0) for x in (query, key, value))
+        separate = {} if self._qkv_same_embed_dim else {
+            "use_separate_proj_weight": True, "q_proj_weight": self.q_proj_weight, "k_proj_weight": self.k_proj_weight,
+            "v_proj_weight": self.v_proj_weight,
+        }
+        out, weights = F.multi_head_attention_forward(
+            query, key, value, self.embed_dim, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.bias_k,
+            self.bias_v, self.add_zero_attn, self.dropout, self.out_proj.weight, self.out_proj.bias,
+            training=self.training, key_padding_mask=key_padding_mask, need_weights=need_weights, attn_mask=attn_mask,
+            average_attn_weights=average_attn_weights, is_causal=is_causal, **separate,
+        )
+        return (out.transpose(1, 0) if self.batch_first and is_batched else out), weights

@@ -1,10 +1,12 @@
-"""LayerNorm and GroupNorm at torch.nn.modules.normalization, plus the affine parameters every norm layer shares."""
+"""LayerNorm, GroupNorm and RMSNorm at torch.nn.modules.normalization, plus the affine parameters every norm layer shares."""
 
 from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from ...ops.creation import empty
 from ...tensor import Tensor
@@ -82,3 +84,43 @@ class GroupNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, bias={self.bias is not None}"
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x^2 over the last len(normalized_shape) dims) + eps) * weight; eps=None is the dtype's machine epsilon."""
+
+    def __init__(
+        self, normalized_shape: int | Sequence[int], eps: float | None = None, elementwise_affine: bool = True,
+        device: Any = None, dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, numbers.Integral) else tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        # Composed here until F.rms_norm exists; the checks and their wording are PyTorch's rms_norm's.
+        shape = self.normalized_shape
+        if x.dim() < len(shape):
+            raise ValueError(f"Input tensor must have at least {len(shape)} dimensions, but got {x.dim()}")
+        if tuple(x.shape[x.dim() - len(shape):]) != shape:
+            raise RuntimeError(
+                f"Given normalized_shape={list(shape)}, expected input with shape [*{', '.join(map(str, shape))}], "
+                f"but got input of size{list(x.shape)}"
+            )
+        eps = float(np.finfo(x.dtype.np).eps) if self.eps is None else self.eps
+        dims = tuple(range(x.dim() - len(shape), x.dim()))
+        y = x * (x * x).mean(dims, keepdim=True).add(eps).rsqrt()
+        return y if self.weight is None else y * self.weight
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"

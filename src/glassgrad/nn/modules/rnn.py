@@ -1,15 +1,18 @@
 """RNN, LSTM, GRU and their cells at torch.nn.modules.rnn, composed from glassgrad ops.
 
 The three layers share one driver (RNNBase): layers, directions, batch_first, dropout between
-layers, initial states and PyTorch's output layouts. They differ only in their step function,
-which maps the input's projection x W_ih^T + b_ih at one time step and the state to the next
-state. The input projection of a whole sequence is one matmul; only the recurrent part runs
-in the Python loop over time steps. Gate order and formulas are PyTorch's (ATen's
-RNN.cpp), so weights and outputs interchange with it.
+layers, initial states, PackedSequence inputs and PyTorch's output layouts. They differ only in
+their step function, which maps the input's projection x W_ih^T + b_ih at one time step and the
+state to the next state. The driver works on packed data (time steps stacked, each step's batch
+no larger than the one before); a padded batch is the case where every step has the whole batch.
+The input projection of a whole sequence is one matmul; only the recurrent part runs in the
+Python loop over time steps. Gate order and formulas are PyTorch's (ATen's RNN.cpp), so weights
+and outputs interchange with it.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import warnings
@@ -23,6 +26,7 @@ from ...tensor import Tensor
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 State = tuple[Tensor, ...]  # (h,) or, for LSTM, (h, c)
@@ -59,6 +63,58 @@ _MODES: dict[str, tuple[int, Step]] = {
     "LSTM": (4, _lstm_step),
     "GRU": (3, _gru_step),
 }
+
+
+Weights = tuple[Tensor, Tensor | None, Tensor | None]  # w_hh, b_hh, w_hr: what a step needs besides its input
+
+
+def _run_forward(
+    step: Step, projected: Tensor, batch_sizes: list[int], offsets: list[int], initial: State, weights: Weights
+) -> tuple[Tensor, State]:
+    """One direction from t = 0 on packed steps: when the batch shrinks, the sequences that ended keep their state.
+
+    Returns the outputs, packed like `projected`, and every sequence's final state (in batch order).
+    """
+    state, ended = initial, []
+    outputs = []
+    for t, size in enumerate(batch_sizes):
+        if size < state[0].size(0):
+            ended.append(tuple(s[size:] for s in state))
+            state = tuple(s[:size] for s in state)
+        state = step(projected[offsets[t]:offsets[t + 1]], state, *weights)
+        outputs.append(state[0])
+    if ended:  # the longest sequences are first, those that ended earliest last
+        state = tuple(cat([state[k], *(e[k] for e in reversed(ended))]) for k in range(len(state)))
+    return cat(outputs), state
+
+
+def _run_backward(
+    step: Step, projected: Tensor, batch_sizes: list[int], offsets: list[int], initial: State, weights: Weights
+) -> tuple[Tensor, State]:
+    """One direction from the last step back: a sequence joins, from its initial state, at its own last step."""
+    state = tuple(s[:batch_sizes[-1]] for s in initial) if batch_sizes[-1] < initial[0].size(0) else initial
+    outputs = []
+    for t in range(len(batch_sizes) - 1, -1, -1):
+        size = batch_sizes[t]
+        if size > state[0].size(0):
+            state = tuple(cat([s, s0[s.size(0):size]]) for s, s0 in zip(state, initial, strict=True))
+        state = step(projected[offsets[t]:offsets[t + 1]], state, *weights)
+        outputs.append(state[0])
+    return cat(outputs[::-1]), state
+
+
+def _as_states(hx: Any, is_lstm: bool) -> State:
+    return tuple(hx) if is_lstm else (hx,)
+
+
+def _check_state_ranks(states: State, batched: bool, is_lstm: bool) -> None:
+    want = 3 if batched else 2
+    if any(s.dim() != want for s in states):
+        kind = "batched 3-D" if batched else "unbatched 2-D"
+        if is_lstm:
+            got = ", ".join(f"{s.dim()}-D" for s in states)
+            raise RuntimeError(f"For {kind} input, hx and cx should also be {want}-D but got ({got}) tensors")
+        raise RuntimeError(f"For {kind} input, hx should also be {want}-D but got {states[0].dim()}-D tensor")
 
 
 def _check_sizes(input_size: Any, hidden_size: Any) -> None:
@@ -139,6 +195,9 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
+    def flatten_parameters(self) -> None:
+        """PyTorch packs the weights into one cuDNN buffer here; programs call it, and on NumPy there is nothing to do."""
+
     def _weights(self, layer: int, direction: int) -> tuple[Tensor | None, ...]:
         suffix = f"_l{layer}{'_reverse' if direction else ''}"
         return tuple(self._parameters.get(kind + suffix) for kind in ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr"))
@@ -147,33 +206,32 @@ class RNNBase(Module):
         real_hidden = self.proj_size or self.hidden_size
         return (real_hidden, self.hidden_size) if self.mode == "LSTM" else (real_hidden,)
 
-    def _initial_states(self, input: Tensor, hx: Any, batched: bool) -> State:
-        """hx as a tuple of (layers * directions, batch, size) tensors, zeros when not given; shapes checked."""
-        is_lstm = self.mode == "LSTM"
-        batch = input.size(1)
+    def _check_input(self, input: Tensor, packed: bool) -> None:
+        weight_dtype = self._flat_weights[0].dtype
+        if input.dtype != weight_dtype:
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
+                f"Convert input: input.to({weight_dtype}), or convert model: model.to({input.dtype})"
+            )
+        expected_dim = 2 if packed else 3
+        if input.dim() != expected_dim:
+            raise RuntimeError(f"input must have {expected_dim} dimensions, got {input.dim()}")
+        if input.size(-1) != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.size(-1)}")
+
+    def _check_states(self, states: State, batch: int) -> None:
         leading = self.num_layers * (2 if self.bidirectional else 1)
-        if hx is None:
-            return tuple(zeros((leading, batch, size), dtype=input.dtype) for size in self._state_sizes())
-        states = tuple(hx) if is_lstm else (hx,)
-        want = 3 if batched else 2
-        if any(s.dim() != want for s in states):
-            got = ", ".join(f"{s.dim()}-D" for s in states)
-            kind = "batched 3-D" if batched else "unbatched 2-D"
-            subject = "hx and cx" if is_lstm else "hx"
-            raise RuntimeError(f"For {kind} input, {subject} should also be {want}-D but got {'(' + got + ')' if is_lstm else got} tensor{'s' if is_lstm else ''}")
-        if not batched:
-            states = tuple(s.unsqueeze(1) for s in states)
         for i, (state, size) in enumerate(zip(states, self._state_sizes(), strict=True)):
             if tuple(state.shape) != (leading, batch, size):
-                label = f"hidden[{i}]" if is_lstm else "hidden"
+                label = f"hidden[{i}]" if self.mode == "LSTM" else "hidden"
                 raise RuntimeError(f"Expected {label} size {(leading, batch, size)}, got {list(state.shape)}")
-        return states
 
-    def _run(self, x: Tensor, states: State) -> tuple[Tensor, State]:
-        """x is (time, batch, features); returns the last layer's outputs and the final states, layer-major."""
+    def _run(self, x: Tensor, batch_sizes: list[int], states: State) -> tuple[Tensor, State]:
+        """x is packed data (sum(batch_sizes), features); returns the last layer's packed outputs and the final
+        states, layer-major. A padded batch is the packed case whose batch sizes are all equal."""
         step = _MODES[self.mode][1]
         directions = 2 if self.bidirectional else 1
-        steps = x.size(0)
+        offsets = [0, *itertools.accumulate(batch_sizes)]
         finals: list[State] = []
         for layer in range(self.num_layers):
             if layer > 0 and self.dropout > 0 and self.training:
@@ -181,41 +239,57 @@ class RNNBase(Module):
             outputs = []
             for direction in range(directions):
                 w_ih, w_hh, b_ih, b_hh, w_hr = self._weights(layer, direction)
-                projected = F.linear(x, w_ih, b_ih)
-                state = tuple(s[layer * directions + direction] for s in states)
-                ys: list[Tensor] = []
-                for t in (range(steps - 1, -1, -1) if direction else range(steps)):
-                    state = step(projected[t], state, w_hh, b_hh, w_hr)
-                    ys.append(state[0])
-                outputs.append(stack(ys[::-1] if direction else ys))
-                finals.append(state)
-            x = cat(outputs, dim=2) if directions == 2 else outputs[0]
+                initial = tuple(s[layer * directions + direction] for s in states)
+                run = _run_backward if direction else _run_forward
+                output, final = run(step, F.linear(x, w_ih, b_ih), batch_sizes, offsets, initial, (w_hh, b_hh, w_hr))
+                outputs.append(output)
+                finals.append(final)
+            x = cat(outputs, dim=1) if directions == 2 else outputs[0]
         return x, tuple(stack([final[k] for final in finals]) for k in range(len(states)))
 
-    def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, Any]:
-        name = {"LSTM": "LSTM", "GRU": "GRU"}.get(self.mode, "RNN")
-        if input.dim() not in (2, 3):
-            raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D {'tensor ' if name == 'RNN' else ''}instead")
-        batched = input.dim() == 3
-        if not batched:
-            input = input.unsqueeze(0 if self.batch_first else 1)
-        if self.batch_first:
-            input = input.transpose(0, 1)
-        if input.dtype != self._flat_weights[0].dtype:
-            weight_dtype = self._flat_weights[0].dtype
-            raise ValueError(
-                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). "
-                f"Convert input: input.to({weight_dtype}), or convert model: model.to({input.dtype})"
-            )
-        if input.size(-1) != self.input_size:
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got {input.size(-1)}")
-        output, finals = self._run(input, self._initial_states(input, hx, batched))
-        if self.batch_first:
-            output = output.transpose(0, 1)
-        if not batched:
-            output = output.squeeze(0 if self.batch_first else 1)
-            finals = tuple(f.squeeze(1) for f in finals)
-        return output, (finals if self.mode == "LSTM" else finals[0])
+    def forward(self, input: Tensor | PackedSequence, hx: Any = None) -> tuple[Any, Any]:
+        is_lstm = self.mode == "LSTM"
+        leading = self.num_layers * (2 if self.bidirectional else 1)
+        if isinstance(input, PackedSequence):
+            x, batch_sizes_t, sorted_indices, unsorted_indices = input
+            batch_sizes = [int(n) for n in batch_sizes_t.tolist()]
+            batch = batch_sizes[0]
+            states = None if hx is None else _as_states(hx, is_lstm)
+            if states is not None and sorted_indices is not None:  # hx comes in the caller's batch order
+                states = tuple(s.index_select(1, sorted_indices) for s in states)
+            self._check_input(x, packed=True)
+        else:
+            name = {"LSTM": "LSTM", "GRU": "GRU"}.get(self.mode, "RNN")
+            if input.dim() not in (2, 3):
+                raise ValueError(f"{name}: Expected input to be 2D or 3D, got {input.dim()}D {'tensor ' if name == 'RNN' else ''}instead")
+            batched = input.dim() == 3
+            x = input if batched else input.unsqueeze(0 if self.batch_first else 1)
+            states = None if hx is None else _as_states(hx, is_lstm)
+            if states is not None:
+                _check_state_ranks(states, batched, is_lstm)
+                states = states if batched else tuple(s.unsqueeze(1) for s in states)
+            self._check_input(x, packed=False)
+            if self.batch_first:
+                x = x.transpose(0, 1)
+            steps, batch = x.size(0), x.size(1)
+            batch_sizes = [batch] * steps
+            x = x.reshape(steps * batch, x.size(2))
+        if states is None:
+            states = tuple(zeros((leading, batch, size), dtype=x.dtype) for size in self._state_sizes())
+        self._check_states(states, batch)
+        output, finals = self._run(x, batch_sizes, states)
+        if isinstance(input, PackedSequence):
+            if unsorted_indices is not None:
+                finals = tuple(f.index_select(1, unsorted_indices) for f in finals)
+            result: Any = PackedSequence(output, batch_sizes_t, sorted_indices, unsorted_indices)
+        else:
+            result = output.view(steps, batch, output.size(-1))
+            if self.batch_first:
+                result = result.transpose(0, 1)
+            if not batched:
+                result = result.squeeze(0 if self.batch_first else 1)
+                finals = tuple(f.squeeze(1) for f in finals)
+        return result, (finals if is_lstm else finals[0])
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"

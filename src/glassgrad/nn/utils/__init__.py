@@ -1,7 +1,7 @@
 """glassgrad.nn.utils, laid out like torch.nn.utils."""
 
 from ..._missing import module_getattr as _module_getattr
-from . import clip_grad, convert_parameters
+from . import clip_grad, convert_parameters, rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 

@@ -25,9 +25,12 @@ def first_sentence(message: str) -> str:
 
 
 def observable(value: Any) -> Any:
-    """What a program can compare across the libraries: tensors as (dtype, values), devices by repr, modules by class."""
+    """What a program can compare across the libraries: tensors as (dtype, values), dtypes by name, devices by repr,
+    modules by class."""
     if isinstance(value, (torch.Tensor, glassgrad.Tensor)):
         return ("tensor", str(value.dtype).rpartition(".")[2], value.detach().tolist())
+    if isinstance(value, (torch.dtype, glassgrad.dtype)):
+        return str(value).rpartition(".")[2]
     if isinstance(value, (torch.device, glassgrad.device)):
         return repr(value)
     if isinstance(value, (torch.nn.Module, glassgrad.nn.Module)):

@@ -7,6 +7,7 @@ surface implemented so far.
 from __future__ import annotations
 
 import builtins as _builtins
+import importlib as _importlib
 
 from . import autograd, diagnostics, linalg, nn, optim, serialization, utils
 from ._dtype import (
@@ -63,3 +64,15 @@ def numel(input: Tensor) -> _builtins.int:
 watch = diagnostics.watch  # `with glassgrad.watch():` turns the graph-lifetime watches on
 
 __version__ = "0.1.0"
+
+# PyTorch's namespaces for devices and compilers glassgrad lacks, answering as its CPU-only build does;
+# imported on first use, so that `import glassgrad` stays light.
+_LAZY_MODULES = ("amp", "backends", "cuda", "jit", "onnx", "version")
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY_MODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    if name == "autocast":
+        return _importlib.import_module(f"{__name__}.amp").autocast
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

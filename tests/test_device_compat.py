@@ -79,6 +79,35 @@ MODULES = [
 ]
 
 
+def statements(source: str) -> pytest.param:
+    def run(m):
+        scope = {"m": m}
+        exec(source, scope)
+        return scope.get("r")
+
+    return pytest.param(run, id=source)
+
+
+# `with torch.device(d):` places what factories make (layers' parameters too); entering never fails.
+CONTEXTS = [
+    statements(source)
+    for source in (
+        "with m.device('cuda') as d: r = d", "with m.device('cpu') as d: r = m.zeros(2).device",
+        "with m.device('cuda'): r = m.zeros(2)", "with m.device('cuda'): r = m.tensor([1.0])",
+        "with m.device('cuda'): r = m.nn.Linear(2, 2)", "with m.device('cuda'): r = m.zeros(2, device='cpu')",
+        "with m.device('cuda'): r = m.arange(3)",
+        "with m.device('cuda'):\n    pass\nr = m.zeros(1)",
+        "with m.device('cpu'):\n    with m.device('cuda'):\n        pass\n    r = m.zeros(1)",
+        "import threading\nfound = []\nwith m.device('cuda'):\n    t = threading.Thread(target=lambda: found.append(m.zeros(1).device))\n    t.start()\n    t.join()\nr = found",
+    )
+]
+
+
+@pytest.mark.parametrize("snippet", CONTEXTS)
+def test_device_context_matches_torch(snippet) -> None:
+    assert_same_outcome(snippet)
+
+
 @pytest.mark.parametrize("snippet", DEVICES)
 def test_device_construction_matches_torch(snippet) -> None:
     assert_same_outcome(snippet)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import re
+import threading
 from typing import Any, NoReturn
 
 # c10's DeviceType names, in the order PyTorch's "Expected one of" message lists them.
@@ -75,6 +76,31 @@ class device:
 
     def __reduce__(self) -> tuple[type[device], tuple[str, int | None]]:
         return device, (self.type, self.index)
+
+    def __enter__(self) -> device:
+        """`with torch.device(d):` makes d the device of factories (zeros, tensor, layers' parameters) in this thread."""
+        _factory_devices().append(self)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        _factory_devices().pop()
+
+
+_context = threading.local()
+
+
+def _factory_devices() -> list[device]:
+    if not hasattr(_context, "stack"):
+        _context.stack = []
+    return _context.stack
+
+
+def factory_device(spec: Any) -> Any:
+    """The device a factory places its tensor on: the one it was given, else the innermost `with device(...)`."""
+    if spec is not None:
+        return spec
+    stack = _factory_devices()
+    return stack[-1] if stack else None
 
 
 def _typename(value: object) -> str:

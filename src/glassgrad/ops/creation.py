@@ -59,6 +59,7 @@ def initial_seed() -> int:
 
 
 def _finish(array: np.ndarray, requires_grad: bool, dev: Any) -> Tensor:
+    dev = _device.factory_device(dev)
     if dev is not None:
         _device.place(dev, creating=True)
     t = Tensor._wrap(array)

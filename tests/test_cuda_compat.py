@@ -6,6 +6,8 @@ first sentence of its message, and the warnings raised on the way.
 
 from __future__ import annotations
 
+import warnings
+
 import pytest
 import torch
 
@@ -167,3 +169,50 @@ def test_cpu_autocast_is_disabled_with_a_warning_that_says_so() -> None:
     # PyTorch autocasts on the CPU (to bfloat16, which glassgrad lacks); glassgrad runs in full precision and says so.
     with pytest.warns(UserWarning, match="glassgrad has no mixed precision"), glassgrad.autocast("cpu"):
         assert (glassgrad.ones(2, 2) @ glassgrad.ones(2, 2)).dtype is glassgrad.float32
+
+
+PORTABLE_SCRIPT = """
+torch.manual_seed(0)
+torch.cuda.manual_seed_all(0)
+torch.backends.cudnn.deterministic = True
+torch.backends.cudnn.benchmark = False
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).to(device)
+with torch.no_grad():
+    for i, p in enumerate(model.parameters()):
+        p.copy_(torch.linspace(-0.5, 0.5, p.numel()).reshape(p.shape) * (i + 1))
+optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+scaler = torch.amp.GradScaler("cuda", enabled=torch.cuda.is_available())
+x = torch.linspace(-1, 1, 64, device=device).reshape(16, 4)
+y = x.sum(dim=1, keepdim=True).cos()
+for _ in range(5):
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast(device_type=device.type, enabled=torch.cuda.is_available()):
+        loss = torch.nn.functional.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    scaler.step(optimizer)
+    scaler.update()
+if torch.cuda.is_available():
+    torch.cuda.synchronize()
+memory = torch.cuda.max_memory_allocated() / 2**20
+scripted = torch.jit.script(model.eval())
+same = torch.allclose(scripted(x), model(x))
+result = (str(device), memory, same, loss.item())
+"""
+
+
+def test_a_portable_training_script_runs_unchanged() -> None:
+    """The CUDA-guarded prologue and loop most PyTorch scripts share, run with `torch` bound to each library."""
+
+    def run(m) -> tuple:
+        scope = {"torch": m}
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            warnings.simplefilter("ignore", DeprecationWarning)  # torch.jit.script's, in both libraries
+            exec(PORTABLE_SCRIPT, scope)
+        return scope["result"]
+
+    *expected, expected_loss = run(torch)
+    *actual, actual_loss = run(glassgrad)
+    assert actual == expected
+    assert actual_loss == pytest.approx(expected_loss, rel=1e-5)

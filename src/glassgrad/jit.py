@@ -7,6 +7,11 @@ functions as they are. A scripted module is marked as a ScriptModule so that
 `isinstance(m, torch.jit.ScriptModule)` holds; what needs a compiled program (saving one, loading
 one, its code or graph) raises NotImplementedError saying what to do instead.
 
+Unlike PyTorch, which builds a second module tree sharing the parameters, the mark is put on the
+module itself: `scripted.eval()` also switches the original, and `type(original)` becomes the
+marker subclass (same name, pickled as the original class). A second tree would diverge silently
+wherever a module keeps a submodule outside its registry (a plain list of layers, say).
+
 Like PyTorch's, these calls warn that TorchScript is deprecated (DeprecationWarning, attributed to
 glassgrad, so hidden unless warnings are turned on).
 """

@@ -36,7 +36,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from . import _dtype
+from . import _device, _dtype
 from .tensor import Size, Tensor, device
 
 FileLike = str | os.PathLike[str] | IO[bytes]
@@ -218,7 +218,7 @@ def load(
 ) -> Any:
     """Load what save() wrote. weights_only=True (the default) refuses any global not on the allow-list."""
     if map_location is not None and isinstance(map_location, (str, device)):
-        device(map_location)  # only the CPU exists; anything else fails here, as an unavailable device does in PyTorch
+        _device.check_map_location(map_location)
     stream, name, owned = _source(f)
     try:
         try:

@@ -68,10 +68,11 @@ def _rebuild_tensor(storage: Any, storage_offset: Any, size: Any, stride: Any) -
     if 0 in size:
         return Tensor._wrap(np.empty(size, array.dtype))  # nothing to share, and NumPy refuses offsets at the end
     last = storage_offset + sum((n - 1) * s for n, s in zip(size, stride, strict=True))
-    if last >= array.size:
-        raise pickle.UnpicklingError(
-            f"malformed tensor record: size {list(size)} with stride {list(stride)} at offset {storage_offset} "
-            f"reaches element {last} of a storage of {array.size}"
+    if last >= array.size:  # PyTorch's sentence: set_ would have to grow the storage the file gave
+        raise RuntimeError(
+            f"Trying to resize storage that is not resizable: the checkpoint's tensor of size {list(size)} and stride "
+            f"{list(stride)} at offset {storage_offset} reaches element {last}, past its storage of {array.size}; "
+            "the file is damaged or forged"
         )
     itemsize = array.itemsize
     view = np.ndarray(size, array.dtype, buffer=array, offset=storage_offset * itemsize, strides=[s * itemsize for s in stride])

@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import glassgrad
 
@@ -507,21 +509,60 @@ def test_modules_that_run_commands_stay_blocked_even_when_allow_listed(tmp_path:
     assert not marker.exists()
 
 
-def test_a_tensor_record_reaching_past_its_storage_is_refused_by_both(tmp_path: Path) -> None:
-    buf = io.BytesIO()
-    torch.save({"t": torch.arange(4.0)}, buf)
-    # A forger's file: the size (4,) rewritten as (400,), a tensor reading 1584 bytes past its 16-byte storage.
-    forged = io.BytesIO()
-    with zipfile.ZipFile(buf) as src, zipfile.ZipFile(forged, "w") as dst:
-        for name in src.namelist():
-            record = src.read(name)
-            dst.writestr(name, record.replace(b"K\x04\x85", b"M\x90\x01\x85") if name.endswith("data.pkl") else record)
-    (tmp_path / "forged.pt").write_bytes(forged.getvalue())
+class TensorRecord:
+    """Pickles as torch.save pickles a tensor, with any offset, size and stride: what a forger can write."""
+
+    STORAGE = object()
+
+    def __init__(self, offset: int, size: tuple[int, ...], stride: tuple[int, ...]) -> None:
+        self.args = (self.STORAGE, offset, size, stride, False, OrderedDict())
+
+    def __reduce__(self) -> Any:
+        return (torch._utils._rebuild_tensor_v2, self.args)
+
+
+def forged_checkpoint(obj: Any, storage: np.ndarray) -> bytes:
+    """An archive laid out as torch.save's, whose tensor records all view `storage` (float32)."""
+    structure = io.BytesIO()
+    pickler = pickle.Pickler(structure, protocol=2)
+    pickler.persistent_id = lambda o: (  # type: ignore[method-assign]
+        ("storage", torch.FloatStorage, "0", "cpu", storage.size) if o is TensorRecord.STORAGE else None
+    )
+    pickler.dump(obj)
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as archive:
+        for name, record in [("data.pkl", structure.getvalue()), ("byteorder", b"little"), ("data/0", storage.tobytes()), ("version", b"3\n")]:
+            archive.writestr(f"archive/{name}", record)
+    return out.getvalue()
+
+
+def test_a_tensor_record_reaching_past_its_storage_is_refused_by_both() -> None:
+    forged = forged_checkpoint({"t": TensorRecord(0, (400,), (1,))}, np.arange(4, dtype=np.float32))
     with pytest.raises(RuntimeError) as theirs:
-        torch.load(tmp_path / "forged.pt")
+        torch.load(io.BytesIO(forged))
     with pytest.raises(RuntimeError) as mine:
-        glassgrad.load(tmp_path / "forged.pt")
+        glassgrad.load(io.BytesIO(forged))
     assert str(mine.value).startswith(str(theirs.value))  # PyTorch's sentence, then what glassgrad found
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    numel=st.integers(0, 12), offset=st.integers(0, 14),
+    dims=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 5)), max_size=3),
+)
+def test_any_tensor_record_is_read_as_torch_reads_it_or_refused(numel: int, offset: int, dims: list[tuple[int, int]]) -> None:
+    size, stride = tuple(n for n, _ in dims), tuple(s for _, s in dims)
+    forged = forged_checkpoint([TensorRecord(offset, size, stride)], np.arange(numel, dtype=np.float32))
+    try:
+        theirs = torch.load(io.BytesIO(forged))
+    except RuntimeError:
+        with pytest.raises(RuntimeError, match="Trying to resize storage that is not resizable"):
+            glassgrad.load(io.BytesIO(forged))
+        return
+    mine = glassgrad.load(io.BytesIO(forged))
+    assert_same(mine, theirs)
+    if all(size):
+        assert mine[0].stride() == theirs[0].stride()
 
 
 # -- glassgrad's earlier format ------------------------------------------------------------------------------------

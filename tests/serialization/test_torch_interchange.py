@@ -343,6 +343,23 @@ def test_views_of_one_buffer_as_two_dtypes_are_refused_as_torch_refuses() -> Non
         torch.save({"a": t, "b": t.view(torch.int32)}, io.BytesIO())
 
 
+def test_parameters_keep_their_python_attributes_and_plain_tensors_cannot_carry_any() -> None:
+    tagged = torch.nn.Parameter(torch.ones(2))
+    tagged.tag = "frozen-embedding"
+    loaded = through_glassgrad({"p": tagged})
+    assert isinstance(loaded["p"], glassgrad.nn.Parameter) and loaded["p"].tag == "frozen-embedding"
+    noted = torch.ones(2)
+    noted.note = 3  # torch pickles it through torch._tensor._rebuild_from_type_v2
+    with pytest.raises(pickle.UnpicklingError, match=r"Python attribute 'note'.*delete it in PyTorch"):
+        through_glassgrad({"t": noted})
+
+
+@WEIGHTS_ONLY
+def test_a_pickled_torch_module_is_refused_with_what_to_save_instead(weights_only: bool) -> None:
+    with pytest.raises(pickle.UnpicklingError, match=r"GLOBAL torch\.nn\.modules\.linear\.Linear.*state_dict\(\)"):
+        through_glassgrad(torch.nn.Linear(2, 2), weights_only=weights_only)
+
+
 # -- the archive ---------------------------------------------------------------------------------------------------
 def state_dicts() -> tuple[Any, Any]:
     mine = trained_cnn(glassgrad).state_dict()
@@ -463,6 +480,18 @@ def test_big_endian_checkpoints_are_swapped_as_torch_swaps_them() -> None:
             dst.writestr(name, b"big" if name.endswith("byteorder") else record)
     assert_same(glassgrad.load(io.BytesIO(big.getvalue())), torch.load(io.BytesIO(big.getvalue())))
     assert_same(glassgrad.load(io.BytesIO(big.getvalue())), theirs)
+
+
+def test_without_a_byteorder_record_both_read_little_endian() -> None:
+    mine = {"f": glassgrad.tensor([1.5, -2.0])}
+    buf = io.BytesIO()
+    glassgrad.save(mine, buf, _disable_byteorder_record=True)
+    assert "archive/byteorder" not in zipfile.ZipFile(buf).namelist()
+    assert_same(mine, torch.load(io.BytesIO(buf.getvalue())))
+    theirs = {"f": torch.tensor([1.5, -2.0])}
+    buf = io.BytesIO()
+    torch.save(theirs, buf, _disable_byteorder_record=True)
+    assert_same(glassgrad.load(io.BytesIO(buf.getvalue())), theirs)
 
 
 # -- hostile files -------------------------------------------------------------------------------------------------

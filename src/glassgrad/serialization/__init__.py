@@ -66,7 +66,7 @@ def save(
     """
     from ._writer import save as write  # zipfile and the pickler load on first use, not with `import glassgrad`
 
-    write(obj, f, pickle_protocol)
+    write(obj, f, pickle_protocol, byteorder_record=not _disable_byteorder_record)
 
 
 def load(

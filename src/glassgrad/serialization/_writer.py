@@ -238,7 +238,7 @@ def _target(f: Any) -> Iterator[tuple[IO[bytes], str]]:
     f.write(buffer.getbuffer())
 
 
-def save(obj: Any, f: Any, pickle_protocol: int) -> None:
+def save(obj: Any, f: Any, pickle_protocol: int, byteorder_record: bool) -> None:
     structure = io.BytesIO()
     pickler = _Pickler(structure, pickle_protocol)
     pickler.dump(obj)
@@ -249,7 +249,8 @@ def save(obj: Any, f: Any, pickle_protocol: int) -> None:
         if all(array.nbytes < _FORCE_ZIP64 for _, array in storages) and structure.tell() < _FORCE_ZIP64:
             archive.write(".format_version", b"1")  # a promise that storages lie where miniz would put them
         archive.write(".storage_alignment", str(_ALIGNMENT).encode())
-        archive.write("byteorder", sys.byteorder.encode())
+        if byteorder_record:
+            archive.write("byteorder", sys.byteorder.encode())
         for name, array in storages:
             archive.write(name, array)
         archive.write("version", b"3\n")

@@ -400,6 +400,10 @@ class Module:
             destination, prefix, keep_vars = (*args, *(destination, prefix, keep_vars)[len(args):])[:3]
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+        # Each module's version travels with its keys, as in PyTorch, whose load_state_dict reads it (BatchNorm's).
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = {"version": self._version}
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:

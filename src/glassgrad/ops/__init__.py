@@ -36,11 +36,12 @@ from . import (
     reduction,
     shape,
     sorting,
+    stacking,
 )
 
 FAMILIES = (
-    creation, elementwise, binary, logic, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
-    convolution, normalization,
+    creation, elementwise, binary, logic, reduction, sorting, shape, stacking, indexing, linalg, linalg_decomp, activations,
+    losses, convolution, normalization,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

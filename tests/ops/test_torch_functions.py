@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
@@ -15,14 +16,17 @@ pytestmark = pytest.mark.torch_oracle
 BOTH = pytest.mark.parametrize("m", [torch, glassgrad], ids=["torch", "glassgrad"])
 
 
-def message(fn: Any) -> tuple[str, str]:
+def raised(fn: Any) -> tuple[str, str]:
     with pytest.raises(Exception) as info:
         fn()
-    return type(info.value).__name__, str(info.value).split("\n")[0]
+    return type(info.value).__name__, str(info.value)
 
 
 def same_message(fn: Any) -> None:
-    assert message(lambda: fn(glassgrad)) == message(lambda: fn(torch))
+    """glassgrad raises PyTorch's exception type, and its message begins with PyTorch's first line."""
+    (got_type, got), (want_type, want) = raised(lambda: fn(glassgrad)), raised(lambda: fn(torch))
+    assert got_type == want_type
+    assert got.startswith(want.split("\n")[0]), f"{got!r} does not begin with {want.splitlines()[0]!r}"
 
 
 # -- stacking.py --------------------------------------------------------------------------------
@@ -51,4 +55,39 @@ def test_broadcast_shapes_gives_a_size() -> None:
     lambda m: m.broadcast_tensors(m.ones(2), [1.0]),
 ])
 def test_stacking_errors_match_torch(call: Any) -> None:
+    same_message(call)
+
+
+# -- binary.py: copysign, clamp_min, clamp_max; torch.relu_ --------------------------------------
+def _values_and_grads(m: Any, fn: Any, *inputs: list[float]) -> list[np.ndarray]:
+    xs = [m.tensor(x, dtype=m.float64, requires_grad=True) for x in inputs]
+    out = fn(m, *xs)
+    grads = m.autograd.grad(out.sum(), xs, allow_unused=True, materialize_grads=True)
+    return [np.signbit(out.detach().numpy()), out.detach().numpy(), *(g.numpy() for g in grads)]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda m, x, o: m.copysign(x, o), lambda m, x, o: m.copysign(x, -0.0),
+    lambda m, x, o: m.clamp_min(x, o), lambda m, x, o: m.clamp_max(x, o),
+    lambda m, x, o: m.clamp_min(x, 0.0), lambda m, x, o: m.clamp_max(x, -0.0),
+])
+def test_signed_zeros_and_ties_match_torch(fn: Any) -> None:
+    """Signs of zero and ties between input and bound: where the OpInfos' finite differences cannot look."""
+    x, other = [0.0, -0.0, 1.0, -1.0, 2.0, 0.0], [-0.0, 0.0, -0.0, 1.0, 2.0, float("nan")]
+    for got, want in zip(_values_and_grads(glassgrad, fn, x, other), _values_and_grads(torch, fn, x, other), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+@BOTH
+def test_inplace_functions_return_their_input(m: Any) -> None:
+    x = m.tensor([-1.0, 2.0]) * 1
+    assert m.relu_(x) is x and m.clamp_min_(x, 0.5) is x and m.clamp_max_(x, m.tensor(1.5)) is x
+    assert x.tolist() == [0.5, 1.5]
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.clamp_min(m.ones(2), None), lambda m: m.copysign(m.tensor([1, 2]), m.ones(3)),
+    lambda m: m.relu_(m.tensor([True])), lambda m: m.logaddexp2(m.tensor([1]), m.tensor([2])),
+])
+def test_binary_errors_match_torch(call: Any) -> None:
     same_message(call)

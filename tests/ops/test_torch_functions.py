@@ -91,3 +91,13 @@ def test_inplace_functions_return_their_input(m: Any) -> None:
 ])
 def test_binary_errors_match_torch(call: Any) -> None:
     same_message(call)
+
+
+# -- reduction.py: nansum, nanmean ----------------------------------------------------------------
+@BOTH
+def test_nanmean_is_nansum_over_a_count(m: Any) -> None:
+    x = m.tensor([[1.0, float("nan")], [2.0, 3.0]], requires_grad=True)
+    r = m.nanmean(x, 1)
+    assert r.grad_fn.name() == "DivBackward0" and r.grad_fn.next_functions[0][0].name() == "NansumBackward0"
+    m.nansum(x, dtype=m.float64).backward()
+    assert x.grad.dtype == m.float32 and x.grad.tolist() == [[1.0, 0.0], [1.0, 1.0]]

@@ -101,3 +101,36 @@ def test_nanmean_is_nansum_over_a_count(m: Any) -> None:
     assert r.grad_fn.name() == "DivBackward0" and r.grad_fn.next_functions[0][0].name() == "NansumBackward0"
     m.nansum(x, dtype=m.float64).backward()
     assert x.grad.dtype == m.float32 and x.grad.tolist() == [[1.0, 0.0], [1.0, 1.0]]
+
+
+# -- scans.py: logcumsumexp, cummax, cummin, diff ---------------------------------------------------
+def _grads(m: Any, fn: Any, data: list[Any]) -> list[np.ndarray]:
+    x = m.tensor(data, dtype=m.float64, requires_grad=True)
+    out = fn(m, x)
+    seed = m.arange(out.numel(), dtype=m.float64).reshape(out.shape) - 2
+    (grad,) = m.autograd.grad(out, x, seed)
+    return [out.detach().numpy(), grad.numpy()]
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+@pytest.mark.parametrize(("fn", "data"), [
+    (lambda m, x: m.cummax(x, 1).values, [[1.0, 1.0, 0.0, 1.0, NAN, 2.0, NAN], [-0.0, 0.0, -0.0, 3.0, 3.0, 1.0, 3.0]]),
+    (lambda m, x: m.cummin(x, 1).values, [[1.0, 1.0, 2.0, 1.0, NAN, 0.0, NAN], [0.0, -0.0, 0.0, -3.0, -3.0, 1.0, -3.0]]),
+    (lambda m, x: m.logcumsumexp(x, 1), [[-INF, -INF, 1.0, -INF, 2.0], [INF, 1.0, NAN, 2.0, -INF]]),
+    (lambda m, x: m.logcumsumexp(x, 0), [[800.0, -800.0], [800.0, 800.0]]),
+])
+def test_ties_infinities_and_nans_match_torch(fn: Any, data: list[Any]) -> None:
+    for got, want in zip(_grads(glassgrad, fn, data), _grads(torch, fn, data), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, equal_nan=True)
+
+
+@BOTH
+def test_scans_save_what_pytorch_saves(m: Any) -> None:
+    x = m.ones(3, requires_grad=True)
+    for out, saved in [(m.cummax(x, 0).values, ("dim", "indices", "self")), (m.logcumsumexp(x, 0), ("dim", "result", "self"))]:
+        assert all(hasattr(out.grad_fn, f"_saved_{name}") for name in saved)
+    assert m.diff(x, n=0).grad_fn.name().endswith("CopyBackwards")
+    empty = m.ones(0)
+    assert m.diff(empty) is empty

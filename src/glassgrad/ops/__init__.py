@@ -35,14 +35,15 @@ from . import (
     losses,
     normalization,
     reduction,
+    scans,
     shape,
     sorting,
     stacking,
 )
 
 FAMILIES = (
-    creation, elementwise, binary, logic, reduction, sorting, shape, stacking, indexing, linalg, linalg_decomp, activations,
-    losses, convolution, normalization,
+    creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
+    activations, losses, convolution, normalization,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

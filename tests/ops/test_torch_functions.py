@@ -134,3 +134,26 @@ def test_scans_save_what_pytorch_saves(m: Any) -> None:
     assert m.diff(x, n=0).grad_fn.name().endswith("CopyBackwards")
     empty = m.ones(0)
     assert m.diff(empty) is empty
+
+
+# -- distance.py: cdist ---------------------------------------------------------------------------
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, INF])
+@pytest.mark.parametrize("rows", [3, 26])  # 26 rows: the matrix-product path for p = 2
+def test_cdist_at_zero_distance_matches_torch(p: float, rows: int) -> None:
+    """Rows of x2 that repeat rows of x1 (distance 0) or share a coordinate with them: PyTorch's subgradients.
+
+    Small integers keep the matrix-product path's |a|^2 - 2ab + |b|^2 exact, so both libraries see the same zeros.
+    """
+    a = np.random.default_rng(0).integers(-3, 4, (rows, 3)).astype(np.float64)
+    b = np.concatenate([a[:2], a[2:4] * [1.0, 0.0, 2.0]])
+
+    def run(m: Any) -> list[Any]:
+        x1, x2 = m.tensor(a, requires_grad=True), m.tensor(b, requires_grad=True)
+        out = m.cdist(x1, x2, p)
+        grads = m.autograd.grad(out, (x1, x2), m.ones_like(out) + out.detach())
+        return [out.grad_fn.name().replace("torch::autograd::", ""), out.detach().numpy(), *(g.numpy() for g in grads)]
+
+    (name, *got), (want_name, *want) = run(glassgrad), run(torch)
+    assert name == want_name
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)

@@ -26,6 +26,7 @@ from . import (
     binary,
     convolution,
     creation,
+    distance,
     elementwise,
     indexing,
     inplace_ops,
@@ -43,7 +44,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    activations, losses, convolution, normalization,
+    activations, losses, convolution, normalization, distance,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

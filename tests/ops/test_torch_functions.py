@@ -157,3 +157,29 @@ def test_cdist_at_zero_distance_matches_torch(p: float, rows: int) -> None:
     assert name == want_name
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+# -- matrix_functions.py and linalg.multi_dot ---------------------------------------------------------
+@pytest.mark.parametrize("a", [
+    [[1000.0, 0.0], [0.0, 1.0]], [[NAN, 0.0], [0.0, 1.0]], [[INF, 0.0], [0.0, 1.0]], [[1e308, 1e308], [1e308, 1e308]],
+    [[[0.5, 1.0], [-2.0, 0.1]], [[NAN, 0.0], [0.0, 0.0]]],
+])
+def test_matrix_exp_overflow_and_nan_match_torch(a: list[Any]) -> None:
+    got = glassgrad.linalg.matrix_exp(glassgrad.tensor(a, dtype=glassgrad.float64)).numpy()
+    np.testing.assert_allclose(got, torch.linalg.matrix_exp(torch.tensor(a, dtype=torch.float64)).numpy(), rtol=1e-14, equal_nan=True)
+
+
+@BOTH
+def test_solve_triangular_of_a_singular_matrix_gives_infinities(m: Any) -> None:
+    x = m.linalg.solve_triangular(m.tensor([[1.0, 2.0], [0.0, 0.0]]), m.ones(2, 1), upper=True)
+    assert x.tolist() == [[-INF], [INF]]
+
+
+@BOTH
+def test_linalg_functions_save_what_pytorch_saves(m: Any) -> None:
+    A, B = m.eye(2, requires_grad=True), m.ones(2, 1, requires_grad=True)
+    x = m.linalg.solve_triangular(A, B, upper=False)
+    assert all(hasattr(x.grad_fn, f"_saved_{name}") for name in ("self", "result", "upper", "left", "unitriangular"))
+    assert hasattr(m.linalg.matrix_exp(A).grad_fn, "_saved_self") and m.matrix_exp(A).grad_fn.name().endswith("LinalgMatrixExpBackward0")
+    chain = m.linalg.multi_dot([m.ones(2, requires_grad=True), A, A])
+    assert chain.grad_fn.name().endswith("ViewBackward0") and chain.grad_fn.next_functions[0][0].name().endswith("MmBackward0")

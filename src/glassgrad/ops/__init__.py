@@ -34,6 +34,7 @@ from . import (
     linalg_decomp,
     logic,
     losses,
+    matrix_functions,
     normalization,
     reduction,
     scans,
@@ -44,7 +45,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    activations, losses, convolution, normalization, distance,
+    matrix_functions, activations, losses, convolution, normalization, distance,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -183,3 +183,14 @@ def test_linalg_functions_save_what_pytorch_saves(m: Any) -> None:
     assert hasattr(m.linalg.matrix_exp(A).grad_fn, "_saved_self") and m.matrix_exp(A).grad_fn.name().endswith("LinalgMatrixExpBackward0")
     chain = m.linalg.multi_dot([m.ones(2, requires_grad=True), A, A])
     assert chain.grad_fn.name().endswith("ViewBackward0") and chain.grad_fn.next_functions[0][0].name().endswith("MmBackward0")
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.cummax([1.0], 0), lambda m: m.logcumsumexp([1.0], 0), lambda m: m.diff([1.0]),
+    lambda m: m.bincount([1]), lambda m: m.bincount(m.tensor([1]), [1.0]),
+    lambda m: m.searchsorted(m.ones(3), m.ones(1), sorter=[0, 1, 2]), lambda m: m.searchsorted([1.0], m.ones(1)),
+    lambda m: m.cdist([[1.0]], m.ones(1, 1)), lambda m: m.linalg.matrix_exp([[1.0]]),
+    lambda m: m.linalg.solve_triangular(m.eye(2), [[1.0], [1.0]], upper=True), lambda m: m.linalg.multi_dot([m.ones(2), [1.0]]),
+])
+def test_lists_for_tensors_raise_type_error_like_torch(call: Any) -> None:
+    assert raised(lambda: call(glassgrad))[0] == raised(lambda: call(torch))[0] == "TypeError"

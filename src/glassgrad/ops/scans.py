@@ -10,7 +10,7 @@ import numpy as np
 from .. import _dtype
 from ..tensor import Tensor
 from .creation import zeros_like
-from .elementwise import abs, exp, log, not_implemented_for, where
+from .elementwise import abs, exp, log, not_implemented_for, require_tensor, where
 from .indexing import scatter_into_zeros
 from .logic import logical_xor
 from .quiet import quietly
@@ -41,7 +41,7 @@ LogcumsumexpBackward0 = derivative("LogcumsumexpBackward0", self=_logcumsumexp_b
 
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
-    if not input.dtype.is_floating_point:
+    if not require_tensor("logcumsumexp", "input", 1, input).dtype.is_floating_point:
         raise not_implemented_for("logcumsumexp_out_cpu", input.dtype)
     d = input._wrap_dim(dim)
     data = input._data.reshape(-1) if input.ndim == 0 else input._data
@@ -61,8 +61,8 @@ CummaxBackward0 = derivative("CummaxBackward0", self=_cummaxmin_backward)
 CumminBackward0 = derivative("CumminBackward0", self=_cummaxmin_backward)
 
 
-def _running_extreme(input: Tensor, dim: int, ufunc: np.ufunc, entry: Any, kind: Any) -> Any:
-    d = input._wrap_dim(dim)
+def _running_extreme(op: str, input: Tensor, dim: int, ufunc: np.ufunc, entry: Any, kind: Any) -> Any:
+    d = require_tensor(op, "input", 1, input)._wrap_dim(dim)
     data = input._data.reshape(-1) if input.ndim == 0 else input._data
     running = ufunc.accumulate(data, axis=d)  # np.maximum and np.minimum keep a NaN once met, as PyTorch does
     # PyTorch's kernel moves to element i when it is >= (<= for cummin) the running extreme, or NaN: so the index is
@@ -76,11 +76,11 @@ def _running_extreme(input: Tensor, dim: int, ufunc: np.ufunc, entry: Any, kind:
 
 
 def cummax(input: Tensor, dim: int) -> Any:
-    return _running_extreme(input, dim, np.maximum, CummaxBackward0, cummax_result)
+    return _running_extreme("cummax", input, dim, np.maximum, CummaxBackward0, cummax_result)
 
 
 def cummin(input: Tensor, dim: int) -> Any:
-    return _running_extreme(input, dim, np.minimum, CumminBackward0, cummin_result)
+    return _running_extreme("cummin", input, dim, np.minimum, CumminBackward0, cummin_result)
 
 
 # -- diff -----------------------------------------------------------------------------------------
@@ -102,7 +102,7 @@ def _check_diff_operand(input: Tensor, other: Tensor | None, arg: str, dim: int)
 
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None, append: Tensor | None = None) -> Tensor:
     """The n-th forward difference along dim: narrowed views subtracted (logical_xor for bool), as PyTorch composes it."""
-    if input.ndim == 0:
+    if require_tensor("diff", "input", 1, input).ndim == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")

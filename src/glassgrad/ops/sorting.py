@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import Tensor
-from .elementwise import _not_implemented, as_tensor_operand, not_implemented_for
+from .elementwise import _not_implemented, as_tensor_operand, not_implemented_for, require_tensor
 from .reduction import check_nonempty_dim, evenly_distribute, record_selection, return_type, selecting_entry
 from .table import derivative
 
@@ -409,7 +409,7 @@ def _check_searchsorted(boundaries: Tensor, input: Tensor, right: bool, side: st
                 f"torch.searchsorted(): side and right can't be set to opposites, got side of {side} while right was True"
             )
     if sorter is not None:
-        if sorter.shape != boundaries.shape:
+        if require_tensor("searchsorted", "sorter", 3, sorter).shape != boundaries.shape:
             raise RuntimeError(
                 "torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor "
                 f"{list(boundaries.shape)}and got sorter tensor {list(sorter.shape)}"
@@ -467,6 +467,9 @@ BincountBackward = derivative("NotImplemented", ("self", "weights"), weights=_no
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    require_tensor("bincount", "input", 1, input)
+    if weights is not None:
+        require_tensor("bincount", "weights", 2, weights)
     if input.dtype.is_floating_point or input.dtype is _dtype.bool_:
         raise not_implemented_for("bincount_cpu", input.dtype)
     if minlength < 0:

@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..opinfo import Domain, OpInfo, Shapes, index
+from ..opinfo import Domain, OpInfo, Shapes, index, seeded
 
 NN = "glassgrad.nn.functional."
 
@@ -183,21 +183,11 @@ _EMBEDDING = [
 ]
 
 
-def _seeded(fn: Any) -> Any:
-    """Random ops draw from each library's own generator: seed it so that gradcheck sees one mask."""
-
-    def run(m: Any, x: Any) -> Any:
-        m.manual_seed(0)
-        return fn(m, x)
-
-    return run
-
-
 _DROPOUT_ERRORS = (lambda m: F(m).dropout(m.zeros(3), p=1.5), lambda m: F(m).alpha_dropout(m.zeros(3), p=-0.1))
 _DROPOUT = [
-    OpInfo(NN + "dropout", _seeded(lambda m, x: F(m).dropout(x, 0.3)), values=False, errors=_DROPOUT_ERRORS),
+    OpInfo(NN + "dropout", seeded(lambda m, x: F(m).dropout(x, 0.3)), values=False, errors=_DROPOUT_ERRORS),
     OpInfo(NN + "dropout", lambda m, x: F(m).dropout(x, 0.3, training=False), id="dropout_eval"),
-    OpInfo(NN + "alpha_dropout", _seeded(lambda m, x: F(m).alpha_dropout(x, 0.2, training=True)), values=False),
+    OpInfo(NN + "alpha_dropout", seeded(lambda m, x: F(m).alpha_dropout(x, 0.2, training=True)), values=False),
     OpInfo(NN + "alpha_dropout", lambda m, x: F(m).alpha_dropout(x, 0.2), id="alpha_dropout_eval"),
 ]
 

@@ -22,6 +22,7 @@ from ..autograd.inplace import apply_inplace, copy_
 from ..tensor import Tensor
 from . import (
     activations,
+    attention,
     binary,
     convolution,
     creation,
@@ -40,7 +41,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
-    convolution, normalization,
+    convolution, normalization, attention,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import float16, float32
+from .._dtype import CPP_NAMES, float16, float32
 from ..autograd.inplace import bump_version
 from ..tensor import Size, Tensor
 from .elementwise import not_implemented_for, pow, rsqrt, sqrt
@@ -80,9 +80,6 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Ten
     return _affine(y, weight, bias, shape)
 
 
-_C_NAMES = {"float16": "c10::Half", "float32": "float", "float64": "double"}
-
-
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
     if isinstance(normalized_shape, int):
@@ -97,7 +94,7 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     if not input.dtype.is_floating_point:
         raise not_implemented_for("rms_norm", input.dtype)
     if weight is not None and weight.dtype is not input.dtype:
-        names = (_C_NAMES.get(t.dtype.name, t.dtype.name) for t in (input, weight))
+        names = (CPP_NAMES[t.dtype.name] for t in (input, weight))
         warnings.warn(
             "Mismatch dtype between input and weight: input dtype = {}, weight dtype = {}, Cannot dispatch to fused "
             "implementation.".format(*names), UserWarning, stacklevel=2,

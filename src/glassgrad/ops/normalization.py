@@ -55,13 +55,16 @@ def _update_running(running: Tensor | None, value: np.ndarray, momentum: float) 
         bump_version(running)
 
 
-def _check_trailing_shape(input: Tensor, shape: tuple[int, ...], **params: Tensor | None) -> None:
-    """layer_norm's and rms_norm's checks: input ends in `shape`, and so does every parameter."""
+def _check_trailing_shape(input: Tensor, shape: tuple[int, ...], star: str = "*, ", **params: Tensor | None) -> None:
+    """layer_norm's and rms_norm's checks: input ends in `shape`, and so does every parameter.
+
+    `star` begins the expected shape in the message: layer_norm prints [*, 2, 4] and rms_norm [*2, 4].
+    """
     k = len(shape)
     if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k :]) != shape:
         raise RuntimeError(
-            f"Given normalized_shape={list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], but got "
-            f"input of size{list(input.shape)}"
+            f"Given normalized_shape={list(shape)}, expected input with shape [{star}{', '.join(map(str, shape))}], but "
+            f"got input of size{list(input.shape)}"
         )
     for name, t in params.items():
         if t is not None and tuple(t.shape) != shape:
@@ -90,7 +93,9 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
             "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got "
             "normalized_shape = []"
         )
-    _check_trailing_shape(input, shape, weight=weight)
+    if input.ndim < len(shape):
+        raise ValueError(f"Input tensor must have at least {len(shape)} dimensions, but got {input.ndim}")
+    _check_trailing_shape(input, shape, "*", weight=weight)
     if not input.dtype.is_floating_point:
         raise not_implemented_for("rms_norm", input.dtype)
     if weight is not None and weight.dtype is not input.dtype:

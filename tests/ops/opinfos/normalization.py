@@ -63,6 +63,7 @@ _ERRORS_RMS = (
     lambda m: F(m).rms_norm(m.zeros(2, 3), 3),
     lambda m: F(m).rms_norm(m.zeros(2, 3), ()),
     lambda m: F(m).rms_norm(m.zeros(2, 3), (2,)),
+    lambda m: F(m).rms_norm(m.zeros(3), (2, 3)),
     lambda m: F(m).rms_norm(m.zeros(2, 3), (3,), m.ones(2)),
     lambda m: F(m).rms_norm(m.zeros(2, 3, dtype=m.int64), (3,)),
     lambda m: F(m).rms_norm(m.zeros(2, 3), (3,), m.ones(3, dtype=m.float64)),  # PyTorch's warning, an error here

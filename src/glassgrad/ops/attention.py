@@ -146,7 +146,10 @@ def _check(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, 
         )
     if not query.dtype.is_floating_point:
         raise RuntimeError(f"expected scalar type Float but found {query.dtype.scalar_name}")
-    if enable_gqa and query.ndim >= 3 and any(query.shape[-3] % t.shape[-3] for t in (key, value) if t.ndim >= 3):
+    if enable_gqa and min(query.ndim, key.ndim, value.ndim) < 3:  # there is no heads dim to group
+        rank = min(query.ndim, key.ndim, value.ndim)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-rank}, {rank - 1}], but got -3)")
+    if enable_gqa and any(query.shape[-3] % t.shape[-3] for t in (key, value)):
         raise RuntimeError(
             "Number of heads in key and value must divide the number of heads in query, but got query heads "
             f"{query.shape[-3]}, key heads {key.shape[-3]} and value heads {value.shape[-3]}"
@@ -172,7 +175,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         )
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True")
-    if enable_gqa and query.ndim >= 3:
+    if enable_gqa:
         key, value = _per_query_head(key, query.shape[-3]), _per_query_head(value, query.shape[-3])
     weights = _weights(query, key, mask, is_causal, s)
     if dropout_p > 0.0:  # drawn from glassgrad's generator, as F.dropout; PyTorch's math path ignores a negative p

@@ -54,6 +54,7 @@ _ERRORS = (
     lambda m: _sdpa(m)(m.ones(1, 2, 3), m.ones(1, 2, 3), m.ones(1, 2, 3), dropout_p=1.5),
     lambda m: _sdpa(m)(m.ones(1, 1, 2, 3), m.ones(1, 1, 2, 3), m.ones(1, 1, 2, 3), dropout_p=-0.5),
     lambda m: _sdpa(m)(m.ones(1, 3, 2, 2), m.ones(1, 2, 2, 2), m.ones(1, 2, 2, 2), enable_gqa=True),
+    lambda m: _sdpa(m)(m.ones(2, 2, 2), m.ones(2, 2), m.ones(2, 2), enable_gqa=True),  # no heads dim to group
     lambda m: _sdpa(m)(m.ones(1, 3, 2, 2), m.ones(1, 2, 2, 2), m.ones(1, 2, 2, 2)),  # heads neither match nor broadcast
     lambda m: _sdpa(m)(m.ones(2, 2), m.ones(2, 3), m.ones(2, 3)),  # query and key of different sizes
     lambda m: _sdpa(m)([1.0], m.ones(2, 3), m.ones(2, 3)),

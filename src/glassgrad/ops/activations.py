@@ -226,9 +226,6 @@ def tanhshrink(input: Tensor) -> Tensor:
 
 
 # -- threshold, shrinkage, and leaky units with a learned or random slope ------------------------------------
-_C_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half"}
-
-
 def _as_scalar_of(value: float, dtype: _dtype.dtype) -> Any:
     """A Python number as `dtype`'s scalar (integers truncate), or PyTorch's error when it does not fit."""
     kind = dtype.np
@@ -238,7 +235,7 @@ def _as_scalar_of(value: float, dtype: _dtype.dtype) -> Any:
     else:
         fits = math.isfinite(value) and np.iinfo(kind).min <= value <= np.iinfo(kind).max
     if not fits:
-        name = _C_TYPE_NAMES.get(kind.name, f"{kind.name}_t")
+        name = _dtype.CPP_NAMES[kind.name] if kind.kind == "f" else f"{kind.name}_t"  # c10 names int64_t, not long
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
     return kind.type(value if kind.kind == "f" else int(value))
 

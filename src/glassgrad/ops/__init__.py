@@ -23,6 +23,7 @@ from ..autograd.inplace import apply_inplace, copy_
 from ..tensor import Tensor
 from . import (
     activations,
+    attention,
     binary,
     convolution,
     creation,
@@ -45,7 +46,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    matrix_functions, activations, losses, convolution, normalization, distance,
+    matrix_functions, activations, losses, convolution, normalization, distance, attention,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

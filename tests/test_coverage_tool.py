@@ -155,5 +155,5 @@ def test_glassgrads_missing_name_error_counts_as_absent() -> None:
 def test_main_prints_the_table_and_the_lacking_names_by_theme(capsys) -> None:
     assert cov.main(["--namespace", "torch.fft", "--list", "lacking", "--list", "excluded"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("| namespace | public |")
+    assert out.startswith("glassgrad ") and "\n| namespace | public |" in out
     assert "`torch.fft`" in out and "### lacking" in out and "### excluded" in out

@@ -2,6 +2,7 @@
 
     python tools/coverage.py                  # the table (Markdown)
     python tools/coverage.py --list lacking   # and the lacking names, grouped by theme
+    python tools/coverage.py --list groups    # the exclusion groups with their counts and reasons
     python tools/coverage.py --list excluded  # or: present, filtered, stale-exclusions
 
 Run it against the installed PyTorch 2.13 and the glassgrad on the path (`make coverage`). It
@@ -53,8 +54,9 @@ How a present name is tested, as far as can be told cheaply:
   tests/ops/test_registry_coverage.py makes every entry have an OpInfo, which the property tests run
   against PyTorch (forward, first and second derivatives, errors) and finite differences;
 - *tests*: otherwise, the name occurs in a test file under tests/ as an attribute (`lib.nn.Linear`),
-  an imported name, or a string literal (`getattr(lib.nn, "ReLU")` tables). An upper bound: something
-  there uses the name, not necessarily comparing it with PyTorch;
+  an imported name, a string literal (`getattr(lib.nn, "ReLU")` tables) or an attribute inside a string
+  literal that parses as code (`"m.cuda.synchronize()"` evaluated on both libraries). An upper bound:
+  something there uses the name, not necessarily comparing it with PyTorch;
 - *untested*: neither.
 """
 
@@ -62,6 +64,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import fnmatch
 import importlib
 import inspect
@@ -279,18 +282,28 @@ def registry_key(namespace: str, name: str) -> str:
 
 
 def names_in_tests(tests: Path = ROOT / "tests") -> set[str]:
-    """Attribute names, imported names and identifier-like string literals of every test file."""
+    """Attribute names, imported names and identifier-like string literals of every test file, and the
+    attribute names inside string literals that are code (tests that eval "m.cuda.synchronize()" on both
+    libraries)."""
     found: set[str] = set()
-    for path in sorted(tests.rglob("*.py")):
-        if path.name == "test_coverage_tool.py":  # this tool's own test names PyTorch names without testing them
-            continue
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+
+    def collect(tree: ast.AST, strings_are_code: bool) -> None:
+        for node in ast.walk(tree):
             if isinstance(node, ast.Attribute):
                 found.add(node.attr)
             elif isinstance(node, ast.ImportFrom):
                 found.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
-                found.add(node.value)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if node.value.isidentifier():
+                    found.add(node.value)
+                elif strings_are_code:
+                    with contextlib.suppress(SyntaxError, ValueError):  # prose, not code
+                        collect(ast.parse(node.value.strip()), strings_are_code=False)
+
+    for path in sorted(tests.rglob("*.py")):
+        if path.name == "test_coverage_tool.py":  # this tool's own test names PyTorch names without testing them
+            continue
+        collect(ast.parse(path.read_text(), str(path)), strings_are_code=True)
     return found
 
 
@@ -398,6 +411,11 @@ def listing(report: Report, kind: str) -> Iterator[str]:
         lacking = [n for n in report.names if n.status == "lacking"]
         for theme, entries in by_theme(lacking, themes()).items():
             yield f"\n**{theme}** ({len(entries)}): " + ", ".join(f"`{_short(e)}`" for e in entries)
+    elif kind == "groups":
+        yield "| exclusion group | names | reason |\n|---|--:|---|"
+        counts = Counter(n.group for n in report.names if n.status == "excluded")
+        for group in load_exclusions().groups:
+            yield f"| {group.id} | {counts[group.id]} | {group.reason} |"
     elif kind == "excluded":
         exclusions = load_exclusions()
         excluded = [n for n in report.names if n.status == "excluded"]
@@ -417,6 +435,15 @@ def listing(report: Report, kind: str) -> Iterator[str]:
             yield f"{entry.qualified}: glassgrad has it, but exclusion group {entry.group!r} lists it"
 
 
+def provenance() -> str:
+    """Which glassgrad was measured against which PyTorch: an environment can import another checkout."""
+    import torch
+
+    import glassgrad
+
+    return f"glassgrad {glassgrad.__version__} from {Path(glassgrad.__file__).parent}, PyTorch {torch.__version__}"
+
+
 def problems(report: Report) -> list[str]:
     """What makes the exclusion list dishonest or out of date."""
     return (
@@ -429,12 +456,13 @@ def problems(report: Report) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--list", action="append", default=[], choices=("lacking", "excluded", "present", "filtered", "stale-exclusions"),
+        "--list", action="append", default=[], choices=("lacking", "groups", "excluded", "present", "filtered", "stale-exclusions"),
         help="also list these names (repeatable)",
     )
     parser.add_argument("--namespace", action="append", choices=NAMESPACES, help="measure only these (repeatable)")
     args = parser.parse_args(argv)
     report = measure(namespaces=args.namespace or NAMESPACES)
+    print(provenance() + "\n")
     print(table(report))
     for kind in args.list:
         print(f"\n### {kind}")
@@ -447,6 +475,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # This checkout's glassgrad, even where the environment's editable install points at another worktree.
-    sys.path.insert(0, str(ROOT / "src"))
     sys.exit(main())

@@ -211,7 +211,9 @@ def public_names(namespace: str, exclusions: Exclusions) -> tuple[list[str], lis
     for name in sorted(dir(owner)):
         if name.startswith("_"):
             continue
-        obj = getattr(owner, name)
+        with warnings.catch_warnings():  # reading a deprecated name (torch.cuda.has_half) warns
+            warnings.simplefilter("ignore")
+            obj = getattr(owner, name)
         if isinstance(obj, types.ModuleType):
             continue
         if namespace != "torch.Tensor" and (
@@ -324,8 +326,9 @@ def _audit(exclusions: Exclusions, public: dict[str, list[str]]) -> tuple[list[s
 
 
 def measure(exclusions: Exclusions | None = None, namespaces: Iterable[str] = NAMESPACES) -> Report:
+    """Every public name of `namespaces`, classified as the module docstring says."""
     exclusions = exclusions or load_exclusions()
-    with warnings.catch_warnings():  # reading deprecated names (torch.cuda.has_half ...) warns
+    with warnings.catch_warnings():  # glassgrad's deprecated names warn when read, as PyTorch's do
         warnings.simplefilter("ignore")
         split = {ns: public_names(ns, exclusions) for ns in namespaces}
         registry_names, registry_ids = _registry()

@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo demo-distributed test test-thorough lint clean system-deps
+.PHONY: demo demo-distributed test test-thorough lint clean system-deps coverage
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,7 +33,7 @@ demo-distributed: $(VENV)/.installed-distributed
 	$(BIN)/python examples/digits_ddp.py
 
 test: $(VENV)/.installed-test system-deps
-	$(BIN)/ruff check src tests examples
+	$(BIN)/ruff check src tests examples tools
 	$(BIN)/python -m pytest
 
 # The same suite drawing new hypothesis examples every run (500 per property): for exploring, not for CI.
@@ -51,7 +51,14 @@ system-deps:
 	else echo "note: graphviz or chromium is missing; the rendering tests will be skipped"; fi
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests examples
+	$(BIN)/ruff check src tests examples tools
+
+# How much of PyTorch 2.13's public API glassgrad has, per namespace (docs/coverage.md explains the counting);
+# COVERAGE_ARGS passes options, e.g. make coverage COVERAGE_ARGS="--list lacking".
+COVERAGE_ARGS ?=
+
+coverage: $(VENV)/.installed-test
+	$(BIN)/python tools/coverage.py $(COVERAGE_ARGS)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .hypothesis

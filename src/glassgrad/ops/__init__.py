@@ -37,7 +37,9 @@ from . import (
     losses,
     matrix_functions,
     normalization,
+    pooling,
     reduction,
+    resampling,
     scans,
     shape,
     sorting,
@@ -46,7 +48,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    matrix_functions, activations, losses, convolution, normalization, distance, attention,
+    matrix_functions, activations, losses, convolution, pooling, resampling, normalization, distance, attention,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -16,9 +16,11 @@ import numpy as np
 from .._dtype import CPP_NAMES, float16, float32
 from ..autograd.inplace import bump_version
 from ..tensor import Size, Tensor
+from .convolution import pad
 from .elementwise import not_implemented_for, pow, rsqrt, sqrt
+from .pooling import avg_pool2d, avg_pool3d
 from .reduction import mean
-from .shape import reshape
+from .shape import reshape, squeeze, unsqueeze
 
 NAMESPACE = "glassgrad.nn.functional"
 
@@ -193,8 +195,28 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     return _affine(reshape(y, input.shape), weight, bias, _channel_shape(input))
 
 
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """input / (k + alpha * mean of squares over `size` neighbouring channels)^beta, composed as PyTorch composes it."""
+    if input.ndim < 3:
+        # PyTorch's message carries the run of spaces its source line continuation leaves.
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {input.ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = input * input
+    # The channel dim becomes a spatial dim of a one-channel pool, padded by size // 2 before and (size - 1) // 2 after.
+    if input.ndim == 3:
+        padded = pad(unsqueeze(squares, 1), (0, 0, size // 2, (size - 1) // 2))
+        div = squeeze(avg_pool2d(padded, (size, 1), stride=1), 1)
+    else:
+        shape = input.shape
+        padded = pad(reshape(squares, (shape[0], 1, shape[1], shape[2], -1)), (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = reshape(squeeze(avg_pool3d(padded, (size, 1, 1), stride=1), 1), shape)
+    return input / pow(div * alpha + k, beta)
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "layer_norm": layer_norm, "rms_norm": rms_norm, "batch_norm": batch_norm, "instance_norm": instance_norm, "group_norm": group_norm,
+    "local_response_norm": local_response_norm,
 }
 METHODS: dict[str, Callable[..., Any]] = {}
 ALSO: dict[str, dict[str, Callable[..., Any]]] = {"glassgrad": {"rms_norm": rms_norm}}

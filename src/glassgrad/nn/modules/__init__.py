@@ -30,11 +30,12 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose2d
 from .dropout import AlphaDropout, Dropout
 from .flatten import Flatten, Unflatten
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Bilinear, Identity, Linear
 from .loss import (
     BCELoss,
@@ -55,7 +56,7 @@ from .loss import (
     TripletMarginLoss,
 )
 from .module import Module
-from .normalization import GroupNorm, LayerNorm, RMSNorm
+from .normalization import CrossMapLRN2d, GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import (
     CircularPad1d,
     CircularPad2d,

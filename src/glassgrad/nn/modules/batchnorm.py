@@ -1,8 +1,9 @@
-"""BatchNorm1d and BatchNorm2d at torch.nn.modules.batchnorm: batch statistics in training, running ones in eval."""
+"""BatchNorm1d/2d/3d at torch.nn.modules.batchnorm (batch statistics in training, running ones in eval), and the
+_NormBase they share with the instance norms: affine parameters, running statistics and their reset."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ... import _dtype
 from ...autograd import grad_mode
@@ -13,9 +14,9 @@ from .module import Module
 from .normalization import register_affine, reset_affine
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
     _version = 2  # PyTorch's: its state dicts carry num_batches_tracked
-    _expected_dims: tuple[int, ...]
+    _expected_dims: ClassVar[tuple[int, ...]]
 
     def __init__(
         self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
@@ -53,6 +54,14 @@ class _BatchNorm(Module):
             wanted = " or ".join(f"{d}D" for d in self._expected_dims)
             raise ValueError(f"expected {wanted} input (got {input.dim()}D input)")
 
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
+        )
+
+
+class _BatchNorm(_NormBase):
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
@@ -69,12 +78,6 @@ class _BatchNorm(Module):
             use_batch_stats, factor, self.eps,
         )
 
-    def extra_repr(self) -> str:
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
-        )
-
 
 class BatchNorm1d(_BatchNorm):
     _expected_dims = (2, 3)
@@ -82,3 +85,7 @@ class BatchNorm1d(_BatchNorm):
 
 class BatchNorm2d(_BatchNorm):
     _expected_dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    _expected_dims = (5,)

@@ -35,6 +35,7 @@ from . import (
     linalg_decomp,
     logic,
     losses,
+    margin_losses,
     matrix_functions,
     normalization,
     pooling,
@@ -48,7 +49,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    matrix_functions, activations, losses, convolution, pooling, resampling, normalization, distance, attention,
+    matrix_functions, activations, losses, margin_losses, convolution, pooling, resampling, normalization, distance, attention,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

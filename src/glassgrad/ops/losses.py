@@ -17,9 +17,10 @@ import numpy as np
 from .._dtype import result_type
 from ..autograd import grad_mode
 from ..tensor import Tensor
-from .activations import clamped_value, logsigmoid, pairwise_distance, tensor_log_softmax
+from .activations import logsigmoid, tensor_log_softmax
 from .binary import minimum, xlogy
 from .creation import ones_like
+from .distance import clamped_value, pairwise_distance
 from .elementwise import (
     abs,
     add,

@@ -15,8 +15,9 @@ import numpy as np
 
 from .._dtype import int64
 from ..tensor import Tensor
-from .activations import logsigmoid, pairwise_distance, relu
+from .activations import logsigmoid, relu
 from .binary import minimum
+from .distance import pairwise_distance
 from .elementwise import clamp, neg, not_implemented_for
 from .indexing import gather
 from .losses import _not_differentiable, _reduce, _reduction

@@ -44,13 +44,12 @@ def test_pooling_module_matches_torch(name: str) -> None:
     check_against_torch(ref, mine, [x])
 
 
-@pytest.mark.parametrize("n", [2, 3])
-def test_fractional_max_pool_module_draws_from_glassgrad_generator(n: int) -> None:
+@pytest.mark.parametrize(("cls", "n"), [("FractionalMaxPool2d", 2), ("FractionalMaxPool3d", 3)])
+def test_fractional_max_pool_module_draws_from_glassgrad_generator(cls: str, n: int) -> None:
     x = X2 if n == 2 else X3
     glassgrad.manual_seed(3)
     drawn = glassgrad.rand(x.shape[0], x.shape[1], n, dtype=glassgrad.float64)  # what the module draws: (N, C, n)
     glassgrad.manual_seed(3)
-    cls = f"FractionalMaxPool{n}d"
     mine = getattr(glassgrad.nn, cls)(2, output_ratio=0.5, return_indices=True)
     ref = getattr(torch.nn, cls)(2, output_ratio=0.5, return_indices=True, _random_samples=torch.tensor(drawn.numpy()))
     check_against_torch(ref, mine, [x])
@@ -65,13 +64,14 @@ def test_fractional_max_pool_module_argument_errors(kwargs: dict[str, Any]) -> N
     assert_raises_like_torch(lambda lib: lib.nn.FractionalMaxPool2d(2, **kwargs))
 
 
-@pytest.mark.parametrize("n", [1, 2, 3])
-def test_max_unpool_module_inverts_max_pool_like_torch(n: int) -> None:
-    x = (X1, X2, X3)[n - 1]
+@pytest.mark.parametrize(("pool_cls", "unpool_cls", "x"), [
+    ("MaxPool1d", "MaxUnpool1d", X1), ("MaxPool2d", "MaxUnpool2d", X2), ("MaxPool3d", "MaxUnpool3d", X3),
+])
+def test_max_unpool_module_inverts_max_pool_like_torch(pool_cls: str, unpool_cls: str, x: np.ndarray) -> None:
     results = []
     for lib in (torch, glassgrad):
-        pool = getattr(lib.nn, f"MaxPool{n}d")(2, stride=2, return_indices=True)
-        unpool = getattr(lib.nn, f"MaxUnpool{n}d")(2, stride=2)
+        pool = getattr(lib.nn, pool_cls)(2, stride=2, return_indices=True)
+        unpool = getattr(lib.nn, unpool_cls)(2, stride=2)
         xt = lib.tensor(x, requires_grad=True)
         out, indices = pool(xt)
         restored = unpool(out, indices, output_size=xt.shape)

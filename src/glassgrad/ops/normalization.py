@@ -214,10 +214,31 @@ def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: flo
     return input / pow(div * alpha + k, beta)
 
 
+# torch.batch_norm/layer_norm/group_norm: ATen's signatures, which end in a cuDNN flag (a CPU build ignores it) and
+# put batch_norm's weight and bias before the running statistics.
+def _aten_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+                     running_var: Tensor | None, training: bool, momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
+    return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _aten_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None, bias: Tensor | None = None,
+                     eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def _aten_group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+                     eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "layer_norm": layer_norm, "rms_norm": rms_norm, "batch_norm": batch_norm, "instance_norm": instance_norm, "group_norm": group_norm,
     "local_response_norm": local_response_norm,
 }
 METHODS: dict[str, Callable[..., Any]] = {}
-ALSO: dict[str, dict[str, Callable[..., Any]]] = {"glassgrad": {"rms_norm": rms_norm}}
+ALSO: dict[str, dict[str, Callable[..., Any]]] = {
+    "glassgrad": {
+        "rms_norm": rms_norm, "batch_norm": _aten_batch_norm, "layer_norm": _aten_layer_norm, "group_norm": _aten_group_norm,
+    },
+}
 INPLACE: tuple[str, ...] = ()

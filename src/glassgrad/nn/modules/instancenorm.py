@@ -1,5 +1,5 @@
-"""InstanceNorm1d/2d/3d at torch.nn.modules.instancenorm: each sample's channels normalized over their own
-spatial dims; running statistics only when track_running_stats, and then used in eval."""
+"""InstanceNorm1d/2d/3d and their lazy forms at torch.nn.modules.instancenorm: each sample's channels normalized over
+their own spatial dims; running statistics only when track_running_stats, and then used in eval."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 from ...tensor import Tensor
 from .. import functional as F
-from .batchnorm import _NormBase
+from .batchnorm import _LazyNormBase, _NormBase
 
 
 class _InstanceNorm(_NormBase):
@@ -53,3 +53,19 @@ class InstanceNorm2d(_InstanceNorm):
 
 class InstanceNorm3d(_InstanceNorm):
     _expected_dims = (4, 5)
+
+
+# The lazy instance norms take _LazyNormBase's defaults (affine and track_running_stats True), as PyTorch's do.
+class LazyInstanceNorm1d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm1d
+    _expected_dims = InstanceNorm1d._expected_dims
+
+
+class LazyInstanceNorm2d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm2d
+    _expected_dims = InstanceNorm2d._expected_dims
+
+
+class LazyInstanceNorm3d(_LazyNormBase, _InstanceNorm):
+    cls_to_become = InstanceNorm3d
+    _expected_dims = InstanceNorm3d._expected_dims

@@ -69,3 +69,19 @@ def test_gumbel_softmax_hard_passes_the_soft_gradient_straight_through() -> None
     np.testing.assert_allclose(logits.grad.numpy(), soft_logits.grad.numpy(), rtol=1e-12)
     with pytest.warns(UserWarning, match="`eps` parameter is deprecated"):
         glassgrad.nn.functional.gumbel_softmax(logits, eps=1e-5)
+
+
+def test_grid_sample_and_affine_grid_warn_without_align_corners_and_then_take_false() -> None:
+    theta = glassgrad.tensor([[[1.0, 0.2, 0.1], [-0.3, 0.9, 0.0]]])
+    with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior has changed"):
+        grid = glassgrad.nn.functional.affine_grid(theta, (1, 1, 3, 4))
+    np.testing.assert_array_equal(grid.numpy(), glassgrad.nn.functional.affine_grid(theta, (1, 1, 3, 4), align_corners=False).numpy())
+    x = glassgrad.tensor(RNG.standard_normal((1, 1, 3, 4)), dtype=glassgrad.float32)
+    with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior has changed"):
+        out = glassgrad.nn.functional.grid_sample(x, grid)
+    np.testing.assert_array_equal(out.numpy(), glassgrad.nn.functional.grid_sample(x, grid, align_corners=False).numpy())
+
+
+def test_grid_sample_bicubic_is_refused_with_the_modes_glassgrad_has() -> None:
+    with pytest.raises(NotImplementedError, match="use mode='bilinear' or 'nearest'"):
+        glassgrad.nn.functional.grid_sample(glassgrad.zeros(1, 1, 2, 2), glassgrad.zeros(1, 2, 2, 2), mode="bicubic", align_corners=False)

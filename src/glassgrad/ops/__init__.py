@@ -29,6 +29,7 @@ from . import (
     creation,
     distance,
     elementwise,
+    grid_sampling,
     indexing,
     inplace_ops,
     linalg,
@@ -49,7 +50,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    matrix_functions, activations, losses, margin_losses, convolution, pooling, resampling, normalization, distance, attention,
+    matrix_functions, activations, losses, margin_losses, convolution, pooling, resampling, grid_sampling, normalization, distance, attention,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -27,6 +27,7 @@ from . import (
     binary,
     convolution,
     creation,
+    ctc,
     distance,
     elementwise,
     grid_sampling,
@@ -50,7 +51,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    matrix_functions, activations, losses, margin_losses, convolution, pooling, resampling, grid_sampling, normalization, distance, attention,
+    matrix_functions, activations, losses, margin_losses, ctc, convolution, pooling, resampling, grid_sampling, normalization, distance, attention,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -214,3 +214,12 @@ class TripletMarginWithDistanceLoss(_Loss):
         self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
         self.margin = margin
         self.swap = swap
+
+
+class CTCLoss(_Loss):
+    _function = F.ctc_loss
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity

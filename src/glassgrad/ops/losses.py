@@ -557,11 +557,8 @@ def cosine_embedding_loss(
     return _reduce(add(positive, negative), reduction)
 
 
-def triplet_margin_loss(
-    anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2, eps: float = 1e-6,
-    swap: bool = False, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
-) -> Tensor:
-    reduction = _reduction(reduction, size_average, reduce)
+def check_triplet(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float) -> None:
+    """The triplet losses' checks: a positive margin, and three inputs of one rank."""
     if margin <= 0:
         raise ValueError(f"margin must be greater than 0, got {margin}")
     if not anchor.ndim == positive.ndim == negative.ndim:
@@ -569,6 +566,14 @@ def triplet_margin_loss(
             "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but got: "
             f"anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs"
         )
+
+
+def triplet_margin_loss(
+    anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2, eps: float = 1e-6,
+    swap: bool = False, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
+) -> Tensor:
+    reduction = _reduction(reduction, size_average, reduce)
+    check_triplet(anchor, positive, negative, margin)
     to_positive = pairwise_distance(anchor, positive, p, eps)
     to_negative = pairwise_distance(anchor, negative, p, eps)
     if swap:

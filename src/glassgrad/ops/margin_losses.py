@@ -20,7 +20,7 @@ from .binary import minimum
 from .distance import pairwise_distance
 from .elementwise import clamp, neg, not_implemented_for
 from .indexing import gather
-from .losses import _not_differentiable, _reduce, _reduction
+from .losses import _not_differentiable, _reduce, _reduction, check_triplet
 from .reduction import mean
 from .reduction import sum as reduce_sum
 from .shape import reshape, unsqueeze
@@ -123,13 +123,7 @@ def triplet_margin_with_distance_loss(
     """max(0, margin + d(anchor, positive) - d(anchor, negative)), d pairwise_distance unless given."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not anchor.ndim == positive.ndim == negative.ndim:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but got: "
-            f"anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs"
-        )
+    check_triplet(anchor, positive, negative, margin)
     distance = distance_function if distance_function is not None else pairwise_distance
     to_positive, to_negative = distance(anchor, positive), distance(anchor, negative)
     if swap:

@@ -100,28 +100,24 @@ class _LazyConvXdMixin(LazyModuleMixin):
         return input.shape[1] if input.dim() == unbatched + 1 else input.shape[0]
 
 
-class LazyConv1d(_LazyConvXdMixin, Conv1d):
+class _LazyConv(_LazyConvXdMixin):
+    """The constructor of LazyConv1d and LazyConv2d: Conv1d's or Conv2d's, without in_channels."""
+
+    def __init__(
+        self, out_channels: int, kernel_size: int | Sequence[int], stride: int | Sequence[int] = 1,
+        padding: str | int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
+        padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
+    ) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
     cls_to_become = Conv1d
 
-    def __init__(
-        self, out_channels: int, kernel_size: int | Sequence[int], stride: int | Sequence[int] = 1,
-        padding: str | int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
-        padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
-    ) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
-
-class LazyConv2d(_LazyConvXdMixin, Conv2d):
+class LazyConv2d(_LazyConv, Conv2d):
     cls_to_become = Conv2d
-
-    def __init__(
-        self, out_channels: int, kernel_size: int | Sequence[int], stride: int | Sequence[int] = 1,
-        padding: str | int | Sequence[int] = 0, dilation: int | Sequence[int] = 1, groups: int = 1, bias: bool = True,
-        padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
-    ) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
 
 
 class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):

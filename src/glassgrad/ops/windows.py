@@ -9,6 +9,7 @@ convolution with the same ConvParams are exact adjoints of each other, whatever 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -88,25 +89,27 @@ def scatter_windows(cols: np.ndarray, size: Sequence[int], stride: Sequence[int]
     return result
 
 
-_SPATIAL, _KERNEL = "xyz", "ijk"
-
-
 def _conv_array(x: np.ndarray, w: np.ndarray, p: ConvParams) -> np.ndarray:
-    n, g = w.ndim - 2, p.groups
-    cols = windows(pad_crop(x, p.pads), w.shape[2:], p.stride, p.dilation)
-    cols = cols.reshape(x.shape[0], g, x.shape[1] // g, *cols.shape[2:])
-    o, k = _SPATIAL[:n], _KERNEL[:n]
-    out = np.einsum(f"ngc{o}{k},gmc{k}->ngm{o}", cols, w.reshape(g, w.shape[0] // g, *w.shape[1:]), optimize=True)
-    return out.reshape(x.shape[0], w.shape[0], *out.shape[3:])
+    # im2col into (N, groups, C/g * prod(kernel), prod(out)), then one batched matmul with the weight as
+    # (groups, O/g, C/g * prod(kernel)): BLAS does the work and the result is already (N, O, *out).
+    n, g, batch, o = w.ndim - 2, p.groups, x.shape[0], w.shape[0]
+    cols = windows(pad_crop(x, p.pads), w.shape[2:], p.stride, p.dilation)  # (N, C, *out, *kernel)
+    out = cols.shape[2 : 2 + n]
+    cols = np.moveaxis(cols, tuple(range(2, 2 + n)), tuple(range(2 + n, 2 + 2 * n)))
+    cols = cols.reshape(batch, g, w[0].size, math.prod(out))
+    return (w.reshape(g, o // g, w[0].size) @ cols).reshape(batch, o, *out)
 
 
 def _conv_transpose_array(x: np.ndarray, w: np.ndarray, p: ConvParams) -> np.ndarray:
-    n, g = w.ndim - 2, p.groups
-    o, k = _SPATIAL[:n], _KERNEL[:n]
-    xg = x.reshape(x.shape[0], g, x.shape[1] // g, *x.shape[2:])
-    cols = np.einsum(f"ngc{o},gcm{k}->ngm{o}{k}", xg, w.reshape(g, w.shape[0] // g, *w.shape[1:]), optimize=True)
-    cols = cols.reshape(x.shape[0], g * w.shape[1], *cols.shape[3:])
-    full = tuple((i - 1) * s + d * (kk - 1) + 1 for i, kk, s, d in zip(x.shape[2:], w.shape[2:], p.stride, p.dilation, strict=True))
+    # The adjoint of _conv_array: the weight's transpose times the input gives every window's
+    # contribution, (N, O, *kernel, *in), and scatter_windows sums the overlapping windows.
+    n, g, (batch, c) = w.ndim - 2, p.groups, x.shape[:2]
+    size, kernel = x.shape[2:], w.shape[2:]
+    wg = w.reshape(g, c // g, w[0].size)
+    cols = np.swapaxes(wg, 1, 2) @ x.reshape(batch, g, c // g, math.prod(size))
+    cols = cols.reshape(batch, g * w.shape[1], *kernel, *size)
+    cols = np.moveaxis(cols, tuple(range(2, 2 + n)), tuple(range(2 + n, 2 + 2 * n)))  # (N, O, *in, *kernel)
+    full = tuple((i - 1) * s + d * (k - 1) + 1 for i, k, s, d in zip(size, kernel, p.stride, p.dilation, strict=True))
     return pad_crop(scatter_windows(cols, full, p.stride, p.dilation), tuple((-lo, -hi) for lo, hi in p.pads))
 
 

@@ -112,6 +112,15 @@ def _conv(n: int, name: str, input: Tensor, weight: Tensor, bias: Tensor | None,
     return squeeze(out, 0) if unbatched else out
 
 
+def _per_dim(output_padding: tuple[int, ...], strides: tuple[int, ...], dilations: tuple[int, ...]) -> str:
+    """PyTorch's listing of transposed-convolution geometry, where a 1-d convolution runs as a 2-d one of height 1."""
+    names = ("depth", "height", "width")[-max(len(strides), 2):]
+    if len(strides) == 1:
+        output_padding, strides, dilations = (0, *output_padding), (1, *strides), (1, *dilations)
+    return " ".join(f"{what}_{name}: {v}" for what, values in (("output_padding", output_padding), ("stride", strides),
+                                                             ("dilation", dilations)) for name, v in zip(names, values, strict=True))
+
+
 def _conv_transpose(n: int, name: str, input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple,
                     padding: IntOrTuple, output_padding: IntOrTuple, groups: int, dilation: IntOrTuple) -> Tensor:
     x, unbatched = _batched(input, n, name)
@@ -121,10 +130,7 @@ def _conv_transpose(n: int, name: str, input: Tensor, weight: Tensor, bias: Tens
     if any(p < 0 for p in pads):
         raise RuntimeError("negative padding is not supported")
     if any(e >= s and e >= d for e, s, d in zip(extra, strides, dilations, strict=True)):
-        raise RuntimeError(
-            f"output padding must be smaller than either stride or dilation, but got output_padding={list(extra)}, "
-            f"stride={list(strides)} and dilation={list(dilations)}"
-        )
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {_per_dim(extra, strides, dilations)}")
     # The transposed direction's exact pads: `output_padding` extends the high side.
     params = ConvParams(strides, tuple((p, p - e) for p, e in zip(pads, extra, strict=True)), dilations, groups)
     sizes = tuple((i - 1) * s + d * (k - 1) + 1 - 2 * p + e for i, k, s, d, p, e in
@@ -148,6 +154,11 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: In
     return _conv(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
 
 
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
+           padding: str | IntOrTuple = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
+    return _conv(3, "conv3d", input, weight, bias, stride, padding, dilation, groups)
+
+
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
                      padding: IntOrTuple = 0, output_padding: IntOrTuple = 0, groups: int = 1,
                      dilation: IntOrTuple = 1) -> Tensor:
@@ -158,6 +169,12 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
                      padding: IntOrTuple = 0, output_padding: IntOrTuple = 0, groups: int = 1,
                      dilation: IntOrTuple = 1) -> Tensor:
     return _conv_transpose(2, "conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
+                     padding: IntOrTuple = 0, output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    return _conv_transpose(3, "conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 # -- unfold (im2col) and fold (col2im): each other's adjoint --------------------------------------------------------
@@ -403,7 +420,8 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "conv1d": conv1d, "conv2d": conv2d, "conv_transpose1d": conv_transpose1d, "conv_transpose2d": conv_transpose2d,
+    "conv1d": conv1d, "conv2d": conv2d, "conv3d": conv3d, "conv_transpose1d": conv_transpose1d,
+    "conv_transpose2d": conv_transpose2d, "conv_transpose3d": conv_transpose3d,
     "unfold": unfold, "fold": fold, "pad": pad, "embedding": embedding, "dropout": dropout,
     "alpha_dropout": alpha_dropout, **pooling.FUNCTIONS,
 }

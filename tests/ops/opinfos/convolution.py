@@ -18,12 +18,14 @@ def F(m: Any) -> Any:
 
 @st.composite
 def conv_shapes(draw: Any, n: int, transposed: bool = False, groups: tuple[int, ...] = (1,), bias: bool = True,
-                kernels: tuple[int, ...] = (1, 2, 3)) -> Shapes:
-    """(input, weight[, bias]) for an n-d convolution; weights are (in, out/groups, *k) when transposed."""
+                kernels: tuple[int, ...] = (1, 2, 3), min_side: int | None = None) -> Shapes:
+    """(input, weight[, bias]) for an n-d convolution; weights are (in, out/groups, *k) when transposed.
+    Sides start at 3 (1 when transposed) unless `min_side` says otherwise."""
     g = draw(st.sampled_from(groups))
     batch, cin, cout = draw(st.integers(0, 2)), g * draw(st.integers(1, 2)), g * draw(st.integers(1, 2))
     kernel = tuple(draw(st.sampled_from(kernels)) for _ in range(n))
-    x = (batch, cin, *(draw(st.integers(1 if transposed else 3, 4)) for _ in range(n)))
+    low = min_side or (1 if transposed else 3)
+    x = (batch, cin, *(draw(st.integers(low, 4)) for _ in range(n)))
     w = (cin, cout // g, *kernel) if transposed else (cout, cin // g, *kernel)
     return (x, w, (cout,)) if bias else (x, w)
 
@@ -51,10 +53,18 @@ _CONV_ERRORS = (
     lambda m: F(m).conv2d(m.zeros(1, 1, 4, 4, dtype=m.float64), m.zeros(1, 1, 3, 3, dtype=m.float32)),  # dtypes
     lambda m: F(m).conv2d(m.zeros(1, 1, 4, 4, dtype=m.float64), m.zeros(1, 1, 3, 3, dtype=m.float64), m.zeros(2, dtype=m.float64)),
 )
+_CONV_3D_ERRORS = (
+    lambda m: F(m).conv3d(m.zeros(2, 3, 4, dtype=m.float64), m.zeros(1, 1, 1, 1, 1, dtype=m.float64)),  # input rank
+    lambda m: F(m).conv3d(m.zeros(1, 2, 4, 4, 4, dtype=m.float64), m.zeros(1, 2, 3, 3, dtype=m.float64)),  # weight rank
+    lambda m: F(m).conv3d(m.zeros(1, 2, 2, 4, 4, dtype=m.float64), m.zeros(1, 2, 3, 3, 3, dtype=m.float64)),  # kernel > input
+)
 _CONV_T_ERRORS = (
     lambda m: F(m).conv_transpose2d(m.zeros(1, 2, 3, 3, dtype=m.float64), m.zeros(3, 1, 2, 2, dtype=m.float64)),
     lambda m: F(m).conv_transpose2d(m.zeros(1, 2, 3, 3, dtype=m.float64), m.zeros(2, 1, 2, 2, dtype=m.float64), output_padding=1),
     lambda m: F(m).conv_transpose1d(m.zeros(1, 1, 1, dtype=m.float64), m.zeros(1, 1, 1, dtype=m.float64), padding=1),
+    lambda m: F(m).conv_transpose3d(m.zeros(1, 2, 3, 3, 3, dtype=m.float64), m.zeros(2, 1, 2, 2, 2, dtype=m.float64),
+                                    output_padding=(0, 1, 0), stride=(2, 1, 2)),
+    lambda m: F(m).conv_transpose3d(m.zeros(1, 2, 3, 3, dtype=m.float64), m.zeros(2, 1, 2, 2, 2, dtype=m.float64)),
 )
 
 _CONVS = [
@@ -69,6 +79,12 @@ _CONVS = [
     _conv("conv2d", lambda m, x, w: F(m).conv2d(x, w, padding="same"), 2, shape_kw={"bias": False, "kernels": (1, 3)},
           id="conv2d_same"),
     _conv("conv2d", lambda m, x, w: F(m).conv2d(x[0], w, padding="valid"), 2, shape_kw={"bias": False}, id="conv2d_unbatched"),
+    _conv("conv3d", lambda m, x, w, b: F(m).conv3d(x, w, b, stride=(1, 2, 1), padding=(1, 0, 1), dilation=(2, 1, 1),
+                                                   groups=x.shape[1] // w.shape[1]),
+          3, shape_kw={"groups": (1, 2), "kernels": (1, 2), "min_side": 2}, errors=_CONV_3D_ERRORS),
+    _conv("conv3d", lambda m, x, w: F(m).conv3d(x[0], w, padding="same"), 3,
+          shape_kw={"bias": False, "kernels": (1, 3), "min_side": 2},
+          id="conv3d_same_unbatched"),
     _conv("conv_transpose1d", lambda m, x, w, b: F(m).conv_transpose1d(x, w, b), 1, shape_kw={"transposed": True},
           errors=_CONV_T_ERRORS[2:]),
     _conv("conv_transpose1d", lambda m, x, w, b: F(m).conv_transpose1d(x, w, b, stride=3, padding=1, output_padding=2, groups=2),
@@ -78,6 +94,11 @@ _CONVS = [
     _conv("conv_transpose2d", lambda m, x, w, b: F(m).conv_transpose2d(
         x, w, b, stride=2, padding=(0, 1), output_padding=(1, 0), groups=2, dilation=(1, 2)),
         2, shape_kw={"transposed": True, "groups": (2,), "kernels": (2, 3)}, id="conv_transpose2d_groups"),
+    _conv("conv_transpose3d", lambda m, x, w, b: F(m).conv_transpose3d(x[0], w, b), 3,
+          shape_kw={"transposed": True, "kernels": (1, 2)}, errors=_CONV_T_ERRORS[3:], id="conv_transpose3d_unbatched"),
+    _conv("conv_transpose3d", lambda m, x, w, b: F(m).conv_transpose3d(
+        x, w, b, stride=(3, 1, 2), padding=(1, 0, 0), output_padding=(2, 0, 1), groups=2, dilation=(1, 2, 1)),
+        3, shape_kw={"transposed": True, "groups": (2,), "kernels": (1, 2)}, id="conv_transpose3d_groups"),
 ]
 
 # Integer values make ties, where PyTorch sends the gradient to the first maximum; finite differences

@@ -1,4 +1,4 @@
-"""Conv3d and the transposed convolutions as modules, against PyTorch 2.13 in float64."""
+"""Conv3d, the transposed convolutions, Fold and Unfold as modules, against PyTorch 2.13 in float64."""
 
 from __future__ import annotations
 
@@ -63,6 +63,15 @@ LAYERS = {
     ),
     "conv_transpose3d_output_size_unbatched": (
         lambda lib: lib.nn.ConvTranspose3d(2, 3, 3, stride=2, padding=1), [randn(2, 3, 2, 4)], {"output_size": [6, 4, 8]}
+    ),
+    "unfold": (lambda lib: lib.nn.Unfold((2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), [randn(2, 3, 5, 6)], {}),
+    "unfold_unbatched": (lambda lib: lib.nn.Unfold(2), [randn(3, 4, 4)], {}),
+    "fold": (lambda lib: lib.nn.Fold((5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), [randn(2, 18, 12)], {}),
+    "fold_unbatched_overlapping": (lambda lib: lib.nn.Fold(4, 2), [randn(8, 9)], {}),
+    "unfold_conv_fold": (  # the convolution written by hand, as torch's Unfold documentation shows it
+        lambda lib: lib.nn.Sequential(lib.nn.Unfold(3, padding=1), lib.nn.Unflatten(1, (2, 9)), lib.nn.Flatten(1, 2),
+                                      lib.nn.Fold(4, 1)),
+        [randn(2, 2, 4, 4)], {},
     ),
 }
 
@@ -134,6 +143,19 @@ ERRORS = {
     "conv_transpose_output_size_length": lambda lib: lib.nn.ConvTranspose3d(2, 2, 3)(lib.zeros(1, 2, 4, 4, 4), output_size=[6, 6]),
     "conv_transpose_output_padding": lambda lib: lib.nn.ConvTranspose3d(2, 2, 3, output_padding=(0, 1, 0))(lib.zeros(1, 2, 2, 2, 2)),
     "conv_transpose1d_output_padding": lambda lib: lib.nn.ConvTranspose1d(1, 1, 3, output_padding=2, stride=2)(lib.zeros(1, 1, 2)),
+    "unfold_kernel_before_rank": lambda lib: lib.nn.Unfold(0)(lib.zeros(2, 3)),
+    "unfold_rank": lambda lib: lib.nn.Unfold(2)(lib.zeros(3)),
+    "unfold_empty_unbatched": lambda lib: lib.nn.Unfold(2)(lib.zeros(0, 4, 4)),
+    "unfold_blocks": lambda lib: lib.nn.Unfold(3)(lib.zeros(1, 1, 2, 5)),
+    "unfold_list_of_one": lambda lib: lib.nn.Unfold(2, dilation=[1])(lib.zeros(1, 1, 3, 3)),
+    "unfold_stride": lambda lib: lib.nn.Unfold(2, stride=0)(lib.zeros(1, 1, 3, 3)),
+    "unfold_padding": lambda lib: lib.nn.Unfold(2, padding=(0, -1))(lib.zeros(1, 1, 3, 3)),
+    "fold_output_size_length": lambda lib: lib.nn.Fold([3], 2)(lib.zeros(1, 4, 4)),
+    "fold_dilation": lambda lib: lib.nn.Fold(3, 2, dilation=(0, 1))(lib.zeros(1, 4, 4)),
+    "fold_divisible": lambda lib: lib.nn.Fold((2, 5), (2, 3))(lib.zeros(1, 4, 3)),
+    "fold_block_count": lambda lib: lib.nn.Fold(3, 2)(lib.zeros(1, 4, 5)),
+    "fold_non_positive": lambda lib: lib.nn.Fold(1, 3)(lib.zeros(1, 9, 1)),  # (-1) * (-1) blocks
+    "fold_empty": lambda lib: lib.nn.Fold(3, 2)(lib.zeros(1, 0, 4)),
 }
 
 
@@ -146,6 +168,8 @@ REPRS = [
     lambda lib: lib.nn.Conv3d(3, 4, (3, 1, 2), padding="same", bias=False, padding_mode="circular"),
     lambda lib: lib.nn.ConvTranspose1d(3, 4, 3, output_padding=1, stride=2, dilation=2),
     lambda lib: lib.nn.ConvTranspose3d(2, 4, 3, groups=2, padding=(1, 0, 1)),
+    lambda lib: lib.nn.Fold((4, 5), 2, padding=[1, 0]),
+    lambda lib: lib.nn.Unfold((2, 3), stride=2),
 ]
 
 
@@ -154,7 +178,8 @@ def test_repr_matches_torch(factory: Any) -> None:
     assert repr(factory(glassgrad)) == repr(factory(torch))
 
 
-@pytest.mark.parametrize("name", ["Conv3d", "ConvTranspose1d", "ConvTranspose3d"])
-def test_class_paths_match_torch(name: str) -> None:
-    assert getattr(nn, name) is getattr(nn.modules.conv, name)
-    assert getattr(nn, name).__module__ == "glassgrad.nn.modules.conv"
+@pytest.mark.parametrize("path", ["conv.Conv3d", "conv.ConvTranspose1d", "conv.ConvTranspose3d", "fold.Fold", "fold.Unfold"])
+def test_class_paths_match_torch(path: str) -> None:
+    module, name = path.split(".")
+    assert getattr(nn, name) is getattr(getattr(nn.modules, module), name)
+    assert getattr(nn, name).__module__ == f"glassgrad.nn.modules.{module}"

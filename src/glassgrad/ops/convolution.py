@@ -6,6 +6,7 @@ family module stays the one that ops/__init__.py registers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -20,7 +21,8 @@ from .elementwise import mul
 from .indexing import scatter_into_zeros
 from .shape import squeeze, unsqueeze
 from .table import derivative
-from .windows import ConvParams, convolution, exact_pads, ntuple, pad_crop, scatter_windows, windows
+from .windows import ConvParams, col2im, convolution, exact_pads, im2col, ntuple, pad_crop
+from .windows import output_size as block_counts  # fold has an argument named output_size
 
 NAMESPACE = "glassgrad.nn.functional"
 IntOrTuple = int | Sequence[int]
@@ -182,64 +184,81 @@ Im2ColBackward0 = derivative("Im2ColBackward0", self=lambda grad, size, geometry
 Col2ImBackward0 = derivative("Col2ImBackward0", self=lambda grad, geometry: _im2col(grad, geometry))
 
 
-def _blocks(size: Sequence[int], geometry: ConvParams, kernel: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple((n + 2 * lo - d * (k - 1) - 1) // s + 1
-                 for n, k, s, d, (lo, _) in zip(size, kernel, geometry.stride, geometry.dilation, geometry.pads, strict=True))
-
-
 def _im2col(x: Tensor, geometry: tuple[tuple[int, ...], ConvParams]) -> Tensor:
-    kernel, p = geometry
-    cols = windows(pad_crop(x._data, p.pads), kernel, p.stride, p.dilation)  # (N, C, oh, ow, kh, kw)
-    cols = np.moveaxis(cols, (2, 3), (4, 5))
-    out = cols.reshape(x.shape[0], x.shape[1] * kernel[0] * kernel[1], cols.shape[4] * cols.shape[5])
+    cols = im2col(x._data, *geometry)
+    out = cols.reshape(*cols.shape[:2], math.prod(cols.shape[2:]))
     return Im2ColBackward0.record(out, (x,), size=tuple(x.shape[2:]), geometry=geometry)
 
 
 def _col2im(x: Tensor, size: tuple[int, ...], geometry: tuple[tuple[int, ...], ConvParams]) -> Tensor:
-    kernel, p = geometry
-    blocks = _blocks(size, p, kernel)
-    cols = x._data.reshape(x.shape[0], x.shape[1] // (kernel[0] * kernel[1]), *kernel, *blocks)
-    cols = np.moveaxis(cols, (4, 5), (2, 3))
-    padded = tuple(n + 2 * lo for n, (lo, _) in zip(size, p.pads, strict=True))
-    out = pad_crop(scatter_windows(cols, padded, p.stride, p.dilation), tuple((-lo, -lo) for lo, _ in p.pads))
+    blocks = block_counts(size, *geometry)
+    out = col2im(x._data.reshape(*x.shape[:2], *blocks), size, *geometry)
     return Col2ImBackward0.record(out, (x,), geometry=geometry)
 
 
+def _pair(value: IntOrTuple, name: str) -> tuple[int, int]:
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * 2
+    values = tuple(int(v) for v in value)
+    if len(values) != 2:  # unlike the convolutions, one value in a list is not repeated
+        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(values)}")
+    return values[0], values[1]
+
+
 def _fold_geometry(kernel_size: IntOrTuple, dilation: IntOrTuple, padding: IntOrTuple, stride: IntOrTuple) -> tuple[tuple[int, ...], ConvParams]:
-    kernel, pads = ntuple(kernel_size, 2, "kernel_size"), ntuple(padding, 2, "padding")
-    strides, dilations = _geometry(stride, dilation, 2)
-    if any(k <= 0 for k in kernel) or any(p < 0 for p in pads):
-        raise RuntimeError(f"kernel size should be greater than zero and padding non-negative, but got kernel_size={list(kernel)} padding={list(pads)}")
+    kernel, dilations, pads, strides = (_pair(v, name) for v, name in (
+        (kernel_size, "kernel_size"), (dilation, "dilation"), (padding, "padding"), (stride, "stride")))
+    for what, name, (h, w), least in (("kernel size", "kernel", kernel, 1), ("stride", "stride", strides, 1),
+                                      ("dilation", "dilation", dilations, 1), ("padding", "pad", pads, 0)):
+        if min(h, w) < least:
+            bound = "non-negative" if least == 0 else "greater than zero"
+            raise RuntimeError(f"{what} should be {bound}, but got {name}_height: {h} {name}_width: {w}")
     return kernel, ConvParams(strides, tuple((p, p) for p in pads), dilations)
 
 
+def _described(kernel: tuple[int, ...], p: ConvParams) -> str:
+    return f"kernel_size={kernel}, dilation={p.dilation}, padding={tuple(lo for lo, _ in p.pads)}"
+
+
 def unfold(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1, padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
+    kernel, p = geometry = _fold_geometry(kernel_size, dilation, padding, stride)
     if input.ndim < 3:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {input.ndim})")
-    if input.ndim > 4 or 0 in input.shape[1:]:
+        last = max(input.ndim, 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-last}, {last - 1}], but got {last})")
+    if input.ndim > 4 or 0 in input.shape[-3:]:
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {list(input.shape)}")
-    geometry = _fold_geometry(kernel_size, dilation, padding, stride)
     x, unbatched = (unsqueeze(input, 0), True) if input.ndim == 3 else (input, False)
-    if any(b <= 0 for b in _blocks(x.shape[2:], geometry[1], geometry[0])):
-        raise RuntimeError(f"Given input with spatial size {list(x.shape[2:])}, kernel_size={list(geometry[0])}: the calculated shape of the array of sliding blocks is non-positive")
+    blocks = block_counts(x.shape[2:], kernel, p)
+    if min(blocks) < 1:
+        raise RuntimeError(
+            f"Given input with spatial size {tuple(x.shape[2:])}, {_described(kernel, p)}, calculated shape of the array of "
+            f"sliding blocks as {blocks}, but its components must be at least one."
+        )
     out = _im2col(x, geometry)
     return squeeze(out, 0) if unbatched else out
 
 
 def fold(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple, dilation: IntOrTuple = 1,
          padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
-    if input.ndim not in (2, 3) or 0 in input.shape[1:]:
+    size = _pair(output_size, "output_size")
+    kernel, p = geometry = _fold_geometry(kernel_size, dilation, padding, stride)
+    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: {list(input.shape)}")
-    geometry = _fold_geometry(kernel_size, dilation, padding, stride)
-    kernel, size = geometry[0], ntuple(output_size, 2, "output_size")
     x, unbatched = (unsqueeze(input, 0), True) if input.ndim == 2 else (input, False)
-    blocks = _blocks(size, geometry[1], kernel)
-    if x.shape[1] % (kernel[0] * kernel[1]) or x.shape[2] != blocks[0] * blocks[1] or min(blocks) <= 0:
+    if x.shape[1] % math.prod(kernel):
         raise RuntimeError(
-            f"Given output_size={size}, kernel_size={kernel}: expected size of input's dimension 1 to be divisible by the "
-            f"product of kernel_size and dimension 2 to match the calculated number of sliding blocks "
-            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input of size {list(x.shape)}."
+            f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
+            f"input.size(1)={x.shape[1]} and kernel_size={kernel}."
         )
+    blocks = block_counts(size, kernel, p)
+    described = f"Given output_size={size}, {_described(kernel, p)}, stride={p.stride}"
+    if x.shape[2] != math.prod(blocks):
+        raise RuntimeError(
+            f"{described}, expected size of input's dimension 2 to match the calculated number of sliding blocks "
+            f"{blocks[0]} * {blocks[1]} = {math.prod(blocks)}, but got input.size(2)={x.shape[2]}."
+        )
+    if min(blocks) < 1:
+        raise RuntimeError(f"{described}, calculated shape of the array of sliding blocks as {blocks}, which is too small (non-positive)")
     out = _col2im(x, size, geometry)
     return squeeze(out, 0) if unbatched else out
 

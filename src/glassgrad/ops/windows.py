@@ -89,28 +89,44 @@ def scatter_windows(cols: np.ndarray, size: Sequence[int], stride: Sequence[int]
     return result
 
 
+def _kernel_last(cols: np.ndarray, n: int) -> np.ndarray:
+    """(N, C, *a, *b) as (N, C, *b, *a), a view: windows put the kernel dims last, columns put them first."""
+    return np.moveaxis(cols, tuple(range(2, 2 + n)), tuple(range(2 + n, 2 + 2 * n)))
+
+
+def im2col(a: np.ndarray, kernel: Sequence[int], p: ConvParams) -> np.ndarray:
+    """(N, C, *size) as columns (N, C * prod(kernel), *out): every window's values in one column (one copy)."""
+    n = len(kernel)
+    cols = _kernel_last(windows(pad_crop(a, p.pads), kernel, p.stride, p.dilation), n)  # (N, C, *kernel, *out)
+    return cols.reshape(a.shape[0], a.shape[1] * math.prod(kernel), *cols.shape[2 + n :])
+
+
+def col2im(cols: np.ndarray, size: Sequence[int], kernel: Sequence[int], p: ConvParams) -> np.ndarray:
+    """The adjoint of im2col: columns (N, C * prod(kernel), *out) summed back into (N, C, *size)."""
+    n = len(kernel)
+    blocks = cols.reshape(cols.shape[0], cols.shape[1] // math.prod(kernel), *kernel, *cols.shape[2:])
+    padded = tuple(m + lo + hi for m, (lo, hi) in zip(size, p.pads, strict=True))
+    summed = scatter_windows(_kernel_last(blocks, n), padded, p.stride, p.dilation)
+    return pad_crop(summed, tuple((-lo, -hi) for lo, hi in p.pads))
+
+
 def _conv_array(x: np.ndarray, w: np.ndarray, p: ConvParams) -> np.ndarray:
-    # im2col into (N, groups, C/g * prod(kernel), prod(out)), then one batched matmul with the weight as
-    # (groups, O/g, C/g * prod(kernel)): BLAS does the work and the result is already (N, O, *out).
-    n, g, batch, o = w.ndim - 2, p.groups, x.shape[0], w.shape[0]
-    cols = windows(pad_crop(x, p.pads), w.shape[2:], p.stride, p.dilation)  # (N, C, *out, *kernel)
-    out = cols.shape[2 : 2 + n]
-    cols = np.moveaxis(cols, tuple(range(2, 2 + n)), tuple(range(2 + n, 2 + 2 * n)))
-    cols = cols.reshape(batch, g, w[0].size, math.prod(out))
-    return (w.reshape(g, o // g, w[0].size) @ cols).reshape(batch, o, *out)
+    # Columns split by group, (N, groups, C/g * prod(kernel), prod(out)), times the weight as
+    # (groups, O/g, C/g * prod(kernel)): one batched matmul, and the result is already (N, O, *out).
+    g, batch, o = p.groups, x.shape[0], w.shape[0]
+    cols = im2col(x, w.shape[2:], p)
+    out = cols.shape[2:]
+    return (w.reshape(g, o // g, w[0].size) @ cols.reshape(batch, g, w[0].size, math.prod(out))).reshape(batch, o, *out)
 
 
 def _conv_transpose_array(x: np.ndarray, w: np.ndarray, p: ConvParams) -> np.ndarray:
-    # The adjoint of _conv_array: the weight's transpose times the input gives every window's
-    # contribution, (N, O, *kernel, *in), and scatter_windows sums the overlapping windows.
-    n, g, (batch, c) = w.ndim - 2, p.groups, x.shape[:2]
-    size, kernel = x.shape[2:], w.shape[2:]
-    wg = w.reshape(g, c // g, w[0].size)
-    cols = np.swapaxes(wg, 1, 2) @ x.reshape(batch, g, c // g, math.prod(size))
-    cols = cols.reshape(batch, g * w.shape[1], *kernel, *size)
-    cols = np.moveaxis(cols, tuple(range(2, 2 + n)), tuple(range(2 + n, 2 + 2 * n)))  # (N, O, *in, *kernel)
-    full = tuple((i - 1) * s + d * (k - 1) + 1 for i, k, s, d in zip(size, kernel, p.stride, p.dilation, strict=True))
-    return pad_crop(scatter_windows(cols, full, p.stride, p.dilation), tuple((-lo, -hi) for lo, hi in p.pads))
+    # The adjoint of _conv_array: the weight's transpose times the input gives the columns, and col2im sums
+    # the overlapping windows into the output, whose size the exact pads fix.
+    g, (batch, c), size = p.groups, x.shape[:2], x.shape[2:]
+    cols = np.swapaxes(w.reshape(g, c // g, w[0].size), 1, 2) @ x.reshape(batch, g, c // g, math.prod(size))
+    out = tuple((i - 1) * s + d * (k - 1) + 1 - lo - hi
+                for i, k, s, d, (lo, hi) in zip(size, w.shape[2:], p.stride, p.dilation, p.pads, strict=True))
+    return col2im(cols.reshape(batch, g * w[0].size, *size), out, w.shape[2:], p)
 
 
 def _weight_grad(big: Tensor, small: Tensor, kernel: tuple[int, ...], p: ConvParams) -> Tensor:

@@ -26,6 +26,7 @@ from . import (
     convolution,
     creation,
     elementwise,
+    embedding,
     indexing,
     inplace_ops,
     linalg,
@@ -40,7 +41,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
-    convolution, normalization,
+    convolution, embedding, normalization,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

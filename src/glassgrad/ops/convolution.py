@@ -1,4 +1,4 @@
-"""Convolutions, padding, unfold/fold, embedding and dropout of glassgrad.nn.functional.
+"""Convolutions, padding, unfold/fold and dropout of glassgrad.nn.functional.
 
 The pooling and resampling functions live in pooling.py and are exported from here, so that this
 family module stays the one that ops/__init__.py registers.
@@ -12,8 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
-from ..autograd.inplace import apply_inplace, bump_version
+from ..autograd.inplace import apply_inplace
 from ..tensor import Tensor
 from . import pooling
 from .creation import default_generator
@@ -346,63 +345,6 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     return _index_pad(input, pads, mode)
 
 
-# -- embedding -------------------------------------------------------------------------------------------------
-EmbeddingBackward0 = derivative(
-    "EmbeddingBackward0", ("weight",),
-    weight=lambda grad, indices, num_weights, padding_idx, by_freq: _embedding_dense_backward(
-        grad, indices, num_weights, padding_idx, by_freq),
-)
-# As PyTorch's embedding_dense_double_backward: the padding row stays masked, the frequency scaling is dropped.
-EmbeddingDenseBackward0 = derivative(
-    "EmbeddingDenseBackward0", ("grad_output",),
-    grad_output=lambda grad, indices, padding_idx: _rows(grad, indices) * unsqueeze(
-        Tensor._wrap((indices._data != padding_idx).astype(grad._data.dtype)), -1),
-)
-
-
-def _rows(weight: Tensor, indices: Tensor, padding_idx: int = -1, by_freq: bool = False) -> Tensor:
-    attrs = {"indices": indices, "num_weights": weight.shape[0], "padding_idx": padding_idx, "by_freq": by_freq}
-    return EmbeddingBackward0.record(weight._data[indices._data], (weight,), **attrs)
-
-
-def _embedding_dense_backward(grad: Tensor, indices: Tensor, num_weights: int, padding_idx: int, by_freq: bool) -> Tensor:
-    """Each looked-up row's gradient summed into its row; none for padding_idx (-1: none)."""
-    idx = indices._data.reshape(-1)
-    scale = (idx != padding_idx) / (np.bincount(idx, minlength=num_weights)[idx] if by_freq else 1)
-    out = np.zeros((num_weights, grad.shape[-1]), dtype=grad._data.dtype)
-    np.add.at(out, idx, grad._data.reshape(-1, grad.shape[-1]) * scale[:, None])
-    return EmbeddingDenseBackward0.record(out, (grad,), indices=indices, padding_idx=padding_idx)
-
-
-def _renorm_rows(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
-    """embedding_renorm_: rows that are looked up and longer than max_norm are scaled down in place."""
-    rows = np.unique(indices)
-    norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
-    long = norms > max_norm
-    weight._data[rows[long]] *= (max_norm / (norms[long] + 1e-7))[:, None]
-    bump_version(weight)
-
-
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
-              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    if input.dtype not in (_dtype.int64, _dtype.int32):
-        raise RuntimeError(
-            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
-            f"{input.dtype.name} instead (while checking arguments for embedding)"
-        )
-    if weight.ndim != 2:
-        raise RuntimeError("'weight' must be 2-D")
-    num = weight.shape[0]
-    if padding_idx is not None and not -num <= padding_idx < num:
-        raise AssertionError("Padding_idx must be within num_embeddings")
-    idx = input._data
-    if idx.size and (idx.min() < 0 or idx.max() >= num):
-        raise IndexError("index out of range in self")
-    if max_norm is not None:
-        _renorm_rows(weight, idx, max_norm, norm_type)
-    return _rows(weight, input, -1 if padding_idx is None else padding_idx % num, scale_grad_by_freq)
-
-
 # -- dropout ---------------------------------------------------------------------------------------------------
 def _noisy(input: Tensor, p: float, training: bool, inplace: bool, alpha: bool) -> Tensor:
     if not 0 <= p <= 1:
@@ -441,7 +383,7 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "conv1d": conv1d, "conv2d": conv2d, "conv3d": conv3d, "conv_transpose1d": conv_transpose1d,
     "conv_transpose2d": conv_transpose2d, "conv_transpose3d": conv_transpose3d,
-    "unfold": unfold, "fold": fold, "pad": pad, "embedding": embedding, "dropout": dropout,
+    "unfold": unfold, "fold": fold, "pad": pad, "dropout": dropout,
     "alpha_dropout": alpha_dropout, **pooling.FUNCTIONS,
 }
 METHODS: dict[str, Callable[..., Any]] = {}

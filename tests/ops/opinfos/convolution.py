@@ -1,4 +1,4 @@
-"""OpInfos of convolutions, pooling, resampling, unfold/fold, pad, embedding and dropout
+"""OpInfos of convolutions, pooling, resampling, unfold/fold, pad and dropout
 (glassgrad/ops/convolution.py, pooling.py and windows.py)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..opinfo import Domain, OpInfo, Shapes, index
+from ..opinfo import Domain, OpInfo, Shapes
 
 NN = "glassgrad.nn.functional."
 
@@ -184,26 +184,6 @@ _PADS = [
 ]
 
 
-@st.composite
-def embedding_shapes(draw: Any) -> Shapes:
-    return (tuple(draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2)))), (4, draw(st.integers(1, 3))))
-
-
-_EMBED_ERRORS = (
-    lambda m: F(m).embedding(m.tensor([4]), m.zeros(4, 2)),
-    lambda m: F(m).embedding(m.tensor([1.0]), m.zeros(4, 2)),
-)
-_EMBEDDING = [
-    OpInfo(NN + "embedding", lambda m, i, w: F(m).embedding(i, w), shapes=embedding_shapes(), domains=(index(3), Domain()),
-           errors=_EMBED_ERRORS),
-    OpInfo(NN + "embedding", lambda m, i, w: F(m).embedding(i, w, padding_idx=-3, scale_grad_by_freq=True),
-           shapes=embedding_shapes(), domains=(index(3), Domain()), id="embedding_padding_freq"),
-    # max_norm rescales weight rows in place before the lookup, so finite differences cannot see through it.
-    OpInfo(NN + "embedding", lambda m, i, w: (F(m).embedding(i, w, max_norm=1.0), w.detach()), shapes=embedding_shapes(),
-           domains=(index(3), Domain()), order=0, id="embedding_max_norm"),
-]
-
-
 def _seeded(fn: Any) -> Any:
     """Random ops draw from each library's own generator: seed it so that gradcheck sees one mask."""
 
@@ -222,4 +202,4 @@ _DROPOUT = [
     OpInfo(NN + "alpha_dropout", lambda m, x: F(m).alpha_dropout(x, 0.2), id="alpha_dropout_eval"),
 ]
 
-OPS = [*_CONVS, *_POOLS, *_RESAMPLING, *_PADS, *_EMBEDDING, *_DROPOUT]
+OPS = [*_CONVS, *_POOLS, *_RESAMPLING, *_PADS, *_DROPOUT]

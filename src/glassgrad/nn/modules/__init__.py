@@ -53,7 +53,7 @@ from .module import Module
 from .normalization import GroupNorm, LayerNorm, RMSNorm
 from .pooling import AdaptiveAvgPool1d, AdaptiveAvgPool2d, AvgPool1d, AvgPool2d, MaxPool1d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .transformer import (
     Transformer,
     TransformerDecoder,

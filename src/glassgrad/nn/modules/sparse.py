@@ -39,6 +39,11 @@ class _Table(Module):
                 raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
             self.weight = Parameter(weight, requires_grad=not freeze)
 
+    def _describe(self, **shown: bool) -> str:
+        """The table's size, then each option named (in PyTorch's order for the layer) when shown, as its repr."""
+        options = [f"{name}={getattr(self, name)!r}" for name, show in shown.items() if show]
+        return ", ".join([f"{self.num_embeddings}, {self.embedding_dim}", *options])
+
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None:
@@ -75,18 +80,10 @@ class Embedding(_Table):
         )
 
     def extra_repr(self) -> str:
-        s = f"{self.num_embeddings}, {self.embedding_dim}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq}"
-        if self.sparse is not False:
-            s += ", sparse=True"
-        return s
+        return self._describe(
+            padding_idx=self.padding_idx is not None, max_norm=self.max_norm is not None, norm_type=self.norm_type != 2,
+            scale_grad_by_freq=self.scale_grad_by_freq is not False, sparse=self.sparse is not False,
+        )
 
     @classmethod
     def from_pretrained(
@@ -126,17 +123,10 @@ class EmbeddingBag(_Table):
         )
 
     def extra_repr(self) -> str:
-        s = f"{self.num_embeddings!r}, {self.embedding_dim!r}"
-        if self.max_norm is not None:
-            s += f", max_norm={self.max_norm!r}"
-        if self.norm_type != 2:
-            s += f", norm_type={self.norm_type!r}"
-        if self.scale_grad_by_freq is not False:
-            s += f", scale_grad_by_freq={self.scale_grad_by_freq!r}"
-        s += f", mode={self.mode!r}"
-        if self.padding_idx is not None:
-            s += f", padding_idx={self.padding_idx!r}"
-        return s
+        return self._describe(
+            max_norm=self.max_norm is not None, norm_type=self.norm_type != 2,
+            scale_grad_by_freq=self.scale_grad_by_freq is not False, mode=True, padding_idx=self.padding_idx is not None,
+        )
 
     @classmethod
     def from_pretrained(

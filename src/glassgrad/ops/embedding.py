@@ -92,37 +92,13 @@ class _Bags(NamedTuple):
     num_weights: int
 
 
-def _not_implemented(error: Exception) -> Callable[[Tensor], Tensor]:
+def _not_implemented(kind: type[Exception], message: str) -> Callable[[Tensor], Tensor]:
     """PyTorch records a node for a backward without a derivative and raises only when a second backward reaches it."""
 
     def formula(grad: Tensor) -> Tensor:
-        raise error
+        raise kind(message)
 
     return formula
-
-
-_NO_BAG_DOUBLE = _not_implemented(NotImplementedError("the derivative for '_embedding_bag_backward' is not implemented."))
-_NO_SAMPLE_DOUBLE = _not_implemented(
-    RuntimeError("derivative for aten::_embedding_bag_per_sample_weights_backward is not implemented"))
-# Without per_sample_weights the nodes have one input fewer; PyTorch shows the same names.
-_BAG_DOUBLE = {
-    inputs: derivative("EmbeddingBagBackwardBackward0", inputs, **dict.fromkeys(inputs, _NO_BAG_DOUBLE))
-    for inputs in (("grad",), ("grad", "per_sample_weights"))
-}
-PerSampleWeightsBackward = derivative("NotImplemented", ("grad", "weight"), grad=_NO_SAMPLE_DOUBLE, weight=_NO_SAMPLE_DOUBLE)
-
-
-def _weight_formula(grad: Tensor, indices: Tensor, per_sample_weights: Tensor | None, bags: _Bags) -> Tensor:
-    return _bag_weight_grad(grad, indices, per_sample_weights, bags)
-
-
-_BAG = {
-    False: derivative("EmbeddingBagBackward0", ("weight",), weight=_weight_formula),
-    True: derivative(
-        "EmbeddingBagBackward0", ("weight", "per_sample_weights"), weight=_weight_formula,
-        per_sample_weights=lambda grad, weight, indices, bags: _sample_weights_grad(grad, weight, indices, bags),
-    ),
-}
 
 
 def _index_scale(idx: np.ndarray, bags: _Bags, per_sample_weights: Tensor | None, dtype: np.dtype) -> np.ndarray:
@@ -163,6 +139,21 @@ def _sample_weights_grad(grad: Tensor, weight: Tensor, indices: Tensor, bags: _B
     idx = indices._data
     out = np.einsum("nd,nd->n", grad._data[bags.bag], weight._data[idx]) * (idx != bags.padding_idx)
     return PerSampleWeightsBackward.record(out, (grad, weight))
+
+
+_NO_BAG_DOUBLE = _not_implemented(NotImplementedError, "the derivative for '_embedding_bag_backward' is not implemented.")
+_NO_SAMPLE_DOUBLE = _not_implemented(RuntimeError, "derivative for aten::_embedding_bag_per_sample_weights_backward is not implemented")
+# Without per_sample_weights the nodes have one input fewer; PyTorch shows the same names.
+_BAG_DOUBLE = {
+    inputs: derivative("EmbeddingBagBackwardBackward0", inputs, **dict.fromkeys(inputs, _NO_BAG_DOUBLE))
+    for inputs in (("grad",), ("grad", "per_sample_weights"))
+}
+PerSampleWeightsBackward = derivative("NotImplemented", ("grad", "weight"), grad=_NO_SAMPLE_DOUBLE, weight=_NO_SAMPLE_DOUBLE)
+_BAG = {
+    False: derivative("EmbeddingBagBackward0", ("weight",), weight=_bag_weight_grad),
+    True: derivative("EmbeddingBagBackward0", ("weight", "per_sample_weights"), weight=_bag_weight_grad,
+                     per_sample_weights=_sample_weights_grad),
+}
 
 
 def _bag_starts(offsets: Tensor, count: int, include_last_offset: bool, index_type: str) -> np.ndarray:

@@ -5,6 +5,9 @@ convolutions, so derivatives of any order exist. Both directions share one descr
 geometry, ConvParams, with the padding of each spatial dim given as (low, high) amounts chosen so
 that the windows cover the padded input exactly: then a convolution and the transposed
 convolution with the same ConvParams are exact adjoints of each other, whatever the stride.
+A convolution copies the windows once into columns (im2col, also F.unfold) and multiplies them with
+the weight in one batched matmul; its transpose multiplies first and sums the columns back (col2im,
+also F.fold).
 """
 
 from __future__ import annotations
@@ -89,15 +92,16 @@ def scatter_windows(cols: np.ndarray, size: Sequence[int], stride: Sequence[int]
     return result
 
 
-def _kernel_last(cols: np.ndarray, n: int) -> np.ndarray:
-    """(N, C, *a, *b) as (N, C, *b, *a), a view: windows put the kernel dims last, columns put them first."""
+def _swap_groups(cols: np.ndarray, n: int) -> np.ndarray:
+    """(N, C, *a, *b) as (N, C, *b, *a) for n dims in each group, a view: windows put the kernel dims last,
+    columns put them first."""
     return np.moveaxis(cols, tuple(range(2, 2 + n)), tuple(range(2 + n, 2 + 2 * n)))
 
 
 def im2col(a: np.ndarray, kernel: Sequence[int], p: ConvParams) -> np.ndarray:
     """(N, C, *size) as columns (N, C * prod(kernel), *out): every window's values in one column (one copy)."""
     n = len(kernel)
-    cols = _kernel_last(windows(pad_crop(a, p.pads), kernel, p.stride, p.dilation), n)  # (N, C, *kernel, *out)
+    cols = _swap_groups(windows(pad_crop(a, p.pads), kernel, p.stride, p.dilation), n)  # (N, C, *kernel, *out)
     return cols.reshape(a.shape[0], a.shape[1] * math.prod(kernel), *cols.shape[2 + n :])
 
 
@@ -106,7 +110,7 @@ def col2im(cols: np.ndarray, size: Sequence[int], kernel: Sequence[int], p: Conv
     n = len(kernel)
     blocks = cols.reshape(cols.shape[0], cols.shape[1] // math.prod(kernel), *kernel, *cols.shape[2:])
     padded = tuple(m + lo + hi for m, (lo, hi) in zip(size, p.pads, strict=True))
-    summed = scatter_windows(_kernel_last(blocks, n), padded, p.stride, p.dilation)
+    summed = scatter_windows(_swap_groups(blocks, n), padded, p.stride, p.dilation)
     return pad_crop(summed, tuple((-lo, -hi) for lo, hi in p.pads))
 
 

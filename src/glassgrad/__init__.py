@@ -77,4 +77,6 @@ def __getattr__(name: str) -> object:
         return _importlib.import_module(f"{__name__}.{name}")
     if name == "autocast":
         return _importlib.import_module(f"{__name__}.amp").autocast
+    if name == "vmap":
+        return _importlib.import_module(f"{__name__}.func").vmap
     return _missing_name(name)  # a PyTorch name glassgrad lacks: say so, and where it was used

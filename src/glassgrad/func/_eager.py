@@ -85,7 +85,9 @@ def grad_and_value(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool
         with grad_mode.enable_grad():
             output, aux = _split_aux(func(*call.args, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(output, Tensor):
-                raise RuntimeError(f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}")
+                raise RuntimeError(
+                    f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}"
+                )
             if output.dim() != 0:
                 raise RuntimeError(
                     "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor with "

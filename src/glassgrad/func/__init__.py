@@ -9,16 +9,19 @@ from __future__ import annotations
 
 from .._missing import module_getattr as _module_getattr
 from ._eager import grad, grad_and_value, hessian, jacfwd, jacrev, jvp, vjp
+from ._functional_call import functional_call, stack_module_state
 from ._vmap import VmapLoopWarning, vmap
 
 __all__ = [
     "VmapLoopWarning",
+    "functional_call",
     "grad",
     "grad_and_value",
     "hessian",
     "jacfwd",
     "jacrev",
     "jvp",
+    "stack_module_state",
     "vjp",
     "vmap",
 ]

@@ -6,23 +6,17 @@ float64; then the transforms' own graphs are checked for leaks with weak referen
 
 from __future__ import annotations
 
-import gc
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 import pytest
 
 import glassgrad
+from tests.autograd.test_functional import inputs as xy
 
 pytestmark = pytest.mark.torch_oracle
-
-
-def xy(m: ModuleType, requires_grad: bool = False) -> tuple[Any, Any]:
-    x = m.tensor([0.5, -1.0, 2.0], dtype=m.float64, requires_grad=requires_grad)
-    y = m.tensor([[1.0, 2.0], [0.3, -0.7]], dtype=m.float64, requires_grad=requires_grad)
-    return x, y
 
 
 def f2(a: Any, b: Any) -> Any:
@@ -224,16 +218,6 @@ def test_forward_mode_transforms_say_they_are_missing(name: str) -> None:
 
 
 # -- no leaks: what a transform builds for itself dies when it returns ---------------------------------------
-
-
-@pytest.fixture
-def no_gc() -> Iterator[None]:
-    gc.collect()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
 
 
 def _recording(kept: list[weakref.ref[Any]], fn: Callable[..., Any]) -> Callable[..., Any]:

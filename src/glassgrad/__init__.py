@@ -68,7 +68,7 @@ __version__ = "0.1.0"
 
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.
-_LAZY_MODULES = ("amp", "backends", "cuda", "distributed", "jit", "onnx", "version")
+_LAZY_MODULES = ("amp", "backends", "cuda", "distributed", "func", "jit", "onnx", "version")
 _missing_name = _module_getattr(__name__)
 
 
@@ -77,4 +77,6 @@ def __getattr__(name: str) -> object:
         return _importlib.import_module(f"{__name__}.{name}")
     if name == "autocast":
         return _importlib.import_module(f"{__name__}.amp").autocast
+    if name == "vmap":
+        return _importlib.import_module(f"{__name__}.func").vmap
     return _missing_name(name)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -7,6 +7,7 @@ surface implemented so far.
 from __future__ import annotations
 
 import builtins as _builtins
+import importlib as _importlib
 
 from . import autograd, diagnostics, linalg, nn, optim, serialization, utils
 from ._dtype import (
@@ -65,4 +66,17 @@ watch = diagnostics.watch  # `with glassgrad.watch():` turns the graph-lifetime 
 
 __version__ = "0.1.0"
 
-__getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used
+# PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
+# imported on first use, so that `import glassgrad` stays light.
+_LAZY_MODULES = ("amp", "backends", "cuda", "distributed", "func", "jit", "onnx", "version")
+_missing_name = _module_getattr(__name__)
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY_MODULES:
+        return _importlib.import_module(f"{__name__}.{name}")
+    if name == "autocast":
+        return _importlib.import_module(f"{__name__}.amp").autocast
+    if name == "vmap":
+        return _importlib.import_module(f"{__name__}.func").vmap
+    return _missing_name(name)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _dtype
+from . import _device, _dtype
+from ._device import CPU, device
 from ._dtype import dtype
 from .autograd import grad_mode
 
@@ -45,36 +46,6 @@ class Size(tuple):
     def numel(self) -> int:
         return int(np.prod(self, dtype=np.int64))
 
-
-class device:
-    __slots__ = ("index", "type")
-
-    def __init__(self, spec: str | device = "cpu", index: int | None = None) -> None:
-        text = spec.type if isinstance(spec, device) else str(spec)
-        kind, _, idx = text.partition(":")
-        if kind != "cpu":
-            raise RuntimeError(
-                f"glassgrad runs on the CPU (NumPy) only for now; device '{text}' is not available"
-            )
-        self.type = kind
-        self.index = int(idx) if idx else index
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and other.type == self.type
-
-    def __hash__(self) -> int:
-        return hash(self.type)
-
-    def __repr__(self) -> str:
-        return f"device(type='{self.type}')"
-
-    def __str__(self) -> str:
-        return self.type
-
-
-CPU = device("cpu")
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't be "
@@ -410,18 +381,21 @@ class Tensor:
     def cpu(self) -> Tensor:
         return self
 
+    def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
+        _device.require_cuda(device)
+
     def to(self, *args: Any, **kwargs: Any) -> Tensor:
         """to(dtype), to(device), to(device, dtype), to(other); copy=False returns self when nothing changes."""
         target: dtype | None = kwargs.get("dtype")
         for arg in args:
             if isinstance(arg, Tensor):
                 target = arg.dtype
-            elif isinstance(arg, (str, device)):
-                device(arg)
+            elif _device.is_device_like(arg):
+                _device.place(arg, creating=False, op="to")
             elif arg is not None:
                 target = _dtype.to_dtype(arg)
-        if "device" in kwargs and kwargs["device"] is not None:
-            device(kwargs["device"])
+        if kwargs.get("device") is not None:
+            _device.place(kwargs["device"], creating=False, op="to")
         if target is None or target is self.dtype:
             return self.clone() if kwargs.get("copy") else self
         from .ops import elementwise

@@ -7,15 +7,19 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _device, _dtype
 from ..autograd import grad_mode
-from ..tensor import Size, Tensor, device
+from ..tensor import Size, Tensor
 
 
 class Generator:
     """A seedable random stream (NumPy's PCG64)."""
 
     def __init__(self, device: Any = "cpu") -> None:
+        if _device.as_device(device, op="Generator").type == "cuda":
+            raise RuntimeError(
+                "Cannot get CUDA generator without ATen_cuda library." + _device.ONLY_CPU.format(name="CUDA")
+            )
         self._seed = 67280421310721
         self._rng = np.random.Generator(np.random.PCG64(self._seed))
 
@@ -55,8 +59,9 @@ def initial_seed() -> int:
 
 
 def _finish(array: np.ndarray, requires_grad: bool, dev: Any) -> Tensor:
+    dev = _device.factory_device(dev)
     if dev is not None:
-        device(dev)
+        _device.place(dev, creating=True)
     t = Tensor._wrap(array)
     if requires_grad:
         t.requires_grad_(True)

@@ -99,6 +99,80 @@ def bitwise_not(input: Tensor) -> Tensor:
     return Tensor._wrap(np.invert(input._data))
 
 
+# -- closeness and equality --------------------------------------------------------------------
+def _float_argument(op: str, name: str, value: object) -> float:
+    if isinstance(value, Tensor) and value.numel() == 1:
+        value = value.item()
+    if not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{op}(): argument '{name}' must be float, not {type(value).__name__}")
+    return float(value)
+
+
+def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:
+    """|input - other| <= atol + rtol * |other|, elementwise, or equal (infinities included).
+
+    As in PyTorch: both tensors must have one dtype (no promotion), integer and bool tensors are compared in
+    the default float dtype, and float16 rounds each step from float32 arithmetic, as its CPU kernels do.
+    """
+    return _isclose("isclose", input, other, rtol, atol, equal_nan)
+
+
+def allclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> bool:
+    return bool(_isclose("allclose", input, other, rtol, atol, equal_nan)._data.all())
+
+
+def _isclose(op: str, input: Tensor, other: Tensor, rtol: object, atol: object, equal_nan: object) -> Tensor:
+    require_tensor(op, "input", 1, input)
+    require_tensor(op, "other", 2, other)
+    if not isinstance(equal_nan, bool):
+        raise TypeError(f"{op}(): argument 'equal_nan' must be bool, not {type(equal_nan).__name__}")
+    rtol, atol = _float_argument(op, "rtol", rtol), _float_argument(op, "atol", atol)
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{input.dtype.scalar_name} did not match {other.dtype.scalar_name}")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if not value >= 0:  # NaN fails too, as in PyTorch
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value:g}")
+    exact = (input.dtype if input.dtype.is_floating_point else _dtype.get_default_dtype()).np
+    arithmetic = np.dtype(np.float32) if exact == np.float16 else exact
+
+    def rounded(x: np.ndarray) -> np.ndarray:
+        return x.astype(exact, copy=False).astype(arithmetic, copy=False)
+
+    def kernel(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        close = a == b
+        if equal_nan and input.dtype.is_floating_point:
+            close |= np.isnan(a) & np.isnan(b)
+        if rtol == 0 and atol == 0:
+            return close
+        a, b = rounded(a), rounded(b)
+        allowed = rounded(arithmetic.type(atol) + np.abs(rounded(arithmetic.type(rtol) * b)))
+        actual = np.abs(rounded(a - b))
+        return close | (np.isfinite(actual) & (actual <= allowed))
+
+    return Tensor._wrap(_run(kernel, input._data, other._data))
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    """Same shape and the same values after type promotion (NaN equals nothing)."""
+    require_tensor("equal", "input", 1, input)
+    require_tensor("equal", "other", 2, other)
+    if input.shape != other.shape:
+        return False
+    common = _dtype.promote_types(input.dtype, other.dtype)
+    return bool(np.array_equal(_cast(input._data, common), _cast(other._data, common)))
+
+
+def _method(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Tensor.<fn>: PyTorch's message counts `other` as argument 1 of the method."""
+
+    def method(self: Tensor, other: Tensor, *args: Any, **kwargs: Any) -> Any:
+        require_tensor(fn.__name__, "other", 1, other)
+        return fn(self, other, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = fn.__name__
+    return method
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 _BOTH: dict[str, Callable[..., Any]] = {
     "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
@@ -109,8 +183,9 @@ _BOTH: dict[str, Callable[..., Any]] = {
     # PyTorch's aliases
     "greater": gt, "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
 }
-FUNCTIONS: dict[str, Callable[..., Any]] = dict(_BOTH)
-METHODS: dict[str, Callable[..., Any]] = dict(_BOTH)
+_CLOSENESS = (isclose, allclose, equal)
+FUNCTIONS: dict[str, Callable[..., Any]] = {**_BOTH, **{fn.__name__: fn for fn in _CLOSENESS}}
+METHODS: dict[str, Callable[..., Any]] = {**_BOTH, **{fn.__name__: _method(fn) for fn in _CLOSENESS}}
 INPLACE: tuple[str, ...] = (
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
 )

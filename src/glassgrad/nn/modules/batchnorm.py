@@ -14,6 +14,7 @@ from .normalization import register_affine, reset_affine
 
 
 class _BatchNorm(Module):
+    _version = 2  # PyTorch's: its state dicts carry num_batches_tracked
     _expected_dims: tuple[int, ...]
 
     def __init__(

@@ -7,7 +7,7 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from ... import _dtype
+from ... import _device, _dtype
 from ...autograd import grad_mode
 from ...autograd.graph import RemovableHandle, add_hook
 from ...tensor import Tensor, device
@@ -345,15 +345,18 @@ class Module:
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """to(dtype), to(device), to(device, dtype), to(tensor): floating-point parameters and buffers take the dtype."""
         target: _dtype.dtype | None = None
+        destination: device | None = None
         for arg in (*args, kwargs.get("dtype"), kwargs.get("device")):
             if isinstance(arg, Tensor):
                 target = arg.dtype
-            elif isinstance(arg, (str, device)):
-                device(arg)
+            elif _device.is_device_like(arg):
+                destination = device(arg)
             elif arg is not None:
                 target = _dtype.to_dtype(arg)
         if target is not None and not target.is_floating_point:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={target}")
+        if destination is not None and destination.type != "cpu":
+            self._apply(lambda t: t.to(destination))  # PyTorch fails at the first tensor; a module without any moves
         return self if target is None else self._cast_floating(target)
 
     def _cast_floating(self, target: _dtype.dtype) -> Module:
@@ -375,6 +378,9 @@ class Module:
     def cpu(self) -> Module:
         return self
 
+    def cuda(self, device: Any = None) -> Module:
+        return self._apply(lambda t: t.cuda(device))  # fails as Tensor.cuda does, unless the module holds no tensors
+
     def share_memory(self) -> Module:
         return self  # NumPy arrays live in this process; there is nothing to move
 
@@ -394,6 +400,10 @@ class Module:
             destination, prefix, keep_vars = (*args, *(destination, prefix, keep_vars)[len(args):])[:3]
         if destination is None:
             destination = OrderedDict()
+            destination._metadata = OrderedDict()  # type: ignore[attr-defined]
+        # Each module's version travels with its keys, as in PyTorch, whose load_state_dict reads it (BatchNorm's).
+        if hasattr(destination, "_metadata"):
+            destination._metadata[prefix[:-1]] = {"version": self._version}
         self._save_to_state_dict(destination, prefix, keep_vars)
         for name, module in self._modules.items():
             if module is not None:

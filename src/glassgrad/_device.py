@@ -1,0 +1,202 @@
+"""torch.device, and what using a device glassgrad does not have raises.
+
+PyTorch separates naming a device from using it: `torch.device("cuda:1")` is a
+plain value on every build, while a CPU-only build fails only when a tensor is
+placed there. Scripts rely on that (`device = torch.device("cuda" if
+torch.cuda.is_available() else "cpu")` builds both), so glassgrad parses every
+device PyTorch parses and raises PyTorch's CPU-only errors where a tensor would
+land on anything but the CPU.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+import threading
+from typing import Any, NoReturn
+
+# c10's DeviceType names, in the order PyTorch's "Expected one of" message lists them.
+TYPES = (
+    "cpu", "cuda", "ipu", "xpu", "mkldnn", "opengl", "opencl", "ideep", "hip", "ve", "fpga", "maia", "xla", "lazy",
+    "vulkan", "mps", "meta", "hpu", "mtia", "privateuseone",
+)
+# The backend names PyTorch's dispatcher prints when a factory runs on a backend it was built without.
+_BACKENDS = {
+    "ipu": "IPU", "hip": "HIP", "ve": "VE", "fpga": "FPGA", "maia": "MAIA", "xla": "XLA", "lazy": "Lazy",
+    "vulkan": "Vulkan", "mps": "MPS",
+}
+_NOT_COMPILED = {"cuda": "CUDA", "xpu": "XPU", "mtia": "MTIA"}  # these fail with an AssertionError, as in PyTorch
+_SPEC = re.compile(r"([a-zA-Z_]+)(?::(0|[1-9][0-9]*))?")
+_MAX_INDEX = 2**31 - 1  # c10 parses the index with std::stoi
+
+ONLY_CPU = (
+    "\n\nglassgrad: tensors live in NumPy arrays on the CPU, and there is no {name} device. Keep tensors and modules "
+    "on 'cpu', or pick the device as portable scripts do: device = 'cuda' if torch.cuda.is_available() else 'cpu'."
+)
+
+
+class device:
+    """A device name and optional index; constructing one never checks that the device exists."""
+
+    __slots__ = ("index", "type")
+
+    def __init__(self, type: str | bytes | int | device, index: int | None = None) -> None:
+        if isinstance(type, device) and index is None:
+            kind, parsed = type.type, type.index
+        elif isinstance(type, int) and not isinstance(type, bool) and index is None:
+            # A bare index means the current accelerator, and a CPU-only build has none.
+            raise RuntimeError("Device index must not be negative" if type < 0 else "Cannot access accelerator device when none is available.")
+        elif isinstance(type, (str, bytes)):
+            text = type.decode() if isinstance(type, bytes) else type
+            kind, parsed = _parse(text)
+            if index is not None:
+                parsed = _explicit_index(text, parsed, index)
+        else:
+            raise TypeError(
+                f"device() received an invalid combination of arguments - got ({_typename(type)}), but expected one of:\n"
+                " * (torch.device device)\n * (str type, int index = -1)"
+            )
+        self.type = kind
+        self.index = parsed
+
+    def __eq__(self, other: object) -> bool:
+        # Like PyTorch's, a device equals only a device: torch.device("cpu") == "cpu" is False.
+        if not isinstance(other, device):
+            return NotImplemented
+        return self.type == other.type and self.index == other.index
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __repr__(self) -> str:
+        return f"device(type='{self.type}')" if self.index is None else f"device(type='{self.type}', index={self.index})"
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __reduce__(self) -> tuple[type[device], tuple[str, int | None]]:
+        return device, (self.type, self.index)
+
+    def __enter__(self) -> device:
+        """`with torch.device(d):` makes d the device of factories (zeros, tensor, layers' parameters) in this thread."""
+        _factory_devices().append(self)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        _factory_devices().pop()
+
+
+_context = threading.local()
+
+
+def _factory_devices() -> list[device]:
+    if not hasattr(_context, "stack"):
+        _context.stack = []
+    return _context.stack
+
+
+def factory_device(spec: Any) -> Any:
+    """The device a factory places its tensor on: the one it was given, else the innermost `with device(...)`."""
+    if spec is not None:
+        return spec
+    stack = _factory_devices()
+    return stack[-1] if stack else None
+
+
+def _typename(value: object) -> str:
+    return builtins.type(value).__name__  # `type` is shadowed where PyTorch names the argument so
+
+
+def _explicit_index(text: str, parsed: int | None, index: object) -> int:
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise TypeError(f"device(): argument 'index' (position 2) must be int, not {_typename(index)}")
+    if parsed is not None:
+        raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {text}")
+    if index < 0:
+        raise RuntimeError("Device index must not be negative")
+    return index
+
+
+def _parse(text: str) -> tuple[str, int | None]:
+    """c10's device-string grammar, with its error for each way a string can fail it."""
+    if not text:
+        raise RuntimeError("Device string must not be empty")
+    match = _SPEC.fullmatch(text)
+    if match is None:
+        raise RuntimeError(f"Invalid device string: '{text}'")
+    kind, digits = match.groups()
+    if digits is not None and int(digits) > _MAX_INDEX:
+        raise RuntimeError(f"Could not parse device index '{digits}' in device string '{text}'")
+    if kind not in TYPES:
+        raise RuntimeError(f"Expected one of {', '.join(TYPES)} device type at start of device string: {text}")
+    return kind, None if digits is None else int(digits)
+
+
+CPU = device("cpu")
+
+
+def is_device_like(arg: object) -> bool:
+    """Whether a positional argument of Tensor.to / Module.to names a device (rather than a dtype or tensor)."""
+    return isinstance(arg, (device, str, bytes)) or (isinstance(arg, int) and not isinstance(arg, bool))
+
+
+def as_device(spec: Any, argument: str = "device", op: str | None = None) -> device:
+    """`spec` as a device: a device, a string, or an index, as PyTorch's argument parser takes them."""
+    if is_device_like(spec):
+        return device(spec)
+    raise TypeError(f"{op + '(): ' if op else ''}argument '{argument}' must be torch.device, not {_typename(spec)}")
+
+
+def place(spec: Any, *, creating: bool, op: str | None = None) -> device:
+    """The device a tensor is created on or moved to: the CPU, or PyTorch's CPU-only error for any other.
+
+    `creating`: a factory (zeros, tensor, ...) rather than a move (Tensor.to): PyTorch reports a backend it
+    was built without differently for the two.
+    """
+    target = as_device(spec, op=op)
+    if target.type != "cpu":
+        refuse(target, creating=creating)
+    return CPU
+
+
+def refuse(target: device, *, creating: bool) -> NoReturn:
+    if target.type in _NOT_COMPILED:
+        raise AssertionError(f"Torch not compiled with {_NOT_COMPILED[target.type]} enabled" + _explained(target))
+    if target.type == "meta":
+        raise NotImplementedError(
+            "glassgrad has no meta device: every glassgrad tensor holds its values in a NumPy array on the CPU. "
+            "Create the tensor or module on 'cpu' instead."
+        )
+    if creating and target.type in _BACKENDS:
+        raise NotImplementedError(
+            f"Could not run 'aten::empty.memory_format' with arguments from the '{_BACKENDS[target.type]}' backend."
+            + _explained(target)
+        )
+    raise RuntimeError(f"PyTorch is not linked with support for {target.type} devices" + _explained(target))
+
+
+def require_cuda(spec: Any) -> NoReturn:
+    """Tensor.cuda(device): PyTorch's CPU-only build refuses every argument, each in its own words."""
+    if spec is not None:
+        if not is_device_like(spec):
+            raise TypeError(f"cuda(): argument 'device' (position 1) must be torch.device, not {_typename(spec)}")
+        if device(spec).type != "cuda":
+            raise RuntimeError("Invalid device, must be cuda device")
+    refuse(device("cuda"), creating=False)
+
+
+def check_map_location(spec: Any) -> None:
+    """torch.load(map_location=...): restoring tensors onto a device glassgrad lacks fails with PyTorch's message."""
+    target = as_device(spec, argument="map_location", op="load")
+    if target.type == "cuda":
+        raise RuntimeError(
+            "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. If you are "
+            "running on a CPU-only machine, please use torch.load with map_location=torch.device('cpu') to map your "
+            "storages to the CPU." + _explained(target)
+        )
+    if target.type != "cpu":
+        raise RuntimeError(f"torch.UntypedStorage(): Storage device not recognized: {target.type}" + _explained(target))
+
+
+def _explained(target: device) -> str:
+    return ONLY_CPU.format(name=_NOT_COMPILED.get(target.type, _BACKENDS.get(target.type, target.type)))

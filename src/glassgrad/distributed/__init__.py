@@ -1,0 +1,42 @@
+"""glassgrad.distributed, laid out like torch.distributed: data-parallel training over MPI.
+
+Launch with `mpirun -np N python train.py` (or `glassgrad run --nproc N train.py`), then
+`init_process_group(backend="mpi")`; the collectives, `nn.parallel.DistributedDataParallel` and
+`utils.data.DistributedSampler` follow PyTorch's API. mpi4py and MPICH come from PyPI with
+`pip install 'glassgrad[distributed]'`.
+"""
+
+from .._missing import module_getattr as _module_getattr
+from .distributed_c10d import (
+    GroupMember,
+    ProcessGroup,
+    ReduceOp,
+    Work,
+    all_gather,
+    all_gather_into_tensor,
+    all_reduce,
+    barrier,
+    broadcast,
+    destroy_process_group,
+    gather,
+    get_backend,
+    get_rank,
+    get_world_size,
+    group,
+    init_process_group,
+    irecv,
+    is_available,
+    is_gloo_available,
+    is_initialized,
+    is_mpi_available,
+    is_nccl_available,
+    isend,
+    new_group,
+    recv,
+    reduce,
+    reduce_scatter_tensor,
+    scatter,
+    send,
+)
+
+__getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

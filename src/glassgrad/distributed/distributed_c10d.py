@@ -1,0 +1,431 @@
+"""torch.distributed's process groups and collectives, carried by MPI (mpi4py).
+
+Every collective works in place on the tensor's own NumPy buffer (a copy only for a non-contiguous
+tensor) and bumps its version counter, as an in-place op. Each one first compares what every rank
+passed (the collective, dtype, shape): a mismatch raises on every rank instead of summing the wrong
+bytes. Waits poll with short sleeps, so that ranks sharing cores (mpirun --oversubscribe) yield to each
+other and a collective that outlives the group's timeout raises instead of hanging. A rank that ends
+with an uncaught exception aborts the job, so that the other ranks stop instead of waiting for it.
+"""
+
+from __future__ import annotations
+
+import datetime
+import sys
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..autograd.inplace import bump_version
+from ..tensor import Tensor
+
+DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)  # PyTorch's default for CPU process groups
+BACKENDS = ("mpi", "gloo")  # one transport, MPI; "gloo" is accepted so a CPU program written for PyTorch runs as it is
+_NOT_INITIALIZED = "Default process group has not been initialized, please make sure to call init_process_group."
+
+
+class ReduceOp:
+    """The reductions all_reduce, reduce and reduce_scatter_tensor accept."""
+
+    class RedOpType:
+        def __init__(self, name: str, code: int) -> None:
+            self.name, self.code = name, code
+
+        def __repr__(self) -> str:
+            return f"RedOpType.{self.name}"
+
+    SUM = RedOpType("SUM", 0)
+    AVG = RedOpType("AVG", 1)
+    PRODUCT = RedOpType("PRODUCT", 2)
+    MIN = RedOpType("MIN", 3)
+    MAX = RedOpType("MAX", 4)
+
+
+def _mpi() -> Any:
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        raise RuntimeError(
+            "glassgrad.distributed runs on MPI through mpi4py, which is not installed: pip install 'glassgrad[distributed]' "
+            "(mpi4py and MPICH from PyPI), then launch with `mpirun -np N python train.py` or `glassgrad run --nproc N train.py`."
+        ) from None
+    return MPI
+
+
+class ProcessGroup:
+    """A set of ranks and the MPI communicator that joins them."""
+
+    def __init__(self, comm: Any, timeout: datetime.timedelta, backend: str) -> None:
+        self.comm = comm
+        self.timeout = timeout
+        self.backend = backend
+        self._rank, self._size = comm.Get_rank(), comm.Get_size()
+
+    def rank(self) -> int:
+        return self._rank
+
+    def size(self) -> int:
+        return self._size
+
+    def __repr__(self) -> str:
+        return f"<ProcessGroup rank {self._rank} of {self._size} ({self.backend} over MPI)>"
+
+
+class Work:
+    """A collective under way (async_op=True): wait() finishes it and writes the result into the tensors."""
+
+    def __init__(self, requests: list[Any], finish: Callable[[], None], group: ProcessGroup, name: str) -> None:
+        self._requests = requests
+        self._finish: Callable[[], None] | None = finish
+        self._group = group
+        self._name = name
+
+    def is_completed(self) -> bool:
+        if self._finish is None:
+            return True
+        return bool(_mpi().Request.Testall(self._requests))
+
+    def wait(self, timeout: datetime.timedelta | None = None) -> bool:
+        if self._finish is None:
+            return True
+        _wait(self._requests, timeout or self._group.timeout, self._name)
+        finish, self._finish = self._finish, None
+        finish()
+        return True
+
+
+def _wait(requests: list[Any], timeout: datetime.timedelta, name: str) -> None:
+    """Wait for MPI requests, sleeping a little between tests; raise after `timeout`."""
+    test_all = _mpi().Request.Testall
+    deadline = time.monotonic() + timeout.total_seconds()
+    spins = 0
+    while not test_all(requests):
+        spins += 1
+        if spins > 64:  # a short spin first: most collectives between ranks of one machine end within it
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"glassgrad.distributed: {name} did not complete within the process group's timeout ({timeout}); "
+                    "a rank is stuck or never reached it. Every rank must call the same collectives in the same order."
+                )
+            time.sleep(min(1e-3, 1e-6 * 2 ** min(spins - 64, 10)))
+
+
+_world: ProcessGroup | None = None
+
+
+class _WorldMember:
+    """`dist.group.WORLD` / `dist.GroupMember.WORLD`: the default group once there is one."""
+
+    @property
+    def WORLD(self) -> ProcessGroup | None:
+        return _world
+
+
+group = GroupMember = _WorldMember()
+
+
+def is_available() -> bool:
+    """Whether collectives can run here (mpi4py is installed)."""
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def is_initialized() -> bool:
+    return _world is not None
+
+
+def is_mpi_available() -> bool:
+    return is_available()
+
+
+def is_gloo_available() -> bool:
+    return is_available()
+
+
+def is_nccl_available() -> bool:
+    return False
+
+
+def _abort_on_uncaught_exception(rank: int) -> None:
+    """An exception that ends one rank stops every rank: the others would wait for it in their next collective."""
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], error: BaseException, traceback: Any) -> None:
+        previous(kind, error, traceback)
+        print(f"glassgrad.distributed: rank {rank} ended with {kind.__name__}; stopping every rank", file=sys.stderr, flush=True)
+        _mpi().COMM_WORLD.Abort(1)
+
+    sys.excepthook = hook
+
+
+def init_process_group(
+    backend: str | None = None,
+    init_method: str | None = None,
+    timeout: datetime.timedelta | None = None,
+    world_size: int = -1,
+    rank: int = -1,
+    store: Any = None,
+    group_name: str = "",
+    pg_options: Any = None,
+    device_id: Any = None,
+) -> None:
+    """Join the MPI job as torch.distributed's default group: ranks and world size are MPI's.
+
+    `init_method`, `store` and the MASTER_ADDR/MASTER_PORT variables are not needed (MPI's launcher connects the
+    ranks); `world_size` and `rank`, when given, must agree with MPI's.
+    """
+    global _world
+    if _world is not None:
+        raise ValueError("trying to initialize the default process group twice!")
+    name = (backend or "mpi").lower()
+    if name not in BACKENDS:
+        raise ValueError(
+            f"glassgrad.distributed has no backend {backend!r}: it runs every collective over MPI; use backend='mpi' "
+            "(or 'gloo', which a CPU program written for PyTorch may name). NCCL needs CUDA, which glassgrad does not have."
+        )
+    comm = _mpi().COMM_WORLD.Dup()
+    for what, given, actual in (("world_size", world_size, comm.Get_size()), ("rank", rank, comm.Get_rank())):
+        if given not in (-1, None) and given != actual:
+            raise ValueError(
+                f"init_process_group({what}={given}) disagrees with MPI, which started this process as {what} {actual}: "
+                f"launch with `mpirun -np N` and leave {what} out (or pass MPI's value)."
+            )
+    _world = ProcessGroup(comm, timeout or DEFAULT_TIMEOUT, name)
+    _abort_on_uncaught_exception(_world.rank())
+
+
+def destroy_process_group(group: ProcessGroup | None = None) -> None:
+    global _world
+    target = group or _world
+    if target is None:
+        raise ValueError(_NOT_INITIALIZED)
+    target.comm.Free()
+    if target is _world:
+        _world = None
+
+
+def new_group(ranks: Sequence[int] | None = None, timeout: datetime.timedelta | None = None, backend: str | None = None, **_: Any) -> ProcessGroup | None:
+    """A group of some ranks of the default group. Every rank must call it (as in PyTorch); ranks outside get None."""
+    world = _group(None)
+    members = sorted(range(world.size()) if ranks is None else ranks)
+    inside = world.rank() in members
+    comm = world.comm.Split(0 if inside else _mpi().UNDEFINED, members.index(world.rank()) if inside else 0)
+    return ProcessGroup(comm, timeout or world.timeout, backend or world.backend) if inside else None
+
+
+def _group(group: ProcessGroup | None) -> ProcessGroup:
+    if group is not None:
+        return group
+    if _world is None:
+        raise ValueError(_NOT_INITIALIZED)
+    return _world
+
+
+def get_rank(group: ProcessGroup | None = None) -> int:
+    return _group(group).rank()
+
+
+def get_world_size(group: ProcessGroup | None = None) -> int:
+    return _group(group).size()
+
+
+def get_backend(group: ProcessGroup | None = None) -> str:
+    return _group(group).backend
+
+
+# -- collectives ---------------------------------------------------------------------------------------------
+_CODES = {"all_reduce": 1, "broadcast": 2, "all_gather": 3, "all_gather_into_tensor": 4, "reduce_scatter_tensor": 5,
+          "gather": 6, "scatter": 7, "reduce": 8, "barrier": 9}
+
+
+def _check_same(pg: ProcessGroup, name: str, tensor: Tensor | None, op: ReduceOp.RedOpType | None = None) -> None:
+    """Every rank must call the same collective on tensors of one dtype and shape: compare before moving bytes."""
+    shape = () if tensor is None else tuple(tensor.shape)
+    dtype = "" if tensor is None else tensor.dtype.name
+    mine = np.array([_CODES[name], -1 if op is None else op.code, zlib.crc32(f"{dtype}{shape}".encode())], dtype=np.int64)
+    every = np.empty((pg.size(), mine.size), dtype=np.int64)
+    _wait([pg.comm.Iallgather(mine, every)], pg.timeout, name)
+    if (every != mine).any():
+        described = pg.comm.allgather(f"{name}({dtype} {list(shape)}{'' if op is None else ', ' + op.name})")
+        raise RuntimeError(
+            "glassgrad.distributed: the ranks called different collectives or passed different tensors: "
+            + "; ".join(f"rank {r}: {d}" for r, d in enumerate(described))
+            + ". Every rank must call the same collectives, in the same order, on tensors of the same shape and dtype."
+        )
+
+
+def _buffer(tensor: Tensor) -> np.ndarray:
+    data = tensor._data
+    return data if data.flags.c_contiguous and data.flags.writeable else np.ascontiguousarray(data)
+
+
+def _written(tensor: Tensor, buffer: np.ndarray) -> Callable[[], None]:
+    """What finishing a collective does to its output tensor: copy back where MPI wrote a copy, bump the version."""
+
+    def finish() -> None:
+        if buffer is not tensor._data:
+            np.copyto(tensor._data, buffer.reshape(tensor._data.shape))
+        bump_version(tensor)
+
+    return finish
+
+
+def _run(pg: ProcessGroup, name: str, requests: list[Any], finish: Callable[[], None], async_op: bool) -> Work | None:
+    work = Work(requests, finish, pg, name)
+    if async_op:
+        return work
+    work.wait()
+    return None
+
+
+def _mpi_op(op: ReduceOp.RedOpType) -> Any:
+    MPI = _mpi()
+    return {"SUM": MPI.SUM, "AVG": MPI.SUM, "PRODUCT": MPI.PROD, "MIN": MPI.MIN, "MAX": MPI.MAX}[op.name]
+
+
+def _averaged(op: ReduceOp.RedOpType, buffer: np.ndarray, size: int, then: Callable[[], None]) -> Callable[[], None]:
+    def finish() -> None:
+        if op is ReduceOp.AVG:
+            np.divide(buffer, size, out=buffer, casting="unsafe")
+        then()
+
+    return finish
+
+
+def all_reduce(tensor: Tensor, op: ReduceOp.RedOpType = ReduceOp.SUM, group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    pg = _group(group)
+    _check_same(pg, "all_reduce", tensor, op)
+    buffer = _buffer(tensor)
+    request = pg.comm.Iallreduce(_mpi().IN_PLACE, buffer, _mpi_op(op))
+    return _run(pg, "all_reduce", [request], _averaged(op, buffer, pg.size(), _written(tensor, buffer)), async_op)
+
+
+def reduce(tensor: Tensor, dst: int = 0, op: ReduceOp.RedOpType = ReduceOp.SUM, group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    pg = _group(group)
+    _check_same(pg, "reduce", tensor, op)
+    buffer = _buffer(tensor)
+    mine = pg.rank() == dst
+    request = pg.comm.Ireduce(_mpi().IN_PLACE if mine else buffer, buffer if mine else None, _mpi_op(op), root=dst)
+    finish = _averaged(op, buffer, pg.size(), _written(tensor, buffer)) if mine else (lambda: None)
+    return _run(pg, "reduce", [request], finish, async_op)
+
+
+def broadcast(tensor: Tensor, src: int = 0, group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    pg = _group(group)
+    _check_same(pg, "broadcast", tensor)
+    buffer = _buffer(tensor)
+    return _run(pg, "broadcast", [pg.comm.Ibcast(buffer, root=src)], _written(tensor, buffer), async_op)
+
+
+def all_gather_into_tensor(output_tensor: Tensor, input_tensor: Tensor, group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    pg = _group(group)
+    if output_tensor.numel() != input_tensor.numel() * pg.size():
+        raise ValueError(
+            f"all_gather_into_tensor: the output has {output_tensor.numel()} elements; it needs world size x input "
+            f"= {pg.size()} x {input_tensor.numel()}"
+        )
+    _check_same(pg, "all_gather_into_tensor", input_tensor)
+    buffer = _buffer(output_tensor)
+    request = pg.comm.Iallgather(np.ascontiguousarray(input_tensor._data), buffer)
+    return _run(pg, "all_gather_into_tensor", [request], _written(output_tensor, buffer), async_op)
+
+
+def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    pg = _group(group)
+    if len(tensor_list) != pg.size():
+        raise ValueError(f"all_gather: tensor_list has {len(tensor_list)} tensors; it needs one per rank ({pg.size()})")
+    _check_same(pg, "all_gather", tensor)
+    gathered = np.empty((pg.size(), *tensor._data.shape), dtype=tensor._data.dtype)
+    request = pg.comm.Iallgather(np.ascontiguousarray(tensor._data), gathered)
+
+    def finish() -> None:
+        for out, part in zip(tensor_list, gathered, strict=True):
+            np.copyto(out._data, part.reshape(out._data.shape))
+            bump_version(out)
+
+    return _run(pg, "all_gather", [request], finish, async_op)
+
+
+def reduce_scatter_tensor(
+    output: Tensor, input: Tensor, op: ReduceOp.RedOpType = ReduceOp.SUM, group: ProcessGroup | None = None, async_op: bool = False
+) -> Work | None:
+    pg = _group(group)
+    if input.numel() != output.numel() * pg.size():
+        raise ValueError(
+            f"reduce_scatter_tensor: the input has {input.numel()} elements; it needs world size x output "
+            f"= {pg.size()} x {output.numel()}"
+        )
+    _check_same(pg, "reduce_scatter_tensor", input, op)
+    buffer = _buffer(output)
+    request = pg.comm.Ireduce_scatter_block(np.ascontiguousarray(input._data), buffer, _mpi_op(op))
+    return _run(pg, "reduce_scatter_tensor", [request], _averaged(op, buffer, pg.size(), _written(output, buffer)), async_op)
+
+
+def gather(tensor: Tensor, gather_list: list[Tensor] | None = None, dst: int = 0, group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    pg = _group(group)
+    mine = pg.rank() == dst
+    if mine and (gather_list is None or len(gather_list) != pg.size()):
+        raise ValueError(f"gather: the destination rank needs a gather_list of {pg.size()} tensors")
+    _check_same(pg, "gather", tensor)
+    gathered = np.empty((pg.size(), *tensor._data.shape), dtype=tensor._data.dtype) if mine else None
+    request = pg.comm.Igather(np.ascontiguousarray(tensor._data), gathered, root=dst)
+
+    def finish() -> None:
+        if gathered is not None and gather_list is not None:
+            for out, part in zip(gather_list, gathered, strict=True):
+                np.copyto(out._data, part.reshape(out._data.shape))
+                bump_version(out)
+
+    return _run(pg, "gather", [request], finish, async_op)
+
+
+def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int = 0, group: ProcessGroup | None = None, async_op: bool = False) -> Work | None:
+    pg = _group(group)
+    mine = pg.rank() == src
+    if mine and (scatter_list is None or len(scatter_list) != pg.size()):
+        raise ValueError(f"scatter: the source rank needs a scatter_list of {pg.size()} tensors")
+    _check_same(pg, "scatter", tensor)
+    parts = np.stack([np.ascontiguousarray(t._data) for t in scatter_list]) if mine and scatter_list is not None else None
+    buffer = _buffer(tensor)
+    return _run(pg, "scatter", [pg.comm.Iscatter(parts, buffer, root=src)], _written(tensor, buffer), async_op)
+
+
+def barrier(group: ProcessGroup | None = None, async_op: bool = False, device_ids: Any = None) -> Work | None:
+    pg = _group(group)
+    return _run(pg, "barrier", [pg.comm.Ibarrier()], lambda: None, async_op)
+
+
+def isend(tensor: Tensor, dst: int, group: ProcessGroup | None = None, tag: int = 0) -> Work:
+    pg = _group(group)
+    work = _run(pg, "send", [pg.comm.Isend(np.ascontiguousarray(tensor._data), dest=dst, tag=tag)], lambda: None, True)
+    assert work is not None
+    return work
+
+
+def irecv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None, tag: int = 0) -> Work:
+    pg = _group(group)
+    buffer = _buffer(tensor)
+    source = _mpi().ANY_SOURCE if src is None else src
+    work = _run(pg, "recv", [pg.comm.Irecv(buffer, source=source, tag=tag)], _written(tensor, buffer), True)
+    assert work is not None
+    return work
+
+
+def send(tensor: Tensor, dst: int, group: ProcessGroup | None = None, tag: int = 0) -> None:
+    isend(tensor, dst, group, tag).wait()
+
+
+def recv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None, tag: int = 0) -> int:
+    """Receive into `tensor`; returns the sender's rank (any rank when src is None)."""
+    pg = _group(group)
+    buffer = _buffer(tensor)
+    status = _mpi().Status()
+    pg.comm.Recv(buffer, source=_mpi().ANY_SOURCE if src is None else src, tag=tag, status=status)
+    _written(tensor, buffer)()
+    return int(status.Get_source())

@@ -23,6 +23,7 @@ from ..tensor import Tensor
 from . import (
     activations,
     binary,
+    complex_ops,
     convolution,
     creation,
     elementwise,
@@ -40,7 +41,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
-    convolution, normalization,
+    convolution, normalization, complex_ops,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -133,6 +134,8 @@ def install_tensor_methods() -> None:
         setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))  # type: ignore[attr-defined]
     Tensor.mT = property(shape.mT)  # type: ignore[attr-defined]
+    for name, fn in complex_ops.PROPERTIES.items():
+        setattr(Tensor, name, property(fn))
 
 
 install_tensor_methods()

@@ -88,7 +88,7 @@ ProdBackward1 = derivative(
 def _sum_dtype(input: Tensor, dtype: Any) -> np.dtype:
     if dtype is not None:
         return _dtype.to_dtype(dtype).np
-    if input._data.dtype.kind == "f":
+    if input._data.dtype.kind in "fc":
         return input._data.dtype
     return np.dtype(np.int64)
 
@@ -105,7 +105,7 @@ def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = 
 
 def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     target = input.dtype if dtype is None else _dtype.to_dtype(dtype)
-    if not target.is_floating_point:
+    if not (target.is_floating_point or target.is_complex):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {target.name.capitalize()}"

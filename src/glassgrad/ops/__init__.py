@@ -27,6 +27,7 @@ from . import (
     convolution,
     creation,
     elementwise,
+    fft,
     indexing,
     inplace_ops,
     linalg,
@@ -41,7 +42,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
-    convolution, normalization, complex_ops,
+    convolution, normalization, complex_ops, fft,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -193,7 +193,7 @@ LINEAR = frozenset({
     "SliceBackward0", "SelectBackward0", "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0",
     "SliceBackwardBackward0", "AliasBackward0", "IndexBackward0", "IndexScatterBackward0", "SumBackward0",
     "SumBackward1", "MeanBackward0", "MeanBackward1", "CumsumBackward0", "ConstantPadNdBackward0", "RollBackward0",
-    "FlipBackward0", "RepeatBackward0", "WhereBackward0",
+    "FlipBackward0", "RepeatBackward0", "WhereBackward0", "CopyBackwards", "ZeroBackward0", "FillBackward2", "FillBackward3",
 })
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import builtins as _builtins
 import importlib as _importlib
 
-from . import autograd, diagnostics, fft, linalg, nn, optim, serialization, utils
+from . import autograd, diagnostics, fft, linalg, nn, optim, serialization, special, utils
 from ._dtype import (
     bool_ as bool,
 )

@@ -38,11 +38,12 @@ from . import (
     reduction,
     shape,
     sorting,
+    special,
 )
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
-    convolution, normalization, complex_ops, fft,
+    convolution, normalization, complex_ops, fft, special,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

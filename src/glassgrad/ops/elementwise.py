@@ -130,10 +130,10 @@ def _exact_unary(name: str, entry: Derivative, kernel: Kernel, rejects: tuple[in
 
 
 def _scipy(name: str) -> Kernel:
-    def kernel(x: np.ndarray) -> np.ndarray:
+    def kernel(*arrays: np.ndarray) -> np.ndarray:
         from scipy import special  # SciPy has the error-function family NumPy lacks
 
-        return getattr(special, name)(x)
+        return getattr(special, name)(*arrays)
 
     return kernel
 
@@ -489,11 +489,11 @@ frac = _exact_unary("frac", FracBackward0, lambda x: x - np.trunc(x), (_dtype.BO
 _round = _exact_unary("round", RoundBackward0, np.round, (_dtype.BOOL,), "round_vml_cpu")
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    if decimals == 0:
+def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
+    if decimals is None:
         return _round(input)
-    if not input.dtype.is_floating_point:
-        raise not_implemented_for("round_cpu", input.dtype)
+    if not input.dtype.is_floating_point:  # PyTorch's round.decimals overload refuses integers, even for decimals=0
+        raise not_implemented_for("round_vml_cpu" if decimals == 0 else "round_cpu", input.dtype)
     # NumPy scales by 10**decimals and rounds half to even, exactly as PyTorch does.
     return RoundBackward1.record(np.round(input._data, decimals), (input,))
 

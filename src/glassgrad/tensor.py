@@ -430,6 +430,12 @@ class Tensor:
     def half(self) -> Tensor:
         return self.to(_dtype.float16)
 
+    def cfloat(self) -> Tensor:
+        return self.to(_dtype.complex64)
+
+    def cdouble(self) -> Tensor:
+        return self.to(_dtype.complex128)
+
     def long(self) -> Tensor:
         return self.to(_dtype.int64)
 

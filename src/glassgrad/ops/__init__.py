@@ -4,7 +4,8 @@
   otherwise, e.g. "glassgrad.nn.functional" or "glassgrad.linalg"),
 - METHODS:   `Tensor.<name>` (the tensor comes first),
 - INPLACE:   method names that also get an in-place `Tensor.<name>_`,
-and optionally ALSO: {namespace: {name: function}} for functions PyTorch has in a second namespace.
+and optionally ALSO: {namespace: {name: function}} for functions PyTorch has in a second namespace,
+and INPLACE_FUNCTIONS: names among INPLACE whose in-place form PyTorch also has as a function (torch.relu_).
 
 REGISTRY is their union, keyed by public name; the test-suite enumerates it so that no op
 escapes testing. Adding an op is: its function (and derivative entry) in a family module,
@@ -22,10 +23,12 @@ from ..autograd.inplace import apply_inplace, copy_
 from ..tensor import Tensor
 from . import (
     activations,
+    attention,
     binary,
     complex_ops,
     convolution,
     creation,
+    distance,
     elementwise,
     fft,
     indexing,
@@ -34,16 +37,19 @@ from . import (
     linalg_decomp,
     logic,
     losses,
+    matrix_functions,
     normalization,
     reduction,
+    scans,
     shape,
     sorting,
     special,
+    stacking,
 )
 
 FAMILIES = (
-    creation, elementwise, binary, logic, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
-    convolution, normalization, complex_ops, fft, special,
+    creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
+    matrix_functions, activations, losses, convolution, normalization, distance, attention, complex_ops, fft, special,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -119,6 +125,11 @@ OPERATORS: dict[str, Callable[..., Any]] = {
 }
 METHODS.update(copy_=copy_, zero_=_zero_, fill_=_fill_)
 
+# One wrapper per in-place op: `Tensor.relu_` and, where PyTorch has it, `glassgrad.relu_` are the same function.
+INPLACE_METHODS = {name: _inplace_method(fn) for name, fn in INPLACE.items()}
+for _family in FAMILIES:
+    NAMESPACES["glassgrad"].update({f"{name}_": INPLACE_METHODS[f"{name}_"] for name in getattr(_family, "INPLACE_FUNCTIONS", ())})
+
 FUNCTIONS = NAMESPACES["glassgrad"]
 REGISTRY: dict[str, Callable[..., Any]] = {
     **{f"{space}.{name}": fn for space, functions in NAMESPACES.items() for name, fn in functions.items()},
@@ -130,8 +141,8 @@ REGISTRY: dict[str, Callable[..., Any]] = {
 def install_tensor_methods() -> None:
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
-    for name, fn in INPLACE.items():
-        setattr(Tensor, name, _inplace_method(fn))
+    for name, fn in INPLACE_METHODS.items():
+        setattr(Tensor, name, fn)
     for name, fn in OPERATORS.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))  # type: ignore[attr-defined]

@@ -249,6 +249,10 @@ for_complex(
     mat2=lambda grad, self: unsqueeze(conj(self), -1) * unsqueeze(grad, -2),
 )
 for_complex(
+    linalg.DotBackward0, self=lambda grad, tensor: grad * conj(tensor), tensor=lambda grad, self: grad * conj(self)
+)
+for_complex(linalg.VdotBackward0, self=lambda grad, other: conj(grad) * other, other=lambda grad, self: grad * self)
+for_complex(
     linalg.EinsumBackward0,
     self=lambda grad, other, spec, self_shape: linalg._einsum_grad(grad, spec[2], ((conj(other), spec[1]),), spec[0], self_shape),
     other=lambda grad, self, spec, other_shape: linalg._einsum_grad(grad, spec[2], ((conj(self), spec[0]),), spec[1], other_shape),

@@ -501,6 +501,8 @@ def _norm_backward(grad: Tensor, self: Tensor, ord: float, result: Tensor, dim: 
 
 
 def vector_norm(input: Tensor, ord: float = 2, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if input.is_complex():  # the norm of the magnitudes, whose node carries the complex gradient
+        return vector_norm(abs(input), ord, dim, keepdim, dtype=None if dtype is None else _dtype.to_dtype(dtype).to_real())
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {input.dtype.name.capitalize()}"

@@ -122,6 +122,12 @@ OPS = [
            fixed((3,), (3,), (3, 2), (3, 2)), id="vecmat_complex"),
     OpInfo("glassgrad.matmul", lambda m, a, b, x, y: m.view_as_real(c(m, a, b) @ c(m, x, y)),
            fixed((2, 3), (2, 3), (3,), (3,)), id="matvec_complex"),
+    OpInfo("glassgrad.dot", lambda m, a, b, x, y: m.view_as_real(m.dot(c(m, a, b), c(m, x, y))),
+           fixed((3,), (3,), (3,), (3,)), id="dot_complex"),
+    OpInfo("glassgrad.vdot", lambda m, a, b, x, y: m.view_as_real(m.vdot(c(m, a, b), c(m, x, y))),
+           fixed((3,), (3,), (3,), (3,)), id="vdot_complex"),
+    OpInfo("glassgrad.linalg.vector_norm", lambda m, a, b: m.linalg.vector_norm(c(m, a, b), 3, dim=-1),
+           broadcasting(2, min_dims=1, **SIDE), domains=AWAY_FROM_ZERO, id="vector_norm_complex"),
     OpInfo("glassgrad.einsum", lambda m, a, b, x, y: m.view_as_real(m.einsum("bij,jk->bik", c(m, a, b), c(m, x, y))),
            fixed((2, 2, 3), (2, 2, 3), (3, 2), (3, 2)), id="einsum_complex"),
     # linear ops, whose real formulas hold as written

@@ -34,7 +34,7 @@ class dtype:
         return self._category == COMPLEX
 
     def to_real(self) -> dtype:
-        return _BY_NUMPY[np.empty(0, self.np).real.dtype] if self._category == COMPLEX else self
+        return _BY_NUMPY[np.finfo(self.np).dtype] if self._category == COMPLEX else self
 
     def to_complex(self) -> dtype:
         if self._category == COMPLEX:

@@ -481,6 +481,8 @@ def abs(input: Tensor) -> Tensor:
 
         return complex_abs(input)
     return _real_abs(input)
+
+
 sign = _exact_unary("sign", SignBackward0, lambda x: x.copy() if x.dtype == np.bool_ else np.sign(x), (), "sign_cpu")
 floor = _exact_unary("floor", FloorBackward0, np.floor, (_dtype.BOOL,), "floor_vml_cpu")
 ceil = _exact_unary("ceil", CeilBackward0, np.ceil, (_dtype.BOOL,), "ceil_vml_cpu")

@@ -159,14 +159,16 @@ def no_complex_derivative(name: str) -> NotImplementedError:
 
 
 class ComplexOpNode(OpNode):
-    """A node whose output is complex, or whose input is: a real input takes the real part of its gradient."""
+    """A node whose output is complex, or whose input is: a real input takes the real part of its gradient
+    (contiguous, as a gradient is, rather than a strided view holding the complex one)."""
 
     __slots__ = ()
 
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         grads = OpNode.apply(self, grad_outputs, needed)
         return tuple(
-            g.real if g is not None and meta is not None and meta[1].kind != "c" and g._data.dtype.kind == "c" else g
+            g.real.contiguous() if g is not None and meta is not None and meta[1].kind != "c" and g._data.dtype.kind == "c"
+            else g
             for g, meta in zip(grads, self._input_meta, strict=True)
         )
 

@@ -196,6 +196,15 @@ class Tensor:
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
 
+    def is_complex(self) -> bool:
+        return self._data.dtype.kind == "c"
+
+    def is_conj(self) -> bool:
+        return False  # glassgrad's conj() computes the conjugate: no tensor carries PyTorch's lazy conjugate bit
+
+    def is_neg(self) -> bool:
+        return False
+
     def is_contiguous(self, memory_format: Any = None) -> bool:
         return bool(self._data.flags.c_contiguous)
 
@@ -248,7 +257,7 @@ class Tensor:
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             )
-        if value and not self.dtype.is_floating_point:
+        if value and self._data.dtype.kind not in "fc":
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._is_inference and not grad_mode.state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
@@ -365,6 +374,9 @@ class Tensor:
     def __float__(self) -> float:
         return float(self.item())
 
+    def __complex__(self) -> complex:
+        return complex(self.item())
+
     def __int__(self) -> int:
         return int(self.item())
 
@@ -417,6 +429,12 @@ class Tensor:
 
     def half(self) -> Tensor:
         return self.to(_dtype.float16)
+
+    def cfloat(self) -> Tensor:
+        return self.to(_dtype.complex64)
+
+    def cdouble(self) -> Tensor:
+        return self.to(_dtype.complex128)
 
     def long(self) -> Tensor:
         return self.to(_dtype.int64)

@@ -25,11 +25,13 @@ from . import (
     activations,
     attention,
     binary,
+    complex_ops,
     convolution,
     creation,
     distance,
     elementwise,
     embedding,
+    fft,
     indexing,
     inplace_ops,
     linalg,
@@ -42,12 +44,14 @@ from . import (
     scans,
     shape,
     sorting,
+    special,
     stacking,
 )
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    matrix_functions, activations, losses, convolution, embedding, normalization, distance, attention,
+    matrix_functions, activations, losses, convolution, embedding, normalization, distance, attention, complex_ops, fft,
+    special,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -145,6 +149,8 @@ def install_tensor_methods() -> None:
         setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))  # type: ignore[attr-defined]
     Tensor.mT = property(shape.mT)  # type: ignore[attr-defined]
+    for name, fn in complex_ops.PROPERTIES.items():
+        setattr(Tensor, name, property(fn))
 
 
 install_tensor_methods()

@@ -76,6 +76,8 @@ def _infer_dtype(data: Any) -> _dtype.dtype:
         return _dtype.int64
     if np.issubdtype(flat.dtype, np.floating) or flat.size == 0:
         return _dtype.get_default_dtype()
+    if np.issubdtype(flat.dtype, np.complexfloating):
+        return _dtype.default_complex()
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
@@ -204,12 +206,21 @@ def _rng(generator: Generator | None) -> np.random.Generator:
     return (generator or default_generator)._rng
 
 
+def _random(draw: Any, size: tuple[int, ...], target: np.dtype, scale: float) -> np.ndarray:
+    """Draws in `target`; a complex dtype draws its real and imaginary parts apart, each scaled by `scale`."""
+    if target.kind != "c":
+        return draw(size).astype(target)
+    pair = draw((*size, 2)) * scale
+    return (pair[..., 0] + 1j * pair[..., 1]).astype(target)
+
+
 def rand(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _finish(_rng(generator).random(_size(size)).astype(_float_or(dtype)), requires_grad, device)
+    return _finish(_random(_rng(generator).random, _size(size), _float_or(dtype), 1.0), requires_grad, device)
 
 
 def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    return _finish(_rng(generator).standard_normal(_size(size)).astype(_float_or(dtype)), requires_grad, device)
+    # a complex normal has unit variance in all: each part has variance 1/2, as in PyTorch
+    return _finish(_random(_rng(generator).standard_normal, _size(size), _float_or(dtype), 0.5**0.5), requires_grad, device)
 
 
 def randint(low: int, high: int | None = None, size: Sequence[int] | None = None, *, generator: Generator | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:

@@ -151,3 +151,23 @@ def test_real_and_imag_are_views() -> None:
     assert glassgrad.view_as_real(z).data_ptr() == z.data_ptr()
     x = glassgrad.tensor([1.0, 2.0])
     assert x.real is x
+
+
+def test_custom_function_with_a_complex_output_records_its_graph() -> None:
+    """A custom Function returning a complex tensor is differentiable (it recorded nothing, silently, before)."""
+
+    def run(m: Any) -> np.ndarray:
+        class Lift(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                return m.complex(x, 2 * x)
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                return grad.real + 2 * grad.imag
+
+        x = m.tensor([1.0, -2.0, 0.5], dtype=m.float64, requires_grad=True)
+        (Lift.apply(x).abs() ** 2).sum().backward()
+        return x.grad.numpy()
+
+    np.testing.assert_array_equal(run(glassgrad), run(torch))

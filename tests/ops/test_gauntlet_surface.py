@@ -1,0 +1,41 @@
+"""Small API gaps that real PyTorch programs ran into (docs/real-programs.md), each checked against PyTorch.
+
+Each case is what one of those programs does; what is compared is the value (or the exception type and
+its first sentence) and the warnings, through tests/outcome.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ..outcome import assert_same_outcome
+
+pytestmark = pytest.mark.torch_oracle
+
+
+def statements(source: str) -> pytest.param:
+    """Statements run with `m` bound to torch or glassgrad; the value of `r` afterwards is the result."""
+
+    def run(m):
+        scope = {"m": m}
+        exec(source, scope)
+        return scope.get("r")
+
+    return pytest.param(run, id=source)
+
+
+CASES = [
+    # pytorch/examples mnist_forward_forward: randint(high, size=...)
+    statements("m.manual_seed(0)\nr = m.randint(5, size=(3,)).shape"),
+    statements("r = m.randint(high=5, size=(2, 2)).dtype"),
+    statements("r = m.randint(low=3, high=4, size=(2,))"),
+    statements("r = m.randint(3, 4, (2,))"),
+    statements("r = m.randint(4, (2,)).shape"),
+    statements("r = m.randint(5)"),
+    statements("r = m.randint(5, 5, (2,))"),
+]
+
+
+@pytest.mark.parametrize("snippet", CASES)
+def test_outcome_matches_torch(snippet) -> None:
+    assert_same_outcome(snippet)

@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-thorough lint clean system-deps
+.PHONY: demo demo-distributed test test-thorough lint clean system-deps coverage
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,8 +24,16 @@ $(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed-demo
 	$(BIN)/python examples/digits_cnn.py
 
+$(VENV)/.installed-distributed: pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[demo,distributed]'
+	touch $(VENV)/.installed $@
+
+# The digits convnet trained on 2 MPI processes against 1 (MPICH and mpi4py come from PyPI).
+demo-distributed: $(VENV)/.installed-distributed
+	$(BIN)/python examples/digits_ddp.py
+
 test: $(VENV)/.installed-test system-deps
-	$(BIN)/ruff check src tests examples
+	$(BIN)/ruff check src tests examples tools
 	$(BIN)/python -m pytest
 
 # The same suite drawing new hypothesis examples every run (500 per property): for exploring, not for CI.
@@ -43,7 +51,14 @@ system-deps:
 	else echo "note: graphviz or chromium is missing; the rendering tests will be skipped"; fi
 
 lint: $(VENV)/.installed-test
-	$(BIN)/ruff check src tests examples
+	$(BIN)/ruff check src tests examples tools
+
+# How much of PyTorch 2.13's public API glassgrad has, per namespace (docs/coverage.md explains the counting);
+# COVERAGE_ARGS passes options, e.g. make coverage COVERAGE_ARGS="--list lacking".
+COVERAGE_ARGS ?=
+
+coverage: $(VENV)/.installed-test
+	$(BIN)/python tools/coverage.py $(COVERAGE_ARGS)
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .hypothesis
@@ -74,3 +89,7 @@ bench-diagnostics: $(BENCH_VENV)/.installed
 .PHONY: bench-torch-glass
 bench-torch-glass: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/torch_glass_overhead.py
+
+.PHONY: bench-ddp
+bench-ddp: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/ddp_scaling.py

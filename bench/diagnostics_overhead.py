@@ -14,7 +14,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import statistics  # noqa: E402 - the thread variables must be set before NumPy loads
 import sys  # noqa: E402
-import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
 from contextlib import AbstractContextManager, nullcontext  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -23,6 +22,7 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from interleave import interleaved  # noqa: E402
 from libs import load  # noqa: E402
 from workloads import SEED, WORKLOADS, make_step  # noqa: E402
 
@@ -49,19 +49,8 @@ def measure(key: str, rounds: int, repeats: int) -> dict[str, list[float]]:
     lib = load("glassgrad")
     wl = WORKLOADS[key]
     step = make_step(lib, wl, wl.make_problem(np.random.default_rng(SEED)))
-    times: dict[str, list[float]] = {name: [] for name in SETTINGS}
-    for setting in SETTINGS.values():  # warm-up
-        with setting():
-            for _ in range(repeats):
-                step()
-    for _ in range(rounds):
-        for name, setting in SETTINGS.items():
-            with setting():
-                start = time.perf_counter()
-                for _ in range(repeats):
-                    step()
-                times[name].append((time.perf_counter() - start) / repeats / (wl.per or 1))
-    return times
+    times = interleaved(step, SETTINGS, rounds, repeats)
+    return {name: [t / (wl.per or 1) for t in samples] for name, samples in times.items()}
 
 
 def main() -> None:

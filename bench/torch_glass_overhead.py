@@ -11,13 +11,16 @@ from __future__ import annotations
 
 import statistics
 import sys
-import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
+from pathlib import Path
 
 import torch
 
 from glassgrad.doctor import watch_torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from interleave import interleaved  # bench/ is not a package: its folder is on sys.path
 
 
 def w2() -> Callable[[], object]:
@@ -60,28 +63,11 @@ def w3() -> Callable[[], object]:
 SETTINGS: dict[str, Callable[[], AbstractContextManager[object]]] = {"torch": nullcontext, "torch + glass": watch_torch}
 
 
-def measure(make: Callable[[], Callable[[], object]], rounds: int, repeats: int) -> dict[str, list[float]]:
-    step = make()
-    times: dict[str, list[float]] = {name: [] for name in SETTINGS}
-    for setting in SETTINGS.values():  # warm-up
-        with setting():
-            for _ in range(repeats):
-                step()
-    for _ in range(rounds):
-        for name, setting in SETTINGS.items():
-            with setting():
-                start = time.perf_counter()
-                for _ in range(repeats):
-                    step()
-                times[name].append((time.perf_counter() - start) / repeats)
-    return times
-
-
 def main() -> None:
     quick = "--quick" in sys.argv
     print(f"{'':4}{'setting':16}{'median ms':>10}{'vs torch':>10}")
     for key, make, rounds, repeats in (("W2", w2, 30, 10), ("W3", w3, 8, 2)):
-        times = measure(make, rounds=max(3, rounds // 5) if quick else rounds, repeats=repeats)
+        times = interleaved(make(), SETTINGS, rounds=max(3, rounds // 5) if quick else rounds, repeats=repeats)
         base = statistics.median(times["torch"])
         for name, samples in times.items():
             median = statistics.median(samples)

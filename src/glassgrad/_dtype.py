@@ -56,6 +56,11 @@ float32 = dtype("float32", np.float32, FLOAT, "Float")
 float64 = dtype("float64", np.float64, FLOAT, "Double")
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+# The C++ type names PyTorch's messages print for a dtype ("attn_mask.dtype: long int", "input dtype = double").
+CPP_NAMES = {
+    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
+    "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double",
+}
 _BY_NUMPY = {d.np: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update(half=float16, float=float32, double=float64, long=int64, int=int32, short=int16)

@@ -100,6 +100,24 @@ def run(script: str, args: list[str], alias: bool) -> tuple[int, dict[str, Any],
     return 0, namespace, None
 
 
+def mpi_rank() -> tuple[int, int] | None:
+    """(rank, world size) when this process is one rank of an MPI job (MPICH's or Open MPI's launcher)."""
+    import os
+
+    for rank, size in (("PMI_RANK", "PMI_SIZE"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")):
+        if rank in os.environ and size in os.environ:
+            return int(os.environ[rank]), int(os.environ[size])
+    return None
+
+
+def per_rank(path: str, rank: tuple[int, int] | None) -> str:
+    """report.json -> report.rank1.json when several ranks each write their own report."""
+    if rank is None or rank[1] == 1:
+        return path
+    target = Path(path)
+    return str(target.with_name(f"{target.stem}.rank{rank[0]}{target.suffix}"))
+
+
 def full_message(error: BaseException) -> str:
     """What a person reads: the message, then the notes (where the torch glass puts its explanation)."""
     return "\n\n".join([str(error), *getattr(error, "__notes__", ())])
@@ -116,6 +134,11 @@ class Report:
     live: list[SiteBytes] = field(default_factory=list)
     graph: GraphReport | None = None
     graph_name: str | None = None
+    rank: tuple[int, int] | None = field(default_factory=mpi_rank)  # (rank, world size) under MPI
+
+    @property
+    def where(self) -> str:
+        return "" if self.rank is None else f" (rank {self.rank[0]} of {self.rank[1]})"
 
     @property
     def peak_saved_bytes(self) -> int:
@@ -135,6 +158,8 @@ class Report:
         return {
             "script": self.script,
             "engine": self.engine,
+            "rank": None if self.rank is None else self.rank[0],
+            "world_size": 1 if self.rank is None else self.rank[1],
             "exit_status": self.exit_status,
             "backward_passes": len(self.history),
             "peak_saved_bytes": self.peak_saved_bytes,
@@ -206,13 +231,13 @@ def render(report: Report) -> None:
     console = Console(stderr=True)
     if report.error is not None:
         console.print(_traceback(report.error), markup=False, highlight=False)
-    console.rule(f"glassgrad doctor: {report.script}")
+    console.rule(f"glassgrad doctor: {report.script}{report.where}")
     console.print(report.engine_line(), markup=False, highlight=False)
     console.print(
         f"{len(report.history)} backward passes, peak live saved bytes {report.peak_saved_bytes:,}, exit status {report.exit_status}"
     )
     for _, message in report.warnings:
-        console.print(Panel(message, title="warning", border_style="yellow"), markup=False, highlight=False)
+        console.print(Panel(message, title=f"warning{report.where}", border_style="yellow"), markup=False, highlight=False)
     if not report.warnings:
         console.print("No graph-lifetime warnings.")
     if report.live:
@@ -221,11 +246,11 @@ def render(report: Report) -> None:
             table.add_row(f"{row.saved_bytes:,}", str(row.nodes), sites.format_site(row.site))
         console.print(table)
     if report.error is not None:
-        title = f"the script failed: {type(report.error).__name__}"
+        title = f"the script failed{report.where}: {type(report.error).__name__}"
         console.print(Panel(full_message(report.error), title=title, border_style="red"), markup=False, highlight=False)
 
 
 def html(report: Report) -> str:
-    title = f"glassgrad doctor: {report.script}" + (f" (graph of `{report.graph_name}`)" if report.graph_name else "")
+    title = f"glassgrad doctor: {report.script}{report.where}" + (f" (graph of `{report.graph_name}`)" if report.graph_name else "")
     messages = [message for _, message in report.warnings]
     return diagnostics.html_report(report.graph or GraphReport(), report.history, messages, title=title)

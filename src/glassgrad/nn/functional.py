@@ -1,6 +1,6 @@
 """glassgrad.nn.functional, laid out like torch.nn.functional; the ops live in glassgrad/ops/
-(activations.py, losses.py, convolution.py, normalization.py). Composites that are no op of their
-own, such as multi-head attention, live beside this module."""
+(activations.py, losses.py, convolution.py, normalization.py, attention.py). Composites that are no
+op of their own, such as multi-head attention, live beside this module."""
 
 from .._missing import module_getattr as _module_getattr
 from ..ops import NAMESPACES

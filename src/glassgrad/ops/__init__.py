@@ -4,7 +4,8 @@
   otherwise, e.g. "glassgrad.nn.functional" or "glassgrad.linalg"),
 - METHODS:   `Tensor.<name>` (the tensor comes first),
 - INPLACE:   method names that also get an in-place `Tensor.<name>_`,
-and optionally ALSO: {namespace: {name: function}} for functions PyTorch has in a second namespace.
+and optionally ALSO: {namespace: {name: function}} for functions PyTorch has in a second namespace,
+and INPLACE_FUNCTIONS: names among INPLACE whose in-place form PyTorch also has as a function (torch.relu_).
 
 REGISTRY is their union, keyed by public name; the test-suite enumerates it so that no op
 escapes testing. Adding an op is: its function (and derivative entry) in a family module,
@@ -22,9 +23,11 @@ from ..autograd.inplace import apply_inplace, copy_
 from ..tensor import Tensor
 from . import (
     activations,
+    attention,
     binary,
     convolution,
     creation,
+    distance,
     elementwise,
     indexing,
     inplace_ops,
@@ -32,15 +35,18 @@ from . import (
     linalg_decomp,
     logic,
     losses,
+    matrix_functions,
     normalization,
     reduction,
+    scans,
     shape,
     sorting,
+    stacking,
 )
 
 FAMILIES = (
-    creation, elementwise, binary, logic, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
-    convolution, normalization,
+    creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
+    matrix_functions, activations, losses, convolution, normalization, distance, attention,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -116,6 +122,11 @@ OPERATORS: dict[str, Callable[..., Any]] = {
 }
 METHODS.update(copy_=copy_, zero_=_zero_, fill_=_fill_)
 
+# One wrapper per in-place op: `Tensor.relu_` and, where PyTorch has it, `glassgrad.relu_` are the same function.
+INPLACE_METHODS = {name: _inplace_method(fn) for name, fn in INPLACE.items()}
+for _family in FAMILIES:
+    NAMESPACES["glassgrad"].update({f"{name}_": INPLACE_METHODS[f"{name}_"] for name in getattr(_family, "INPLACE_FUNCTIONS", ())})
+
 FUNCTIONS = NAMESPACES["glassgrad"]
 REGISTRY: dict[str, Callable[..., Any]] = {
     **{f"{space}.{name}": fn for space, functions in NAMESPACES.items() for name, fn in functions.items()},
@@ -127,8 +138,8 @@ REGISTRY: dict[str, Callable[..., Any]] = {
 def install_tensor_methods() -> None:
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
-    for name, fn in INPLACE.items():
-        setattr(Tensor, name, _inplace_method(fn))
+    for name, fn in INPLACE_METHODS.items():
+        setattr(Tensor, name, fn)
     for name, fn in OPERATORS.items():
         setattr(Tensor, name, fn)
     Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))  # type: ignore[attr-defined]

@@ -19,6 +19,7 @@ from .. import _dtype
 from .._dtype import result_type
 from ..autograd.inplace import apply_inplace
 from ..tensor import Tensor
+from .creation import default_generator
 from .elementwise import (
     abs,
     add,
@@ -222,6 +223,148 @@ def softsign(input: Tensor) -> Tensor:
 
 def tanhshrink(input: Tensor) -> Tensor:
     return sub(input, tanh(input))
+
+
+# -- threshold, shrinkage, and leaky units with a learned or random slope ------------------------------------
+def _as_scalar_of(value: float, dtype: _dtype.dtype) -> Any:
+    """A Python number as `dtype`'s scalar (integers truncate), or PyTorch's error when it does not fit."""
+    kind = dtype.np
+    if kind.kind == "f":
+        largest = float(np.finfo(kind).max)
+        fits = kind != np.float32 or not math.isfinite(value) or -largest <= value <= largest
+    else:
+        fits = math.isfinite(value) and np.iinfo(kind).min <= value <= np.iinfo(kind).max
+    if not fits:
+        name = _dtype.CPP_NAMES[kind.name] if kind.kind == "f" else f"{kind.name}_t"  # c10 names int64_t, not long
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+    return kind.type(value if kind.kind == "f" else int(value))
+
+
+def _zero_inside(grad: Tensor, self: Tensor, lambd: float) -> Tensor:
+    # Written as PyTorch's kernels are, so that nan inputs pass the gradient on.
+    return where((self >= -lambd) & (self <= lambd), 0.0, grad)
+
+
+def _threshold_grad(grad: Tensor, self: Tensor, threshold: float) -> Tensor:
+    return where(self <= threshold, 0.0, grad)
+
+
+ThresholdBackward0 = derivative("ThresholdBackward0", self=_threshold_grad)
+ThresholdBackward1 = derivative("ThresholdBackward1", self=_threshold_grad)  # threshold_, as PyTorch names it
+HardshrinkBackward0 = derivative("HardshrinkBackward0", self=_zero_inside)
+SoftshrinkBackward0 = derivative("SoftshrinkBackward0", self=_zero_inside)
+
+
+def _threshold(input: Tensor, limit: float, value: float, inplace: bool) -> Tensor:
+    def compute(x: Tensor) -> Tensor:  # integer inputs are accepted and keep their dtype
+        if require_tensor("threshold", "input", 1, x).dtype is _dtype.bool_:
+            raise not_implemented_for("threshold_cpu", x.dtype)
+        data = x._data
+        out = np.where(data <= _as_scalar_of(limit, x.dtype), _as_scalar_of(value, x.dtype), data)
+        return (ThresholdBackward1 if inplace else ThresholdBackward0).record(out, (x,), threshold=limit)
+
+    return apply_inplace(input, compute) if inplace else compute(input)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    return _threshold(input, threshold, value, inplace)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _threshold(input, threshold, value, inplace=True)
+
+
+def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    return _pointwise(
+        HardshrinkBackward0, "hardshrink", "hardshrink_cpu",
+        lambda x: np.where((x >= -lambd) & (x <= lambd), 0, x), input, lambd=lambd,
+    )
+
+
+def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
+    x = require_tensor("softshrink", "input", 1, input)
+    if x.dtype.is_floating_point and not 0 <= lambd <= np.finfo(x._data.dtype).max:
+        raise RuntimeError(
+            f"lambda must be in range [0, {np.finfo(x._data.dtype).max:g}] for input dtype {x.dtype.scalar_name}, "
+            f"but found {lambd:g}"
+        )
+    return _pointwise(
+        SoftshrinkBackward0, "softshrink", "softshrink_check",
+        lambda x: np.where(x > lambd, x - lambd, np.where(x < -lambd, x + lambd, x * 0)), x, lambd=lambd,
+    )
+
+
+PreluKernelBackward0 = derivative(
+    "PreluKernelBackward0", ("self", "weight"),
+    self=lambda grad, self, weight: where(self > 0, grad, weight * grad),
+    weight=lambda grad, self: where(self > 0, 0.0, self * grad),
+)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    x, w = require_tensor("prelu", "input", 1, input), require_tensor("prelu", "weight", 2, weight)
+    if x.dtype is not w.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {x.dtype.scalar_name} and {w.dtype.scalar_name}")
+    if w.numel() != 1:
+        if x.ndim == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = x.shape[1] if x.ndim > 1 else 1
+        if channels != w.numel():
+            raise RuntimeError(
+                f"Mismatch of parameter numbers and input channel size. Found parameter numbers = {w.numel()} and "
+                f"channel size = {channels}."
+            )
+    if w.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {w.ndim}")
+    if not x.dtype.is_floating_point:
+        raise not_implemented_for("prelu_cpu", x.dtype)
+    if x.ndim != w.ndim:  # one slope per channel (dim 1), broadcast over the other dims
+        w = reshape(w, tuple(w.numel() if i == 1 else 1 for i in range(x.ndim)))
+    data = x._data
+    return PreluKernelBackward0.record(np.where(data > 0, data, w._data * data), (x, w))
+
+
+def _rrelu_grad(grad: Tensor, sign_of: Tensor, noise: Tensor | None, lower: float, upper: float, training: bool) -> Tensor:
+    if training and upper - lower > 1e-6:
+        return grad * noise
+    # In evaluation (or with no room to draw from) the slope is fixed: leaky_relu's gradient.
+    return where(sign_of > 0, grad, grad * ((lower + upper) / 2))
+
+
+RreluWithNoiseBackward0 = derivative(
+    "RreluWithNoiseBackward0",
+    self=lambda grad, self, noise, lower, upper, training: _rrelu_grad(grad, self, noise, lower, upper, training),
+)
+# rrelu_ saves its result, which has the input's sign wherever the slope is positive.
+RreluWithNoiseBackward1 = derivative(
+    "RreluWithNoiseBackward1",
+    self=lambda grad, result, noise, lower, upper, training: _rrelu_grad(grad, result, noise, lower, upper, training),
+)
+
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          inplace: bool = False) -> Tensor:
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+
+    def compute(x: Tensor) -> Tensor:
+        if not require_tensor("rrelu", "input", 1, x).dtype.is_floating_point:
+            raise not_implemented_for("rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu", x.dtype)
+        data, noise = x._data, None
+        if training:  # each non-positive element gets its own slope, drawn from glassgrad's generator
+            slopes = default_generator._rng.uniform(lower, upper, data.shape)
+            noise = Tensor._wrap(np.where(data <= 0, slopes, 1.0).astype(data.dtype))
+            out = data * noise._data
+        else:
+            out = np.where(data > 0, data, data * ((lower + upper) / 2)).astype(data.dtype)
+        entry = RreluWithNoiseBackward1 if inplace else RreluWithNoiseBackward0
+        return entry.record(out, (x,), noise=noise, lower=lower, upper=upper, training=training)
+
+    return apply_inplace(input, compute) if inplace else compute(input)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False) -> Tensor:
+    return rrelu(input, lower, upper, training, inplace=True)
 
 
 # -- softmax family -----------------------------------------------------------------------------
@@ -432,14 +575,17 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "hardsigmoid": hardsigmoid, "hardswish": hardswish, "tanhshrink": tanhshrink, "logsigmoid": logsigmoid,
     "softmax": softmax, "log_softmax": log_softmax, "softmin": softmin, "glu": glu, "linear": linear,
     "bilinear": bilinear, "normalize": normalize, "cosine_similarity": cosine_similarity,
-    "pairwise_distance": pairwise_distance,
+    "pairwise_distance": pairwise_distance, "threshold": threshold, "threshold_": threshold_, "hardshrink": hardshrink,
+    "softshrink": softshrink, "prelu": prelu, "rrelu": rrelu, "rrelu_": rrelu_,
 }
-METHODS: dict[str, Callable[..., Any]] = {"softmax": tensor_softmax, "log_softmax": tensor_log_softmax}
+METHODS: dict[str, Callable[..., Any]] = {
+    "softmax": tensor_softmax, "log_softmax": tensor_log_softmax, "hardshrink": hardshrink, "prelu": prelu,
+}
 # PyTorch also has these as torch.X, with the same signatures.
 ALSO: dict[str, dict[str, Callable[..., Any]]] = {
     "glassgrad": {
         **METHODS, "selu": selu, "celu": celu, "bilinear": bilinear, "cosine_similarity": cosine_similarity,
-        "pairwise_distance": pairwise_distance,
+        "pairwise_distance": pairwise_distance, "threshold": threshold, "threshold_": threshold_,
     },
 }
 INPLACE: tuple[str, ...] = ()

@@ -1,4 +1,5 @@
-"""Multi-input math: atan2, hypot, logaddexp, fmax, fmin, lerp, addcmul, addcdiv.
+"""Multi-input math: atan2, hypot, logaddexp, logaddexp2, copysign, clamp_min, clamp_max, fmax, fmin, lerp, addcmul,
+addcdiv.
 
 maximum, minimum and xlogy are registered here but defined in elementwise.py, where losses.py and
 reduction.py import them from.
@@ -11,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from .._dtype import result_type
 from ..tensor import Tensor
 from .elementwise import (
@@ -20,8 +22,10 @@ from .elementwise import (
     _binary,
     _cast,
     _run,
+    _zero,
     exp,
     not_implemented_for,
+    pow,
     require_tensor,
     where,
 )
@@ -102,6 +106,11 @@ LogaddexpBackward0 = derivative(
     self=lambda grad, self, other: grad / (1 + exp(other - self)),
     other=lambda grad, self, other: grad / (1 + exp(self - other)),
 )
+Logaddexp2Backward0 = derivative(
+    "Logaddexp2Backward0", ("self", "other"),
+    self=lambda grad, self, other: grad / (1 + pow(2, other - self)),
+    other=lambda grad, self, other: grad / (1 + pow(2, self - other)),
+)
 
 
 def _float_binary(name: str, entry: Derivative, kernel: Kernel, integers: bool) -> Callable[[Tensor, Tensor], Tensor]:
@@ -122,6 +131,70 @@ def _float_binary(name: str, entry: Derivative, kernel: Kernel, integers: bool) 
 atan2 = _float_binary("atan2", Atan2Backward0, np.arctan2, integers=True)
 hypot = _float_binary("hypot", HypotBackward0, np.hypot, integers=False)
 logaddexp = _float_binary("logaddexp", LogaddexpBackward0, np.logaddexp, integers=False)
+logaddexp2 = _float_binary("logaddexp2", Logaddexp2Backward0, np.logaddexp2, integers=False)
+
+
+# -- copysign, clamp_min, clamp_max ----------------------------------------------------------
+# PyTorch names the overload: 0 for a Python-number `other`, 1 for a tensor. A number joins the node as a 0-d
+# tensor that needs no grad, as in the other binary ops here.
+def _copysign_self_grad(grad: Tensor, self: Tensor, result: Tensor) -> Tensor:
+    # result / self is the sign flip (+1 or -1); at self == 0 it is 0 / 0, and PyTorch's subgradient there is 0.
+    return grad * where(self == 0, 0.0, result / self)
+
+
+CopysignBackward0 = derivative("CopysignBackward0", ("self", "other"), self=_copysign_self_grad, other=_zero)
+CopysignBackward1 = derivative("CopysignBackward1", ("self", "other"), self=_copysign_self_grad)
+
+
+def _is_tensor_overload(op: str, arg: str, value: object) -> bool:
+    """Whether `value` picks the Tensor overload rather than the Number one; anything else is PyTorch's TypeError."""
+    if isinstance(value, Tensor):
+        return True
+    if not isinstance(value, (bool, int, float)):
+        raise TypeError(
+            f"{op}() received an invalid combination of arguments - got (Tensor, {type(value).__name__}), but expected "
+            f"one of: (Tensor input, Tensor {arg}) or (Tensor input, Number {arg})"
+        )
+    return False
+
+
+def copysign(input: Tensor, other: Operand) -> Tensor:
+    require_tensor("copysign", "input", 1, input)
+    entry = CopysignBackward0 if _is_tensor_overload("copysign", "other", other) else CopysignBackward1
+    return _binary(entry, np.copysign, input, other, to_float=True)
+
+
+# On a tie the input passes and takes the gradient, as in clamp.
+ClampMinBackward0 = derivative("ClampMinBackward0", ("self", "min"), self=lambda grad, self, min: where(self >= min, grad, 0.0))
+ClampMinBackward1 = derivative(
+    "ClampMinBackward1", ("self", "min"),
+    self=lambda grad, self, min: where(self >= min, grad, 0.0),
+    min=lambda grad, self, min: where(self < min, grad, 0.0),
+)
+ClampMaxBackward0 = derivative("ClampMaxBackward0", ("self", "max"), self=lambda grad, self, max: where(self <= max, grad, 0.0))
+ClampMaxBackward1 = derivative(
+    "ClampMaxBackward1", ("self", "max"),
+    self=lambda grad, self, max: where(self <= max, grad, 0.0),
+    max=lambda grad, self, max: where(self > max, grad, 0.0),
+)
+
+
+def _clamp_one_side(op: str, arg: str, entries: tuple[Derivative, Derivative], ufunc: np.ufunc, input: Tensor, bound: Operand) -> Tensor:
+    require_tensor(op, "input", 1, input)
+    is_tensor = _is_tensor_overload(op, arg, bound)
+    if not is_tensor and result_type(input, bound) is _dtype.bool_:
+        raise not_implemented_for(f"{op}_scalar_cpu", _dtype.bool_)
+    # The bound first: NumPy's maximum and minimum keep their second operand on a tie, and PyTorch keeps the input
+    # there (clamp_min(-0.0, 0.0) is -0.0); a NaN on either side wins.
+    return _binary(entries[1] if is_tensor else entries[0], lambda x, b: ufunc(b, x), input, bound)
+
+
+def clamp_min(input: Tensor, min: Operand) -> Tensor:
+    return _clamp_one_side("clamp_min", "min", (ClampMinBackward0, ClampMinBackward1), np.maximum, input, min)
+
+
+def clamp_max(input: Tensor, max: Operand) -> Tensor:
+    return _clamp_one_side("clamp_max", "max", (ClampMaxBackward0, ClampMaxBackward1), np.minimum, input, max)
 
 
 # -- fmax, fmin ----------------------------------------------------------------------------
@@ -221,9 +294,13 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 _BOTH: dict[str, Callable[..., Any]] = {
-    "atan2": atan2, "hypot": hypot, "logaddexp": logaddexp, "xlogy": xlogy, "maximum": maximum, "minimum": minimum,
-    "fmax": fmax, "fmin": fmin, "lerp": lerp, "addcmul": addcmul, "addcdiv": addcdiv,
+    "atan2": atan2, "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2, "xlogy": xlogy,
+    "maximum": maximum, "minimum": minimum, "fmax": fmax, "fmin": fmin, "lerp": lerp, "addcmul": addcmul,
+    "addcdiv": addcdiv, "copysign": copysign, "clamp_min": clamp_min, "clamp_max": clamp_max,
 }
 FUNCTIONS: dict[str, Callable[..., Any]] = dict(_BOTH)
 METHODS: dict[str, Callable[..., Any]] = dict(_BOTH)
-INPLACE: tuple[str, ...] = ("atan2", "hypot", "xlogy", "lerp", "addcmul", "addcdiv")
+INPLACE: tuple[str, ...] = (
+    "atan2", "hypot", "xlogy", "lerp", "addcmul", "addcdiv", "copysign", "clamp_min", "clamp_max",
+)
+INPLACE_FUNCTIONS: tuple[str, ...] = ("clamp_min", "clamp_max")

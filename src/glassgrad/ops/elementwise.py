@@ -507,7 +507,8 @@ def rdiv(input: Tensor, other: Operand) -> Tensor:
 
 
 def relu(input: Tensor) -> Tensor:
-    require_tensor("relu", "input", 1, input)
+    if require_tensor("relu", "input", 1, input).dtype is _dtype.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
     # The input stays wherever it is not below 0, -0.0 included, as in PyTorch: NumPy's maximum keeps its second
     # operand on a tie.
     return ReluBackward0.record(np.maximum(0, input._data).astype(input._data.dtype, copy=False), (input,))
@@ -669,3 +670,4 @@ INPLACE = (
     "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "logit", "erf",
     "erfc", "erfinv", "floor", "ceil", "round", "trunc", "frac", "relu", "clamp", "clip", "nan_to_num", "masked_fill",
 )
+INPLACE_FUNCTIONS = ("relu",)

@@ -598,9 +598,9 @@ _BOTH = {
     "take_along_dim": take_along_dim, "nonzero": nonzero,
     **{name: fn for name, fn in rearrange.FUNCTIONS.items() if name != "repeat"},
 }
-FUNCTIONS = dict(_BOTH)
+FUNCTIONS = {**_BOTH, **rearrange.PIXEL_SHUFFLE}
 METHODS = {**_BOTH, "repeat": rearrange.repeat}
-ALSO = {"glassgrad.nn.functional": {"one_hot": one_hot}}
+ALSO = {"glassgrad.nn.functional": {"one_hot": one_hot, **rearrange.PIXEL_SHUFFLE}}
 INPLACE = (
     "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_put", "masked_scatter",
     "tril", "triu",

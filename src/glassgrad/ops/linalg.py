@@ -1,4 +1,4 @@
-"""Matrix products. Formulas hand transposed views to BLAS rather than copying."""
+"""Matrix products (and linalg.multi_dot). Formulas hand transposed views to BLAS rather than copying."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ import numpy as np
 
 from ..autograd import grad_mode
 from ..tensor import Tensor
+from .elementwise import _TYPE_NAMES
 from .linalg_decomp import cross as linalg_cross
 from .linalg_decomp import det, inv, logdet, matrix_power, pinverse, slogdet
-from .shape import expand, mT, reshape, squeeze, unsqueeze
+from .shape import expand, mT, reshape, squeeze, unsqueeze, view
 from .table import derivative
 
 MmBackward0 = derivative(
@@ -177,6 +178,87 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
         if x.ndim != 1:
             raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {x.ndim}-D")
     return unsqueeze(input, -1) * vec2
+
+
+# -- multi_dot: a chain of products in the cheapest order -----------------------------------------------
+def _chain_order(dims: list[int]) -> list[list[int]]:
+    """split[i][j]: where the cheapest product of matrices i..j splits (dims[i] x dims[i + 1] is matrix i), the first
+    of several equally cheap splits winning, as in PyTorch's matrix_chain_order."""
+    n = len(dims) - 1
+    cost: list[list[float]] = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = float("inf")
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _chained(matrices: list[Tensor], split: list[list[int]], i: int, j: int) -> Tensor:
+    if i == j:
+        return matrices[i]
+    k = split[i][j]
+    return mm(_chained(matrices, split, i, k), _chained(matrices, split, k + 1, j))
+
+
+def _chain_matrices(tensors: Sequence[Tensor]) -> tuple[list[Tensor], list[int]]:
+    """The operands as matrices (a first vector as a row, a last one as a column) and the result's shape."""
+    first, last = tensors[0], tensors[-1]
+    shape: list[int] = []
+    for which, x in (("first", first), ("last", last)):
+        if x.ndim not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {which} tensor must be 1D or 2D but got {x.ndim}D")
+    for i, x in enumerate(tensors[1:-1], 1):
+        if x.ndim != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {x.ndim}D")
+    matrices = list(tensors)
+    if first.ndim == 1:
+        matrices[0] = unsqueeze(first, 0)
+    else:
+        shape.append(first.shape[0])
+    if last.ndim == 1:
+        matrices[-1] = unsqueeze(last, -1)
+    else:
+        shape.append(last.shape[1])
+    for i in range(1, len(tensors)):
+        if tensors[i].dtype is not first.dtype:
+            raise RuntimeError(
+                f"multi_dot(): all tensors must have be the same dtype but tensor 0 is {_TYPE_NAMES[first.dtype.name]} and "
+                f"tensor {i} {_TYPE_NAMES[tensors[i].dtype.name]}"
+            )
+        if matrices[i - 1].shape[-1] != matrices[i].shape[0]:
+            raise RuntimeError(
+                f"multi_dot(): tensors {i - 1} and {i} with shapes {list(tensors[i - 1].shape)} and "
+                f"{list(tensors[i].shape)} cannot be multiplied"
+            )
+    return matrices, shape
+
+
+def multi_dot(tensors: Sequence[Tensor]) -> Tensor:
+    """The product of a chain of matrices, the first and last of which may be vectors, in PyTorch's order: mm nodes
+    and one view to the result's shape."""
+    if not isinstance(tensors, (list, tuple)):
+        raise TypeError(f"linalg_multi_dot(): argument 'tensors' (position 1) must be tuple of Tensors, not {type(tensors).__name__}")
+    for i, x in enumerate(tensors):
+        if not isinstance(x, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(x).__name__}")
+    if len(tensors) < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    matrices, shape = _chain_matrices(tensors)
+    if len(matrices) == 3:  # PyTorch's own rule for three, which breaks a tie the other way from the general one
+        a, b, c, d = matrices[0].shape[0], matrices[1].shape[0], matrices[2].shape[0], matrices[2].shape[1]
+        if a * c * (b + d) > b * d * (a + c):
+            product = mm(matrices[0], mm(matrices[1], matrices[2]))
+        else:
+            product = mm(mm(matrices[0], matrices[1]), matrices[2])
+    else:
+        dims = [x.shape[0] for x in matrices] + [matrices[-1].shape[1]]
+        product = _chained(matrices, _chain_order(dims), 0, len(matrices) - 1)
+    return view(product, shape)
 
 
 # -- beta * input + alpha * (product) ----------------------------------------------------------------
@@ -431,4 +513,5 @@ _BOTH: dict[str, Callable[..., Any]] = {
 }
 FUNCTIONS = {**_BOTH, "einsum": einsum, "tensordot": tensordot}
 METHODS = dict(_BOTH)
+ALSO = {"glassgrad.linalg": {"multi_dot": multi_dot}}
 INPLACE = ("addmm", "baddbmm", "addmv")

@@ -63,15 +63,15 @@ def _as_matrix(x: Tensor, vector: bool) -> Tensor:
     return unsqueeze(x, -1) if vector else x
 
 
-def _check_matrix(A: Tensor, op: str, square: bool = True) -> None:
+def _check_matrix(A: Tensor, op: str, square: bool = True, floating: bool = True, name: str = "A") -> None:
     if not isinstance(A, Tensor):
-        raise TypeError(f"{op}(): argument 'A' (position 1) must be Tensor, not {type(A).__name__}")
+        raise TypeError(f"{op}(): argument '{name}' (position {2 if name == 'B' else 1}) must be Tensor, not {type(A).__name__}")
     if A.ndim < 2:
-        raise RuntimeError(f"{op}: The input tensor A must have at least 2 dimensions.")
+        raise RuntimeError(f"{op}: The input tensor {name} must have at least 2 dimensions.")
     if square and A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{op}: A must be batches of square matrices, but they are {A.shape[-2]} by {A.shape[-1]} matrices")
-    if not A.dtype.is_floating_point:
-        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {A.dtype.name.capitalize()}")
+    if floating and not A.dtype.is_floating_point:
+        raise RuntimeError(f"{op}: Expected a floating point or complex tensor as input. Got {A.dtype.scalar_name}")
 
 
 def _lapack(op: str, failure: str, fn: Callable[..., Any], *arrays: np.ndarray, **kwargs: Any) -> Any:

@@ -463,6 +463,34 @@ def binary_cross_entropy_with_logits(
     )
 
 
+SoftMarginLossBackward0 = derivative(
+    "SoftMarginLossBackward0",
+    # neg(target) first, as PyTorch's kernel: a bool target fails here in both.
+    self=lambda grad, self, target, reduction, count: (
+        sigmoid(neg(target) * self) * target * neg(_per_element(grad, reduction, count))
+    ),
+)
+
+
+def soft_margin_loss(
+    input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
+) -> Tensor:
+    reduction = _reduction(reduction, size_average, reduce)
+    _not_differentiable("soft_margin_loss", "target", target)
+    shape = broadcast_shape(input.shape, target.shape)
+    if shape != tuple(input.shape):  # PyTorch writes the loss into a tensor of the input's shape
+        raise RuntimeError(
+            f"output with shape {list(input.shape)} doesn't match the broadcast shape {list(shape)}"
+        )
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"result type Float can't be cast to the desired output type {input.dtype.scalar_name}")
+    with np.errstate(all="ignore"):
+        loss = np.log1p(np.exp(-input._data * target._data)).astype(input._data.dtype)
+    return SoftMarginLossBackward0.record(
+        _numpy_reduce(loss, reduction), (input,), target=target, reduction=reduction, count=input.numel()
+    )
+
+
 # -- divergences and embeddings (compositions, as in PyTorch) --------------------------------------------
 def kl_div(
     input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
@@ -592,7 +620,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "binary_cross_entropy_with_logits": binary_cross_entropy_with_logits, "kl_div": kl_div,
     "margin_ranking_loss": margin_ranking_loss, "hinge_embedding_loss": hinge_embedding_loss,
     "cosine_embedding_loss": cosine_embedding_loss, "triplet_margin_loss": triplet_margin_loss,
-    "poisson_nll_loss": poisson_nll_loss, "gaussian_nll_loss": gaussian_nll_loss,
+    "poisson_nll_loss": poisson_nll_loss, "gaussian_nll_loss": gaussian_nll_loss, "soft_margin_loss": soft_margin_loss,
 }
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: tuple[str, ...] = ()

@@ -7,14 +7,16 @@ as PyTorch does.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from .._dtype import CPP_NAMES, float16, float32
 from ..autograd.inplace import bump_version
 from ..tensor import Size, Tensor
-from .elementwise import sqrt
+from .elementwise import not_implemented_for, pow, rsqrt, sqrt
 from .reduction import mean
 from .shape import reshape
 
@@ -53,24 +55,62 @@ def _update_running(running: Tensor | None, value: np.ndarray, momentum: float) 
         bump_version(running)
 
 
-def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
-               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
-    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+def _check_trailing_shape(input: Tensor, shape: tuple[int, ...], star: str = "*, ", **params: Tensor | None) -> None:
+    """layer_norm's and rms_norm's checks: input ends in `shape`, and so does every parameter.
+
+    `star` begins the expected shape in the message: layer_norm prints [*, 2, 4] and rms_norm [*2, 4].
+    """
     k = len(shape)
     if k == 0 or input.ndim < k or tuple(input.shape[input.ndim - k :]) != shape:
         raise RuntimeError(
-            f"Given normalized_shape={list(shape)}, expected input with shape [*, {', '.join(map(str, shape))}], but got "
-            f"input of size{list(input.shape)}"
+            f"Given normalized_shape={list(shape)}, expected input with shape [{star}{', '.join(map(str, shape))}], but "
+            f"got input of size{list(input.shape)}"
         )
-    for name, t in (("weight", weight), ("bias", bias)):
+    for name, t in params.items():
         if t is not None and tuple(t.shape) != shape:
             raise RuntimeError(
                 f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape {list(t.shape)} and "
                 f"normalized_shape = {list(shape)}"
             )
+
+
+def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    _check_trailing_shape(input, shape, weight=weight, bias=bias)
     _check_dtypes(input, weight, bias)
-    y, _, _ = _normalize(input, tuple(range(input.ndim - k, input.ndim)), eps)
+    y, _, _ = _normalize(input, tuple(range(input.ndim - len(shape), input.ndim)), eps)
     return _affine(y, weight, bias, shape)
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    if isinstance(normalized_shape, int):
+        raise TypeError("rms_norm(): argument 'normalized_shape' (position 2) must be tuple of ints, not int")
+    shape = tuple(normalized_shape)
+    if not shape:
+        raise RuntimeError(
+            "Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one element, but got "
+            "normalized_shape = []"
+        )
+    if input.ndim < len(shape):
+        raise ValueError(f"Input tensor must have at least {len(shape)} dimensions, but got {input.ndim}")
+    _check_trailing_shape(input, shape, "*", weight=weight)
+    if not input.dtype.is_floating_point:
+        raise not_implemented_for("rms_norm", input.dtype)
+    if weight is not None and weight.dtype is not input.dtype:
+        names = (CPP_NAMES[t.dtype.name] for t in (input, weight))
+        warnings.warn(
+            "Mismatch dtype between input and weight: input dtype = {}, weight dtype = {}, Cannot dispatch to fused "
+            "implementation.".format(*names), UserWarning, stacklevel=2,
+        )
+    # PyTorch's composite: half precision is computed in float32 (and so is its default eps).
+    x = input.to(float32) if input.dtype is float16 else input
+    if eps is None:
+        eps = float(np.finfo(x._data.dtype).eps)
+    dims = tuple(range(input.ndim - 1, input.ndim - len(shape) - 1, -1))
+    y = x * rsqrt(mean(pow(x, 2), dims, keepdim=True) + eps)
+    return (y if weight is None else y * weight).to(input.dtype)
 
 
 def _channel_shape(input: Tensor) -> tuple[int, ...]:
@@ -154,7 +194,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "layer_norm": layer_norm, "batch_norm": batch_norm, "instance_norm": instance_norm, "group_norm": group_norm,
+    "layer_norm": layer_norm, "rms_norm": rms_norm, "batch_norm": batch_norm, "instance_norm": instance_norm, "group_norm": group_norm,
 }
 METHODS: dict[str, Callable[..., Any]] = {}
+ALSO: dict[str, dict[str, Callable[..., Any]]] = {"glassgrad": {"rms_norm": rms_norm}}
 INPLACE: tuple[str, ...] = ()

@@ -1,4 +1,4 @@
-"""Shape ops that move elements around: repeat, tile, flip, roll, rot90, triangles and diagonals.
+"""Shape ops that move elements around: repeat, tile, flip, roll, rot90, triangles, diagonals and pixel shuffles.
 
 All copy except `diagonal`, which is a view like PyTorch's. Each backward is the
 adjoint rearrangement of the gradient, so none of them saves a tensor.
@@ -241,8 +241,63 @@ def trace(input: Tensor) -> Tensor:
     return TraceBackward0.record(np.asarray(np.trace(input._data, dtype=dtype)), (input,), self_shape=input.shape)
 
 
+# -- pixel shuffle: channels to space and back -------------------------------------------------------
+PixelShuffleBackward0 = derivative(
+    "PixelShuffleBackward0", self=lambda grad, upscale_factor: pixel_unshuffle(grad, upscale_factor)
+)
+PixelUnshuffleBackward0 = derivative(
+    "PixelUnshuffleBackward0", self=lambda grad, downscale_factor: pixel_shuffle(grad, downscale_factor)
+)
+
+
+def _check_shuffle(name: str, input: Tensor, factor: int, what: str) -> None:
+    if not isinstance(factor, (int, np.integer)) or isinstance(factor, bool):
+        raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not {type(factor).__name__}")
+    if input.ndim < 3:
+        raise RuntimeError(
+            f"{name} expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)"
+        )
+    if factor <= 0:
+        raise RuntimeError(f"{name} expects a positive {what}, but got {factor}")
+
+
+def pixel_shuffle(input: Tensor, upscale_factor: int) -> Tensor:
+    """(*, C r^2, H, W) -> (*, C, H r, W r): each group of r^2 channels becomes an r x r block of pixels."""
+    _check_shuffle("pixel_shuffle", input, upscale_factor, "upscale_factor")
+    r = int(upscale_factor)
+    *batch, c, h, w = input.shape
+    if c % (r * r):
+        raise RuntimeError(
+            f"pixel_shuffle expects its input's 'channel' dimension to be divisible by the square of upscale_factor, "
+            f"but input.size(-3)={c} is not divisible by {r * r}"
+        )
+    lead = len(batch)
+    blocks = input._data.reshape(*batch, c // (r * r), r, r, h, w)
+    out = blocks.transpose(*range(lead + 1), lead + 3, lead + 1, lead + 4, lead + 2).reshape(*batch, c // (r * r), h * r, w * r)
+    return PixelShuffleBackward0.record(out, (input,), upscale_factor=r)
+
+
+def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
+    """(*, C, H r, W r) -> (*, C r^2, H, W), the inverse of pixel_shuffle."""
+    _check_shuffle("pixel_unshuffle", input, downscale_factor, "downscale_factor")
+    r = int(downscale_factor)
+    *batch, c, h, w = input.shape
+    for side, dim, size in (("height", -2, h), ("width", -1, w)):
+        if size % r:
+            raise RuntimeError(
+                f"pixel_unshuffle expects {side} to be divisible by downscale_factor, but input.size({dim})={size} is not "
+                f"divisible by {r}"
+            )
+    lead = len(batch)
+    blocks = input._data.reshape(*batch, c, h // r, r, w // r, r)
+    out = blocks.transpose(*range(lead + 1), lead + 2, lead + 4, lead + 1, lead + 3).reshape(*batch, c * r * r, h // r, w // r)
+    return PixelUnshuffleBackward0.record(out, (input,), downscale_factor=r)
+
+
 # -- what this module exports (through indexing.py) ----------------------------------------------
 FUNCTIONS = {
     "repeat": repeat, "tile": tile, "repeat_interleave": repeat_interleave, "flip": flip, "fliplr": fliplr, "flipud": flipud, "roll": roll, "rot90": rot90,
     "tril": tril, "triu": triu, "diagonal": diagonal, "diag_embed": diag_embed, "diag": diag, "trace": trace,
 }
+# torch.pixel_shuffle is F.pixel_shuffle too; neither is a Tensor method.
+PIXEL_SHUFFLE = {"pixel_shuffle": pixel_shuffle, "pixel_unshuffle": pixel_unshuffle}

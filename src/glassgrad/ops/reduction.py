@@ -1,4 +1,5 @@
-"""Reductions and scans: sum, mean, prod, max/min, amax/amin, var/std, norm, logsumexp, cumsum, cumprod, all/any."""
+"""Reductions and scans: sum, mean, nansum, nanmean, prod, max/min, amax/amin, var/std, norm, logsumexp, cumsum,
+cumprod, all/any."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ..tensor import Size, Tensor
 from .elementwise import abs, pow, sign, where
 from .elementwise import exp as _exp
 from .indexing import ScatterBackward0, along, getitem
-from .logic import isnan
+from .logic import isnan, logical_not
 from .shape import broadcast_view, cat, expand, narrow, reshape, transpose, unsqueeze
 from .table import Derivative, derivative
 
@@ -119,6 +120,35 @@ def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any =
         count = _numel(input.shape, dims)
         out = np.asarray(np.sum(data, axis=dims, keepdims=keepdim) / count, dtype=target.np)
     return MeanBackward1.record(out, (input,), self_shape=input.shape, dim=dims, keepdim=keepdim, count=count)
+
+
+NansumBackward0 = derivative(
+    "NansumBackward0",
+    self=lambda grad, self, dim, keepdim: _expand_back(grad, self.shape, dim, keepdim) * logical_not(isnan(self)),
+)
+
+
+def nansum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if not input.dtype.is_floating_point:  # no NaN to skip: PyTorch sums, and records SumBackward
+        return sum(input, dim, keepdim, dtype=dtype)
+    dims = _dims(input, dim)
+    data = input._data
+    out = np.add.reduce(np.where(np.isnan(data), 0, data), axis=dims, keepdims=keepdim, dtype=_sum_dtype(input, dtype))
+    return NansumBackward0.record(np.asarray(out), (input,), dim=dims, keepdim=keepdim)
+
+
+def nanmean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """nansum over the count of non-NaN elements, as PyTorch composes it (DivBackward0 over NansumBackward0)."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"nanmean(): expected input to have floating point or complex dtype but got {input.dtype.scalar_name}"
+        )
+    if dtype is not None and not _dtype.to_dtype(dtype).is_floating_point:
+        raise RuntimeError(
+            "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or complex dtype. "
+            f"Got: {_dtype.to_dtype(dtype).scalar_name}"
+        )
+    return nansum(input, dim, keepdim, dtype=dtype) / sum(logical_not(isnan(input)), dim, keepdim)
 
 
 def prod(input: Tensor, dim: int | None = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -542,7 +572,7 @@ def count_nonzero(input: Tensor, dim: Dims = None) -> Tensor:
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS = {
-    "sum": sum, "mean": mean, "prod": prod, "max": max, "min": min, "amax": amax, "amin": amin, "argmax": argmax,
+    "sum": sum, "mean": mean, "nansum": nansum, "nanmean": nanmean, "prod": prod, "max": max, "min": min, "amax": amax, "amin": amin, "argmax": argmax,
     "argmin": argmin, "var": var, "std": std, "var_mean": var_mean, "std_mean": std_mean, "norm": norm,
     "logsumexp": logsumexp, "cumsum": cumsum, "cumprod": cumprod, "all": all, "any": any,
     "count_nonzero": count_nonzero,

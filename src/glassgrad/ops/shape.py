@@ -1,6 +1,7 @@
 """Shape ops. Most are views: they share storage and the version counter with their input and
 remember how to replay themselves from the base, so an in-place op on a view can rebase the
-base's history (CopySlices). None of them saves a tensor for backward."""
+base's history (CopySlices). None of them saves a tensor for backward. Lifting and broadcasting
+several tensors together (atleast_*d, broadcast_tensors, hstack, meshgrid) is stacking.py's."""
 
 from __future__ import annotations
 
@@ -530,74 +531,6 @@ def movedim(input: Tensor, source: int | Sequence[int], destination: int | Seque
     return permute(input, tuple(placed[i] if i in placed else next(rest) for i in range(input.ndim)))
 
 
-# -- stacking along a new or existing dim -----------------------------------------------------
-def _atleast_1d(input: Tensor) -> Tensor:
-    return reshape(input, 1) if input.ndim == 0 else input
-
-
-def _atleast_2d(input: Tensor) -> Tensor:
-    return reshape(input, 1, 1) if input.ndim == 0 else unsqueeze(input, 0) if input.ndim == 1 else input
-
-
-def _atleast_3d(input: Tensor) -> Tensor:
-    if input.ndim == 0:
-        return reshape(input, 1, 1, 1)
-    if input.ndim == 1:
-        return unsqueeze(unsqueeze(input, 0), -1)
-    return unsqueeze(input, -1) if input.ndim == 2 else input
-
-
-def _stacked(what: str, tensors: Sequence[Tensor], lift: Callable[[Tensor], Tensor]) -> list[Tensor]:
-    _check_many(tensors, what)
-    return [lift(x) for x in tensors]
-
-
-def hstack(tensors: Sequence[Tensor]) -> Tensor:
-    parts = _stacked("hstack", tensors, _atleast_1d)
-    return cat(parts, 0 if parts[0].ndim == 1 else 1)
-
-
-def vstack(tensors: Sequence[Tensor]) -> Tensor:
-    return cat(_stacked("vstack", tensors, _atleast_2d), 0)
-
-
-def dstack(tensors: Sequence[Tensor]) -> Tensor:
-    return cat(_stacked("dstack", tensors, _atleast_3d), 2)
-
-
-def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
-    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
-        tensors = tuple(tensors[0])
-    if indexing is None:
-        import warnings
-
-        warnings.warn(
-            "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
-            UserWarning, stacklevel=2,
-        )
-        indexing = "ij"
-    if indexing not in ("ij", "xy"):
-        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
-    if not tensors:
-        raise RuntimeError("meshgrid expects a non-empty TensorList")
-    for x in tensors:
-        if x.ndim > 1:
-            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {x}")
-        if x.dtype is not tensors[0].dtype:
-            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
-    # 'xy' puts the first two inputs' dims the other way round (Cartesian rather than matrix indexing).
-    places = list(range(len(tensors)))
-    if indexing == "xy" and len(tensors) > 1:
-        places[0], places[1] = 1, 0
-    grid = [0] * len(tensors)
-    for x, p in zip(tensors, places, strict=True):
-        grid[p] = x.numel()
-    return tuple(
-        expand(view(x, tuple(-1 if i == p else 1 for i in range(len(grid)))), grid)
-        for x, p in zip(tensors, places, strict=True)
-    )
-
-
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 _BOTH = {
     "reshape": reshape, "flatten": flatten, "unflatten": unflatten, "clone": clone, "transpose": transpose,
@@ -605,10 +538,7 @@ _BOTH = {
     "broadcast_to": broadcast_to, "unsqueeze": unsqueeze, "squeeze": squeeze, "narrow": narrow, "select": select,
     "split": split, "chunk": chunk, "tensor_split": tensor_split, "unbind": unbind,
 }
-FUNCTIONS = {
-    **_BOTH, "cat": cat, "concat": cat, "concatenate": cat, "stack": stack, "hstack": hstack, "vstack": vstack,
-    "dstack": dstack, "meshgrid": meshgrid,
-}
+FUNCTIONS = {**_BOTH, "cat": cat, "concat": cat, "concatenate": cat, "stack": stack}
 METHODS = {
     **_BOTH, "view": view, "view_as": view_as, "reshape_as": reshape_as, "contiguous": contiguous, "expand": expand,
     "expand_as": expand_as, "sum_to_size": sum_to_size,

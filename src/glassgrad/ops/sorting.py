@@ -1,4 +1,5 @@
-"""Sorting, selection and set ops: sort, argsort, topk, kthvalue, median, mode, unique.
+"""Sorting, selection, searching and counting: sort, argsort, topk, kthvalue, median, mode, unique, searchsorted,
+bucketize, bincount.
 
 Which of several equal elements an op returns follows PyTorch's CPU kernels. Where the answer
 is unique (no ties in a slice) NumPy computes it; slices with ties replay the very algorithm
@@ -13,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from ..tensor import Tensor
-from .elementwise import _not_implemented
+from .elementwise import _not_implemented, as_tensor_operand, not_implemented_for, require_tensor
 from .reduction import check_nonempty_dim, evenly_distribute, record_selection, return_type, selecting_entry
 from .table import derivative
 
@@ -376,10 +378,122 @@ def _unique_outputs(entry: Any, input: Tensor, values: np.ndarray, inverse: np.n
     return out[0] if len(out) == 1 else tuple(out)
 
 
+# -- searchsorted, bucketize ----------------------------------------------------------------------
+def _bisect(boundaries: np.ndarray, values: np.ndarray, right: bool, sorter: np.ndarray | None) -> np.ndarray:
+    """PyTorch's lower (upper) bound, step for step, for all values at once: its tests `!(b >= v)` (`!(b > v)`)
+    decide where NaNs land, which NumPy's searchsorted (NaN sorted last) answers differently.
+
+    `boundaries` (and `sorter`) hold one row per row of `values`, or a single row that serves them all.
+    """
+    n = boundaries.shape[-1]
+    rows = np.arange(len(values))[:, None] if len(boundaries) > 1 else np.zeros((1, 1), np.int64)
+    start = np.zeros(values.shape, np.int64)
+    end = np.full(values.shape, n, np.int64)
+    while (searching := start < end).any():
+        mid = start + ((end - start) >> 1)
+        at = np.minimum(mid, n - 1)  # a finished search may sit at n; it reads any element and ignores it
+        mid_value = boundaries[rows, at if sorter is None else sorter[rows, at]]
+        go_right = ~(mid_value > values) if right else ~(mid_value >= values)
+        start = np.where(searching & go_right, mid + 1, start)
+        end = np.where(searching & ~go_right, mid, end)
+    return start
+
+
+def _check_searchsorted(boundaries: Tensor, input: Tensor, right: bool, side: str | None, sorter: Tensor | None) -> None:
+    """PyTorch's searchsorted_pre_check, in its order."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+        if right and side != "right":
+            raise RuntimeError(
+                f"torch.searchsorted(): side and right can't be set to opposites, got side of {side} while right was True"
+            )
+    if sorter is not None:
+        if require_tensor("searchsorted", "sorter", 3, sorter).shape != boundaries.shape:
+            raise RuntimeError(
+                "torch.searchsorted(): boundary and sorter must have the same size, but got boundary tensor "
+                f"{list(boundaries.shape)}and got sorter tensor {list(sorter.shape)}"
+            )
+        if sorter.dtype is not _dtype.int64:
+            raise RuntimeError(f"torch.searchsorted(): sorter must be a tensor of long dtype but got dtype {sorter.dtype.scalar_name}")
+        if sorter.numel() and (sorter._data.max() >= sorter.shape[-1] or sorter._data.min() < 0):
+            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+    if input.ndim == 0 and boundaries.ndim != 1:
+        raise RuntimeError(
+            "torch.searchsorted(): input value can be a scalar only when boundaries tensor dimension is 1, but we got "
+            f"boundaries tensor dim({boundaries.ndim}) and input value's dim({input.ndim}) numel({input.numel()})"
+        )
+    if boundaries.ndim == 0:
+        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive dimension, but got 0 dimension")
+    if boundaries.ndim != 1 and (boundaries.ndim != input.ndim or boundaries.shape[:-1] != input.shape[:-1]):
+        raise RuntimeError(
+            "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries "
+            f"tensor and input value tensor must match, but we got boundaries tensor {list(boundaries.shape)} and input "
+            f"value tensor {list(input.shape)}"
+        )
+
+
+def searchsorted(sorted_sequence: Tensor, input: Tensor | float, *, out_int32: bool = False, right: bool = False,
+                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    """Where each value would go in the sorted innermost rows of `sorted_sequence` (through `sorter` if given)."""
+    if not isinstance(sorted_sequence, Tensor):
+        raise TypeError(f"searchsorted(): argument 'sorted_sequence' must be Tensor, not {type(sorted_sequence).__name__}")
+    values = input if isinstance(input, Tensor) else as_tensor_operand(input, sorted_sequence.dtype)  # a wrapped number
+    _check_searchsorted(sorted_sequence, values, right, side, sorter)
+    out_dtype = np.int32 if out_int32 else np.int64
+    if values.numel() == 0:
+        return Tensor._wrap(np.zeros(values.shape, out_dtype))
+    common = _dtype.result_type(sorted_sequence, input)  # a Python number promotes as in a binary op
+    if common is _dtype.bool_:
+        raise not_implemented_for("searchsorted_out_cpu", common)
+    boundaries = sorted_sequence._data.astype(common.np, copy=False)
+    rows = 1 if boundaries.ndim == 1 else values.numel() // values.shape[-1]
+    found = _bisect(
+        boundaries.reshape(rows, -1), values._data.astype(common.np, copy=False).reshape(rows, -1),
+        right or side == "right", None if sorter is None else sorter._data.reshape(rows, -1),
+    )
+    return Tensor._wrap(found.reshape(values.shape).astype(out_dtype))
+
+
+def bucketize(input: Tensor | float, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    if isinstance(boundaries, Tensor) and boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+# -- bincount ---------------------------------------------------------------------------------
+# PyTorch records the weighted count and raises only when backward reaches it.
+BincountBackward = derivative("NotImplemented", ("self", "weights"), weights=_not_implemented("bincount"))
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    require_tensor("bincount", "input", 1, input)
+    if weights is not None:
+        require_tensor("bincount", "weights", 2, weights)
+    if input.dtype.is_floating_point or input.dtype is _dtype.bool_:
+        raise not_implemented_for("bincount_cpu", input.dtype)
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if input.ndim == 1 and input.numel() == 0:
+        return Tensor._wrap(np.zeros(minlength, np.int64))  # int64 counts, weights or not, as in PyTorch
+    data = input._data
+    if input.ndim != 1 or data.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights.ndim != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    bins = max(int(data.max()) + 1, minlength)
+    if weights is None:
+        return Tensor._wrap(np.bincount(data, minlength=bins).astype(np.int64, copy=False))
+    # float32 weights sum in float32, any others in float64; added in input order, as PyTorch's loop does
+    out = np.zeros(bins, np.float32 if weights.dtype is _dtype.float32 else np.float64)
+    np.add.at(out, data, weights._data.astype(out.dtype, copy=False))
+    return BincountBackward.record(out, (input, weights))
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "sort": sort, "argsort": argsort, "topk": topk, "kthvalue": kthvalue, "median": median, "mode": mode,
-    "unique": unique,
+    "unique": unique, "bincount": bincount, "searchsorted": searchsorted, "bucketize": bucketize,
 }
-METHODS: dict[str, Callable[..., Any]] = dict(FUNCTIONS)
+METHODS: dict[str, Callable[..., Any]] = {name: fn for name, fn in FUNCTIONS.items() if name not in ("searchsorted", "bucketize")}
 INPLACE: tuple[str, ...] = ()

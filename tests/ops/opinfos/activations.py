@@ -7,7 +7,7 @@ from typing import Any
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from ..opinfo import POSITIVE, Domain, Module, OpInfo, Shapes, broadcasting, unary
+from ..opinfo import POSITIVE, Domain, Module, OpInfo, Shapes, broadcasting, seeded, unary
 
 F = "glassgrad.nn.functional"
 WIDE = Domain(-4, 4)
@@ -54,6 +54,44 @@ def _bilinear_shapes() -> st.SearchStrategy[Shapes]:
     return st.builds(build, hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3), sides, sides, sides)
 
 
+@st.composite
+def _prelu_shapes(draw: Any) -> Shapes:
+    """An input and a weight of one slope per channel (dim 1, or 1 below two dims), or a single slope."""
+    x = draw(hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=3))
+    channels = x[1] if len(x) > 1 else 1
+    return (x, draw(st.sampled_from([(channels,), (1,), ()])))
+
+
+def _clone_then(fn: Any) -> Any:
+    """fn on a clone of the input: a non-leaf, so that an in-place function records a node."""
+    return lambda m, x: fn(m, x.clone())
+
+
+_threshold_errors = (
+    lambda m: _f(m).threshold(m.ones(2, dtype=m.bool), 0, 1),
+    lambda m: _f(m).threshold(m.ones(2, dtype=m.int8), 200, 1),  # the threshold overflows int8
+    lambda m: _f(m).threshold(m.ones(2), 0.5, 1e39),  # the value overflows float32
+    lambda m: _f(m).threshold_(m.ones(2, requires_grad=True), 0.5, 1.0),  # in place on a leaf
+)
+_shrink_errors = (
+    lambda m: _f(m).hardshrink(m.ones(2, dtype=m.int64)),
+    lambda m: _f(m).softshrink(m.ones(2, dtype=m.int64)),
+    lambda m: _f(m).softshrink(m.ones(2), -0.5),
+)
+_prelu_errors = (
+    lambda m: _f(m).prelu(m.ones(2, 3), 0.25),
+    lambda m: _f(m).prelu(m.ones(2, 3), m.ones(3, dtype=m.float64)),
+    lambda m: _f(m).prelu(m.ones(2, 3), m.ones(2)),
+    lambda m: _f(m).prelu(m.ones(2, 3), m.ones(1, 3)),
+    lambda m: _f(m).prelu(m.tensor(1.0), m.ones(2)),
+    lambda m: _f(m).prelu(m.ones(2, 3, dtype=m.int64), m.ones(3, dtype=m.int64)),
+)
+_rrelu_errors = (
+    lambda m: _f(m).rrelu(m.ones(2), 0.5, 0.1),
+    lambda m: _f(m).rrelu(m.ones(2, dtype=m.int64)),
+    lambda m: _f(m).rrelu(m.ones(2, dtype=m.int64), training=True),
+    lambda m: _f(m).rrelu_(m.ones(2, requires_grad=True)),
+)
 _softmax_errors = (
     lambda m: _f(m).softmax(m.ones(2, 3), dim=2),
     lambda m: _f(m).softmax(m.ones(2, 3, dtype=m.int64), dim=1),
@@ -103,6 +141,31 @@ OPS = [
     _inplace("hardswish", Domain(-5, 5, kinks=(-3.0, 3.0)), order=1),
     _activation("tanhshrink"),
     _activation("logsigmoid", Domain(-40, 40)),
+    OpInfo(f"{F}.threshold", lambda m, x: _f(m).threshold(x, 0.5, -3.0), domains=Domain(-4, 4, kinks=(0.5,)),
+           id="F_threshold", errors=_threshold_errors),
+    OpInfo(f"{F}.threshold", lambda m, x: _f(m).threshold(x, -0.5, 9.7), domains=Domain(-3, 3, dtype="int64"), order=0,
+           id="threshold_int"),  # both numbers are truncated to the input's integer type
+    _inplace("threshold", Domain(-4, 4, kinks=(1.0,)), threshold=1.0, value=0.5),
+    OpInfo(f"{F}.threshold_", _clone_then(lambda m, y: _f(m).threshold_(y, 1.0, 0.5)), domains=Domain(-4, 4, kinks=(1.0,)),
+           id="F_threshold_"),
+    _activation("hardshrink", Domain(-4, 4, kinks=(-0.5, 0.5))),
+    OpInfo(f"{F}.hardshrink", lambda m, x: x.hardshrink(1.5), domains=Domain(-4, 4, kinks=(-1.5, 1.5)),
+           id="Tensor.hardshrink", errors=_shrink_errors),
+    _activation("softshrink", Domain(-4, 4, kinks=(-0.5, 0.5))),
+    _activation("softshrink", Domain(-4, 4, kinks=(-1.5, 1.5)), lambd=1.5),
+    OpInfo(f"{F}.prelu", lambda m, x, w: _f(m).prelu(x, w), shapes=_prelu_shapes(),
+           domains=(Domain(-4, 4, kinks=_KINK), Domain(-1, 1)), id="F_prelu", errors=_prelu_errors),
+    _activation("rrelu", Domain(-4, 4, kinks=_KINK)),
+    _activation("rrelu", Domain(-4, 4, kinks=_KINK), lower=-0.5, upper=0.2),
+    _inplace("rrelu", Domain(-4, 4, kinks=_KINK)),
+    OpInfo(f"{F}.rrelu_", _clone_then(lambda m, y: _f(m).rrelu_(y, 0.2, 0.4)), domains=Domain(-4, 4, kinks=_KINK),
+           id="F_rrelu_", errors=_rrelu_errors),
+    # Training draws a slope per element from each library's generator: only shapes and dtypes can agree, while
+    # gradcheck (one seed for every evaluation) checks the gradient; test_functional_extras.py checks the draws.
+    OpInfo(f"{F}.rrelu", seeded(lambda m, x: _f(m).rrelu(x, 0.1, 0.3, training=True)), domains=Domain(-4, 4, kinks=_KINK),
+           values=False, id="rrelu_training"),
+    OpInfo(f"{F}.rrelu_", seeded(_clone_then(lambda m, y: _f(m).rrelu_(y, training=True))),
+           domains=Domain(-4, 4, kinks=_KINK), values=False, id="rrelu__training"),
     OpInfo(f"{F}.softmax", lambda m, x: _f(m).softmax(x, dim=-1), id="softmax", errors=_softmax_errors),
     OpInfo(f"{F}.softmax", lambda m, x: _f(m).softmax(x, 0, dtype=m.float64), domains=Domain(-3, 3, dtype="int64"),
            id="softmax_dtype", order=0),

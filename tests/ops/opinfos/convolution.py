@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..opinfo import Domain, OpInfo, Shapes, index
+from ..opinfo import Domain, OpInfo, Shapes, index, seeded
 
 NN = "glassgrad.nn.functional."
 
@@ -88,6 +88,19 @@ _POOL_ERRORS = (
     lambda m: F(m).max_pool2d(m.zeros(1, 1, 1, 1, dtype=m.float64), 2),  # output too small
     lambda m: F(m).max_pool2d(m.zeros(4, 4, dtype=m.float64), 2),  # input rank
 )
+
+
+def _adaptive_1d_errors(name: str) -> tuple[Any, ...]:
+    return (
+        lambda m: getattr(F(m), name)(m.zeros(2, 3, 7), (2, 3)),
+        lambda m: getattr(F(m), name)(m.zeros(1, 2, 3, 7), 2),
+        lambda m: getattr(F(m), name)(m.zeros(2, 3, 7), None),
+        lambda m: getattr(F(m), name)(m.zeros(2, 3, 0), 2),
+        lambda m: getattr(F(m), name)(m.zeros(2, 3, 4, dtype=m.int64), 2),
+        lambda m: getattr(F(m), name)(m.zeros(2, 3, 4), -1),
+    )
+
+
 _POOLS = [
     OpInfo(NN + "max_pool1d", lambda m, x: F(m).max_pool1d(x, 2), shapes=images(1), errors=_POOL_ERRORS[:1]),
     OpInfo(NN + "max_pool1d", lambda m, x: F(m).max_pool1d(x, 3, stride=2, padding=1, dilation=1, ceil_mode=True, return_indices=True),
@@ -111,6 +124,18 @@ _POOLS = [
     OpInfo(NN + "adaptive_avg_pool1d", lambda m, x: F(m).adaptive_avg_pool1d(x, 3), shapes=images(1, 2, 7)),
     OpInfo(NN + "adaptive_avg_pool2d", lambda m, x: F(m).adaptive_avg_pool2d(x, (2, 3)), shapes=images(2, 2, 6)),
     OpInfo(NN + "adaptive_avg_pool2d", lambda m, x: F(m).adaptive_avg_pool2d(x, (None, 2)), shapes=images(2), id="adaptive_avg_pool2d_none"),
+    OpInfo(NN + "adaptive_avg_pool1d", lambda m, x: F(m).adaptive_avg_pool1d(x, 1), shapes=images(1), id="adaptive_avg_pool1d_mean",
+           errors=_adaptive_1d_errors("adaptive_avg_pool1d")),
+    OpInfo(NN + "adaptive_avg_pool2d", lambda m, x: F(m).adaptive_avg_pool2d(x, 1), shapes=images(2), id="adaptive_avg_pool2d_mean",
+           errors=(lambda m: F(m).adaptive_avg_pool2d(m.zeros(1, 1, 2, 2), -1),
+                   lambda m: F(m).adaptive_avg_pool2d(m.zeros(1, 1, 2, 2, dtype=m.int64), 1))),
+    OpInfo(NN + "adaptive_avg_pool3d", lambda m, x: F(m).adaptive_avg_pool3d(x, (2, None, 3)), shapes=images(3, 1, 4)),
+    OpInfo(NN + "adaptive_avg_pool3d", lambda m, x: F(m).adaptive_avg_pool3d(x, 1), shapes=images(3, 1, 3), id="adaptive_avg_pool3d_mean"),
+    OpInfo(NN + "adaptive_max_pool1d", lambda m, x: F(m).adaptive_max_pool1d(x, 3, return_indices=True), shapes=images(1, 2, 7),
+           errors=_adaptive_1d_errors("adaptive_max_pool1d")),
+    OpInfo(NN + "adaptive_max_pool1d", lambda m, x: F(m).adaptive_max_pool1d(x, (5,)), shapes=images(1, 2, 4), id="adaptive_max_pool1d_up"),
+    OpInfo(NN + "adaptive_max_pool1d", lambda m, x: F(m).adaptive_max_pool1d(x, 2), shapes=images(1, 4, 6),
+           domains=Domain(-1, 1, integral=True), id="adaptive_max_pool1d_ties"),
     OpInfo(NN + "adaptive_max_pool2d", lambda m, x: F(m).adaptive_max_pool2d(x, (2, 3), return_indices=True), shapes=images(2, 2, 6)),
     OpInfo(NN + "adaptive_max_pool2d", lambda m, x: F(m).adaptive_max_pool2d(x, 2), shapes=images(2),
            domains=Domain(-1, 1, integral=True), xfail={"gradcheck": _TIES}, id="adaptive_max_pool2d_ties"),
@@ -121,6 +146,19 @@ _INTERP_ERRORS = (
     lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=2, align_corners=True),
     lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=2, scale_factor=2.0),
     lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3)),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=2, mode="area", align_corners=False),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=2, mode="nearest-exact", align_corners=True),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3), size=2, mode="bicubic"),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=2, mode="trilinear"),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=2, mode="bilinear", recompute_scale_factor=True),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=2, mode="nearest", antialias=True),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=2, mode="cubic"),
+    lambda m: F(m).interpolate(m.zeros(3, 3), size=2),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), size=(2,)),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), scale_factor=(2.0, 2.0, 2.0)),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3), scale_factor=0.2, mode="bicubic"),  # an empty output
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3, dtype=m.int64), size=2, mode="nearest-exact"),
+    lambda m: F(m).interpolate(m.zeros(1, 1, 3, 3, dtype=m.uint8), size=2, mode="area"),
 )
 _RESAMPLING = [
     OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=5), shapes=images(1, 2, 6, unbatched=False), errors=_INTERP_ERRORS),
@@ -135,6 +173,38 @@ _RESAMPLING = [
            shapes=images(2, 2, 4, unbatched=False), id="bilinear_scale"),
     OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=(3, 5), mode="bilinear", align_corners=True),
            shapes=images(2, 1, 4, unbatched=False), id="bilinear_corners"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=(3, 2, 5)), shapes=images(3, 1, 3, unbatched=False),
+           id="nearest_3d"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, scale_factor=(1.7, 0.6, 1.0)),
+           shapes=images(3, 2, 3, unbatched=False), id="nearest_3d_scale"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=7, mode="nearest-exact"), shapes=images(1, 2, 6, unbatched=False),
+           id="nearest_exact_1d"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, scale_factor=(2.0, 0.6), mode="nearest-exact"),
+           shapes=images(2, 2, 5, unbatched=False), id="nearest_exact_scale"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=(2, 4, 3), mode="nearest-exact"),
+           shapes=images(3, 1, 3, unbatched=False), id="nearest_exact_3d"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=4, mode="linear", scale_factor=None, recompute_scale_factor=False),
+           shapes=images(1, 2, 6, unbatched=False), id="linear_recompute_false"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, scale_factor=1.6, mode="linear", recompute_scale_factor=True),
+           shapes=images(1, 2, 6, unbatched=False), id="linear_recompute"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=(5, 3), mode="bicubic"), shapes=images(2, 1, 5, unbatched=False),
+           id="bicubic"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=(4, 6), mode="bicubic", align_corners=True),
+           shapes=images(2, 1, 5, unbatched=False), id="bicubic_corners"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, scale_factor=(1.5, 0.7), mode="bicubic"),
+           shapes=images(2, 2, 5, unbatched=False), id="bicubic_scale"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, scale_factor=2.5, mode="bicubic", align_corners=True),
+           shapes=images(2, 1, 3, unbatched=False), id="bicubic_scale_corners"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=(3, 5, 2), mode="trilinear"),
+           shapes=images(3, 1, 3, unbatched=False), id="trilinear"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, scale_factor=(1.5, 0.5, 2.0), mode="trilinear", align_corners=True),
+           shapes=images(3, 2, 3, unbatched=False), id="trilinear_scale_corners"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=3, mode="area"), shapes=images(1, 2, 7, unbatched=False),
+           id="area_1d"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, scale_factor=(0.5, 1.5), mode="area"),
+           shapes=images(2, 2, 5, unbatched=False), id="area_scale"),
+    OpInfo(NN + "interpolate", lambda m, x: F(m).interpolate(x, size=(1, 3, 2), mode="area"), shapes=images(3, 1, 4, unbatched=False),
+           id="area_3d"),
     OpInfo(NN + "unfold", lambda m, x: F(m).unfold(x, 2), shapes=images(2, 2, 4, unbatched=False)),
     OpInfo(NN + "unfold", lambda m, x: F(m).unfold(x, (2, 1), dilation=(2, 1), padding=1, stride=(1, 2)),
            shapes=images(2, 2, 4), id="unfold_all", errors=(lambda m: F(m).unfold(m.zeros(2, 3), 2),)),
@@ -183,21 +253,11 @@ _EMBEDDING = [
 ]
 
 
-def _seeded(fn: Any) -> Any:
-    """Random ops draw from each library's own generator: seed it so that gradcheck sees one mask."""
-
-    def run(m: Any, x: Any) -> Any:
-        m.manual_seed(0)
-        return fn(m, x)
-
-    return run
-
-
 _DROPOUT_ERRORS = (lambda m: F(m).dropout(m.zeros(3), p=1.5), lambda m: F(m).alpha_dropout(m.zeros(3), p=-0.1))
 _DROPOUT = [
-    OpInfo(NN + "dropout", _seeded(lambda m, x: F(m).dropout(x, 0.3)), values=False, errors=_DROPOUT_ERRORS),
+    OpInfo(NN + "dropout", seeded(lambda m, x: F(m).dropout(x, 0.3)), values=False, errors=_DROPOUT_ERRORS),
     OpInfo(NN + "dropout", lambda m, x: F(m).dropout(x, 0.3, training=False), id="dropout_eval"),
-    OpInfo(NN + "alpha_dropout", _seeded(lambda m, x: F(m).alpha_dropout(x, 0.2, training=True)), values=False),
+    OpInfo(NN + "alpha_dropout", seeded(lambda m, x: F(m).alpha_dropout(x, 0.2, training=True)), values=False),
     OpInfo(NN + "alpha_dropout", lambda m, x: F(m).alpha_dropout(x, 0.2), id="alpha_dropout_eval"),
     # Channel-wise dropout: one draw per (sample, channel), or per channel of an unbatched input.
     OpInfo(NN + "dropout1d", _seeded(lambda m, x: F(m).dropout1d(x, 0.3)), shapes=images(1), values=False,

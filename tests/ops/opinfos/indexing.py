@@ -36,6 +36,32 @@ def _dimwise(draw: st.DrawFn, src: bool = False) -> Shapes:
 
 
 @st.composite
+def _shuffle_shapes(draw: st.DrawFn, channels: int, rows: int, cols: int) -> Shapes:
+    """(*batch, C, H, W) with C, H and W multiples of channels, rows and cols; zero to two batch dims.
+
+    Never empty: PyTorch returns an empty input's clone from pixel_unshuffle (the wrong shape) and from the
+    gradient of pixel_shuffle (so its backward fails); glassgrad keeps the shapes consistent instead.
+    """
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=1, max_side=2))
+    sides = (draw(st.integers(1, 2)) * channels, draw(st.integers(1, 2)) * rows, draw(st.integers(1, 2)) * cols)
+    return ((*batch, *sides),)
+
+
+_SHUFFLE_ERRORS = (
+    lambda m: m.pixel_shuffle(m.zeros(8, 2), 2),
+    lambda m: m.pixel_shuffle(m.zeros(1, 6, 1, 1), 2),
+    lambda m: m.pixel_shuffle(m.zeros(1, 4, 1, 1), 0),
+    lambda m: m.pixel_shuffle(m.zeros(1, 4, 1, 1), 2.0),
+)
+_UNSHUFFLE_ERRORS = (
+    lambda m: m.pixel_unshuffle(m.zeros(2, 2), 2),
+    lambda m: m.pixel_unshuffle(m.zeros(1, 2, 3, 2), 2),
+    lambda m: m.pixel_unshuffle(m.zeros(1, 2, 2, 3), 2),
+    lambda m: m.pixel_unshuffle(m.zeros(1, 2, 2, 2), -1),
+)
+
+
+@st.composite
 def _slicewise(draw: st.DrawFn, source: bool = False) -> Shapes:
     """(input, index[, source]) for index_* along dim 0 of size 3; the index is a vector."""
     rest = draw(_rest)
@@ -209,6 +235,14 @@ OPS = [
     OpInfo("glassgrad.trace", lambda m, x: m.trace(x), shapes=unary(min_dims=2, max_dims=2), also=("Tensor.trace",),
            errors=(lambda m: m.zeros(3).trace(),)),
     OpInfo("glassgrad.trace", lambda m, x: x.trace(), shapes=fixed((3, 2)), domains=Domain(dtype="int64"), order=0, id="trace_int"),
+    OpInfo("glassgrad.pixel_shuffle", lambda m, x: m.pixel_shuffle(x, 2), shapes=_shuffle_shapes(4, 1, 1),
+           also=("glassgrad.nn.functional.pixel_shuffle",), errors=_SHUFFLE_ERRORS),
+    OpInfo("glassgrad.pixel_shuffle", lambda m, x: m.nn.functional.pixel_shuffle(x, 3), shapes=_shuffle_shapes(9, 1, 1),
+           domains=Domain(dtype="int64"), order=0, id="pixel_shuffle_int"),
+    OpInfo("glassgrad.pixel_unshuffle", lambda m, x: m.pixel_unshuffle(x, 2), shapes=_shuffle_shapes(1, 2, 2),
+           also=("glassgrad.nn.functional.pixel_unshuffle",), errors=_UNSHUFFLE_ERRORS),
+    OpInfo("glassgrad.pixel_unshuffle", lambda m, x: m.nn.functional.pixel_unshuffle(x, 1), shapes=_shuffle_shapes(1, 1, 1),
+           id="pixel_unshuffle_1"),
     OpInfo("glassgrad.nn.functional.one_hot", lambda m, i: m.nn.functional.one_hot(i), shapes=unary(max_dims=2, min_side=1),
            domains=index(4), order=0,
            errors=(lambda m: m.nn.functional.one_hot(m.tensor([1.0])), lambda m: m.nn.functional.one_hot(m.tensor([3]), 2))),

@@ -1,4 +1,4 @@
-"""OpInfos of linear algebra (glassgrad/ops/linalg.py and glassgrad/ops/linalg_decomp.py).
+"""OpInfos of linear algebra (glassgrad/ops/linalg.py, linalg_decomp.py and matrix_functions.py).
 
 Inputs are made well-conditioned inside `fn` (the composite is differentiable, so this loses nothing):
 diagonally dominant for inverses and solves, SPD for cholesky, spread-out diagonals for eigh and svd so
@@ -98,6 +98,19 @@ _addmv = OpInfo(
 _solve_shapes = st.one_of(_gufunc("(n,n),(n,k)->(n,k)"), _gufunc("(n,n),(n)->(n)"))
 
 
+def _chain(dims: list[int], vector_ends: tuple[bool, bool]) -> Shapes:
+    """multi_dot's operands: matrix i is dims[i] x dims[i + 1]; the first (last) a vector if asked."""
+    shapes = [(dims[i], dims[i + 1]) for i in range(len(dims) - 1)]
+    if vector_ends[0]:
+        shapes[0] = shapes[0][1:]
+    if vector_ends[1]:
+        shapes[-1] = shapes[-1][:1]
+    return tuple(shapes)
+
+
+_CHAINS = st.builds(_chain, st.lists(st.integers(0, 4), min_size=3, max_size=6), st.tuples(st.booleans(), st.booleans()))
+
+
 def _einsum(equation: str, shapes: st.SearchStrategy[Shapes], id: str, **kwargs: Any) -> OpInfo:
     return OpInfo("glassgrad.einsum", lambda m, *xs: m.einsum(equation, *xs), shapes=shapes, id=id, **kwargs)
 
@@ -118,6 +131,13 @@ OPS = [
            also=("Tensor.vdot",), errors=(lambda m: m.vdot(m.ones(2), m.ones(3)), lambda m: m.vdot(m.ones(2), m.ones(2, dtype=m.float64)))),
     OpInfo("glassgrad.outer", lambda m, a, b: m.outer(a, b), shapes=_gufunc("(m),(n)->(m,n)", max_dims=0, max_side=4),
            also=("Tensor.outer", "glassgrad.ger", "Tensor.ger"), errors=(lambda m: m.outer(m.ones(2, 2), m.ones(2)),)),
+    OpInfo("glassgrad.linalg.multi_dot", lambda m, *xs: m.linalg.multi_dot(list(xs)), shapes=_CHAINS, errors=(
+        lambda m: m.linalg.multi_dot([m.ones(2)]), lambda m: m.linalg.multi_dot([m.ones(3, 4), m.ones(3, 5)]),
+        lambda m: m.linalg.multi_dot([m.ones(2, 2, 2), m.ones(2, 2)]), lambda m: m.linalg.multi_dot([m.ones(2, 2), m.ones(2, 2, 2), m.ones(2)]),
+        lambda m: m.linalg.multi_dot([m.ones(2, 2), m.ones(2, 2, dtype=m.float64)]), lambda m: m.linalg.multi_dot(m.ones(2, 2)),
+    )),
+    OpInfo("glassgrad.linalg.multi_dot", lambda m, *xs: m.linalg.multi_dot(xs), shapes=_CHAINS, domains=Domain(-3, 3, dtype="int64"),
+           order=0, id="multi_dot_int"),
     _addmm, inplace_variant(_addmm, "addmm_", shapes=st.tuples(st.just((3, 2)), st.just((3, 4)), st.just((4, 2)))),
     _baddbmm, inplace_variant(_baddbmm, "baddbmm_", shapes=fixed((2, 2, 3), (2, 2, 2), (2, 2, 3))),
     _addmv, inplace_variant(_addmv, "addmv_", shapes=fixed((3,), (3, 4), (4,))),
@@ -157,6 +177,31 @@ OPS = [
                    lambda m: m.linalg.solve(m.eye(2), m.ones(2, dtype=m.float64)), lambda m: m.linalg.solve(m.ones(2, 3), m.ones(2)))),
     OpInfo("glassgrad.linalg.solve", lambda m, a, b: m.linalg.solve(dominant(m, a), b, left=False), shapes=_gufunc("(n,n),(k,n)->(k,n)", min_side=1),
            id="solve_right"),
+    *(OpInfo("glassgrad.linalg.solve_triangular", lambda m, a, b, upper=upper, unit=unit: m.linalg.solve_triangular(
+        dominant(m, a), b, upper=upper, unitriangular=unit), shapes=_gufunc("(n,n),(n,k)->(n,k)"),
+        id=f"solve_triangular_{'upper' if upper else 'lower'}{'_unit' if unit else ''}", errors=(
+            lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(3), upper=True),
+            lambda m: m.linalg.solve_triangular(m.ones(2, 3), m.ones(2, 2), upper=True),
+            lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(2, 2), upper=False),
+            lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(3, 2), upper=True, left=False),
+            lambda m: m.linalg.solve_triangular(m.ones(2, 3, 3), m.ones(3, 3, 2), upper=True),
+            lambda m: m.linalg.solve_triangular(m.eye(3, dtype=m.int64), m.ones(3, 2), upper=True),
+            lambda m: m.linalg.solve_triangular(m.eye(3), m.ones(3, 2)),
+        )) for upper in (True, False) for unit in (False, True)),
+    *(OpInfo("glassgrad.linalg.solve_triangular", lambda m, a, b, upper=upper: m.linalg.solve_triangular(
+        dominant(m, a), b, upper=upper, left=False), shapes=_gufunc("(n,n),(k,n)->(k,n)"),
+        id=f"solve_triangular_right_{'upper' if upper else 'lower'}") for upper in (True, False)),
+    OpInfo("glassgrad.linalg.solve_triangular", lambda m, a, b: m.linalg.solve_triangular(dominant(m, a).float(), b, upper=True),
+           shapes=_gufunc("(n,n),(n,k)->(n,k)"), order=0, rtol=1e-5, atol=1e-6, id="solve_triangular_dtype_of_A"),
+    # matrix_exp: a single matrix takes the Taylor degree its norm asks for (the scales reach 1, 2, 4, 8, 12 and 18,
+    # the last with squaring); a batch always takes degree 18
+    OpInfo("glassgrad.linalg.matrix_exp", lambda m, a: m.linalg.matrix_exp(a), shapes=SQUARE,
+           also=("glassgrad.matrix_exp", "Tensor.matrix_exp"), errors=(
+               lambda m: m.linalg.matrix_exp(m.ones(2, 3)), lambda m: m.linalg.matrix_exp(m.ones(3)),
+               lambda m: m.linalg.matrix_exp(m.ones(3, 3, dtype=m.int64)),
+           )),
+    *(OpInfo("glassgrad.linalg.matrix_exp", lambda m, a, scale=scale: m.matrix_exp(a * scale), shapes=_gufunc("(n,n)->(n,n)", max_dims=0),
+             id=f"matrix_exp_scale_{scale:g}") for scale in (1e-17, 1e-9, 1e-5, 0.01, 0.05, 0.2, 3.0)),
     OpInfo("glassgrad.linalg.matrix_power", lambda m, a: m.linalg.matrix_power(dominant(m, a) / 4, 3), shapes=SQUARE,
            also=("glassgrad.matrix_power", "Tensor.matrix_power"), errors=(lambda m: m.linalg.matrix_power(m.ones(2, 3), 2),)),
     OpInfo("glassgrad.linalg.matrix_power", lambda m, a: m.linalg.matrix_power(dominant(m, a), -2), shapes=SQUARE, id="matrix_power_negative"),

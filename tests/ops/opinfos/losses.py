@@ -107,7 +107,15 @@ _BCE_LOGITS_ERRORS = (
     _bad_reduction("binary_cross_entropy_with_logits", (2,), (2,)),
 )
 
-
+# soft_margin_loss's target is not differentiable: drawn as integers and cast inside the call.
+_MARGIN_TARGETS = Domain(-2, 2, dtype="int64")
+_SOFT_MARGIN_ERRORS = (
+    lambda m: _f(m).soft_margin_loss(m.ones(2, 3), m.ones(2, 3, requires_grad=True)),
+    lambda m: _f(m).soft_margin_loss(m.ones(2, 3, dtype=m.int64), m.ones(2, 3, dtype=m.int64)),
+    lambda m: _f(m).soft_margin_loss(m.ones(3), m.ones(2, 3)),  # the loss keeps the input's shape
+    lambda m: _f(m).soft_margin_loss(m.ones(3), m.ones(3), size_average=False),  # PyTorch's deprecation warning
+    _bad_reduction("soft_margin_loss", (2,), (2,)),
+)
 
 
 def _last(shape: tuple[int, ...]) -> tuple[int, ...]:
@@ -186,4 +194,13 @@ OPS = [
            id="gaussian_nll_loss_homoscedastic"),
     OpInfo(f"{F}.gaussian_nll_loss", lambda m, x, t: _f(m).gaussian_nll_loss(x, t, 0.5), shapes=_same(2),
            id="gaussian_nll_loss_float_var"),
+    *_reductions("soft_margin_loss", lambda m, r, x, t: _f(m).soft_margin_loss(x, t.to(x.dtype) * 0.75, reduction=r),
+                 shapes=_same(2), domains=(Domain(-3, 3), _MARGIN_TARGETS), errors=_SOFT_MARGIN_ERRORS),
+    OpInfo(f"{F}.soft_margin_loss", lambda m, x, t: _f(m).soft_margin_loss(x, t, reduction="none"),
+           shapes=unary(min_dims=1).map(lambda s: (s[0], _last(s[0]))), domains=(ANY, _MARGIN_TARGETS),
+           id="soft_margin_loss_broadcast_int_target"),
+    # PyTorch's gradient negates the target first, which a bool target refuses; so must glassgrad's.
+    OpInfo(f"{F}.soft_margin_loss", lambda m, x, t: _f(m).soft_margin_loss(x, t), shapes=_same(2, min_side=1),
+           domains=(ANY, Domain(dtype="bool")), id="soft_margin_loss_bool_target",
+           xfail={"gradcheck": "the gradient refuses a bool target, as PyTorch's does"}),
 ]

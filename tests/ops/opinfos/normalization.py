@@ -49,7 +49,25 @@ def layer_shapes(draw: Any) -> Shapes:
     return (x, x[-1:], x[-1:])
 
 
+@st.composite
+def rms_shapes(draw: Any) -> Shapes:
+    """An input and a weight of its last 1 to ndim dims."""
+    x = tuple(draw(st.integers(0 if i == 0 else 1, 3)) for i in range(draw(st.integers(1, 3))))
+    return (x, x[len(x) - draw(st.integers(1, len(x))) :])
+
+
 _SPREAD = Domain(-2, 2)
+# A row of one element normalizes to its sign: kept away from 0, where finite differences meet the jump.
+_OFF_ZERO = Domain(-2, 2, kinks=(0.0,))
+_ERRORS_RMS = (
+    lambda m: F(m).rms_norm(m.zeros(2, 3), 3),
+    lambda m: F(m).rms_norm(m.zeros(2, 3), ()),
+    lambda m: F(m).rms_norm(m.zeros(2, 3), (2,)),
+    lambda m: F(m).rms_norm(m.zeros(3), (2, 3)),
+    lambda m: F(m).rms_norm(m.zeros(2, 3), (3,), m.ones(2)),
+    lambda m: F(m).rms_norm(m.zeros(2, 3, dtype=m.int64), (3,)),
+    lambda m: F(m).rms_norm(m.zeros(2, 3), (3,), m.ones(3, dtype=m.float64)),  # PyTorch's warning, an error here
+)
 _BN_TRAIN = _with_stats(lambda f: f.batch_norm, training=True, momentum=0.3)
 _IN_TRAIN = _with_stats(lambda f: f.instance_norm, momentum=0.2)
 _ERRORS_BN = (
@@ -65,6 +83,10 @@ OPS = [
            errors=(lambda m: F(m).layer_norm(m.zeros(2, 3), (2,)), lambda m: F(m).layer_norm(m.zeros(2, 3), (3,), m.ones(2)))),
     OpInfo(NN + "layer_norm", lambda m, x: F(m).layer_norm(x, x.shape[1:], eps=0.1), shapes=normalized(affine=False),
            domains=_SPREAD, rtol=1e-6, atol=1e-8, id="layer_norm_2d"),
+    OpInfo(NN + "rms_norm", lambda m, x, w: F(m).rms_norm(x, w.shape, w), shapes=rms_shapes(), domains=_OFF_ZERO,
+           rtol=1e-6, atol=1e-8, errors=_ERRORS_RMS),
+    OpInfo(NN + "rms_norm", lambda m, x: F(m).rms_norm(x, x.shape[1:], eps=0.1), shapes=normalized(affine=False),
+           domains=_SPREAD, rtol=1e-6, atol=1e-8, id="rms_norm_eps"),
     OpInfo(NN + "batch_norm", _output_only(_BN_TRAIN), shapes=normalized(min_batch=2), domains=(_SPREAD, Domain(), Domain()),
            rtol=1e-6, atol=1e-8, errors=_ERRORS_BN),
     # The running statistics change with the input but carry no gradient (and gradcheck would difference them).

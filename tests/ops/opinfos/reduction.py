@@ -46,6 +46,14 @@ def _spread(m: Any, x: Any) -> Any:
     return x + m.arange(x.numel(), dtype=m.float64).reshape(x.shape) * 0.37
 
 
+def _nans(m: Any, x: Any) -> Any:
+    """x with NaN wherever it was above 1 (NANS keeps values away from that kink)."""
+    return m.where(x > 1, float("nan"), x)
+
+
+NANS = Domain(kinks=(1.0,))
+
+
 def _inplace(method: str, *args: Any) -> Any:
     def fn(m: Any, x: Any) -> Any:
         y = x.clone()
@@ -78,6 +86,18 @@ OPS = [
     OpInfo("glassgrad.prod", lambda m, x: m.prod(x.long(), 0), order=0, id="prod_int"),
     *_single_dims("prod", lambda m, x, *a: m.prod(x, *a), domains=AWAY_FROM_ZERO),
     OpInfo("glassgrad.prod", lambda m, x: m.prod(x, -1), domains=ZEROS, id="prod_dim_zeros"),
+    # nansum, nanmean
+    *(op for name in ("nansum", "nanmean") for op in (
+        OpInfo(f"glassgrad.{name}", lambda m, x, name=name: getattr(m, name)(_nans(m, x)), domains=NANS,
+               also=(f"Tensor.{name}",), errors=(_out_of_range(name),)),
+        *_dims(name, lambda m, x, name=name, **kw: getattr(m, name)(_nans(m, x), **kw), domains=NANS),
+        OpInfo(f"glassgrad.{name}", lambda m, x, name=name: getattr(m, name)(_nans(m, x).float(), 0, dtype=m.float64),
+               shapes=unary(min_dims=1), domains=NANS, order=0, rtol=1e-6, id=f"{name}_dtype"),
+    )),
+    OpInfo("glassgrad.nansum", lambda m, x: m.nansum(x.long(), -1), domains=ZEROS, order=0, id="nansum_int"),
+    OpInfo("glassgrad.nanmean", lambda m, x: m.nanmean(x, keepdim=True), id="nanmean_keepdim", errors=(
+        lambda m: m.nanmean(m.ones(2, dtype=m.int64)), lambda m: m.nanmean(m.ones(2), dtype=m.int64),
+    )),
     # scans
     _cumsum,
     OpInfo("Tensor.cumsum_", _inplace("cumsum_", -1), id="cumsum_"),

@@ -1,4 +1,4 @@
-"""OpInfos of shape ops (glassgrad/ops/shape.py): views, splitting, joining, meshgrid."""
+"""OpInfos of shape ops (glassgrad/ops/shape.py): views, splitting, joining."""
 
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ def _same(n: int = 2, min_dims: int = 0) -> st.SearchStrategy[Shapes]:
     return unary(min_dims=min_dims).map(lambda s: s * n)
 
 
-_vectors = st.lists(hnp.array_shapes(min_dims=0, max_dims=1, min_side=0, max_side=3), min_size=1, max_size=3).map(tuple)
 _matrix = unary(min_dims=2)
 _side1 = unary(max_side=2)  # sizes 0..2, so that squeeze has size-1 dims to remove
 
@@ -88,13 +87,6 @@ OPS = [
            id="cat_last"),
     OpInfo("glassgrad.stack", lambda m, a, b: m.stack([a, b], -1), shapes=_same(),
            errors=(lambda m: m.stack([m.zeros(2), m.zeros(3)]), lambda m: m.stack([]), lambda m: m.stack([m.zeros(2)], 2))),
-    OpInfo("glassgrad.hstack", lambda m, a, b: m.hstack([a, b]), shapes=_same(), errors=(lambda m: m.hstack([]),)),
-    OpInfo("glassgrad.vstack", lambda m, a, b: m.vstack((a, b)), shapes=_same()),
-    OpInfo("glassgrad.dstack", lambda m, a, b: m.dstack([a, b]), shapes=_same()),
-    OpInfo("glassgrad.meshgrid", lambda m, *xs: m.meshgrid(*xs, indexing="ij"), shapes=_vectors,
-           errors=(lambda m: m.meshgrid(m.zeros(2, 2), indexing="ij"), lambda m: m.meshgrid(m.zeros(2), indexing="yx"),
-                   lambda m: m.meshgrid(m.zeros(2), m.zeros(2, dtype=m.int64), indexing="ij"))),
-    OpInfo("glassgrad.meshgrid", lambda m, *xs: m.meshgrid(list(xs), indexing="xy"), shapes=_vectors, id="meshgrid_xy"),
     OpInfo("glassgrad.select", lambda m, x: x.unbind(0)[0].clone(), shapes=fixed((3, 2)), domains=Domain(dtype="int64"),
            order=0, id="unbind_int"),
 ]

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..opinfo import Domain, OpInfo, unary
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from ..opinfo import Domain, OpInfo, Shapes, index, unary
 
 TIES = Domain(-2, 2, integral=True)
 NAN_TIES = Domain(-1, 1, integral=True, kinks=())
@@ -35,6 +38,38 @@ def _variants(name: str, calls: dict[str, Any], unstable: tuple[str, ...] = (), 
 def _with_nan(m: Any, x: Any) -> Any:
     """x with NaN wherever it was 1."""
     return m.where(x == 1, float("nan"), x)
+
+
+def _rows_and_values() -> st.SearchStrategy[Shapes]:
+    """Boundaries (..., n) and values (..., k) with the same leading dims: searchsorted's N-D case."""
+    return st.tuples(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3), st.integers(0, 5), st.integers(0, 4)).map(
+        lambda r: ((*r[0], r[1]), (*r[0], r[2]))
+    )
+
+
+SEARCHED = st.tuples(unary(min_dims=1, max_dims=1, max_side=6).map(lambda s: s[0]), unary(max_side=3).map(lambda s: s[0]))
+
+
+def _sorted(m: Any, b: Any) -> Any:
+    return m.sort(b).values
+
+
+def _searched(call: Any, **kwargs: Any) -> OpInfo:
+    """searchsorted(sorted boundaries, values) on ties (boundaries drawn, then sorted in fn): indices only."""
+    return OpInfo("glassgrad.searchsorted", call, shapes=kwargs.pop("shapes", SEARCHED), domains=kwargs.pop("domains", TIES),
+                  order=0, **kwargs)
+
+
+_SEARCH_ERRORS = (
+    lambda m: m.searchsorted(m.ones(3), m.ones(2), right=True, side="left"),
+    lambda m: m.searchsorted(m.ones(3), m.ones(2), side="middle"),
+    lambda m: m.searchsorted(m.ones(2, 5), m.ones(1)), lambda m: m.searchsorted(m.ones(2, 5), 5),
+    lambda m: m.searchsorted(m.tensor(1.0), m.ones(1)),
+    lambda m: m.searchsorted(m.ones(3), m.ones(1), sorter=m.tensor([0, 1, 2], dtype=m.int32)),
+    lambda m: m.searchsorted(m.ones(3), m.ones(1), sorter=m.tensor([0, 1])),
+    lambda m: m.searchsorted(m.ones(3), m.ones(1), sorter=m.tensor([0, 1, 3])),
+    lambda m: m.searchsorted(m.ones(2, dtype=m.bool), m.ones(1, dtype=m.bool)),
+)
 
 
 OPS = [
@@ -76,4 +111,33 @@ OPS = [
            order=0, id="unique_dim"),
     OpInfo("glassgrad.unique", lambda m, x: m.unique(_with_nan(m, x), return_counts=True), domains=NAN_TIES, order=0,
            id="unique_nan"),
+    # searchsorted, bucketize: ties on both sides of the search, NaNs where PyTorch's bisection meets them
+    _searched(lambda m, b, v: m.searchsorted(_sorted(m, b), v), errors=_SEARCH_ERRORS),
+    _searched(lambda m, b, v: m.searchsorted(_sorted(m, b), v, right=True), id="searchsorted_right"),
+    _searched(lambda m, b, v: m.searchsorted(_sorted(m, b), v, side="right", right=False, out_int32=True), id="searchsorted_side"),
+    _searched(lambda m, b, v: m.searchsorted(b, v, sorter=m.argsort(b, stable=True)), id="searchsorted_sorter"),
+    _searched(lambda m, b, v: m.searchsorted(_sorted(m, b), v, side="right"), shapes=_rows_and_values(), id="searchsorted_rows"),
+    _searched(lambda m, b, v: m.searchsorted(b, v, sorter=m.argsort(b, stable=True)), shapes=_rows_and_values(),
+              id="searchsorted_rows_sorter"),
+    _searched(lambda m, b, v: m.searchsorted(_with_nan(m, b), _with_nan(m, v)), domains=NAN_TIES, id="searchsorted_nan"),
+    _searched(lambda m, b, v: m.searchsorted(_sorted(m, b), v), domains=(index(2, -2), Domain(-2.5, 2.5)), id="searchsorted_mixed"),
+    _searched(lambda m, b: m.searchsorted(_sorted(m, b), 0.5), shapes=unary(min_dims=1, max_dims=1), id="searchsorted_number"),
+    OpInfo("glassgrad.bucketize", lambda m, v, b: m.bucketize(v, _sorted(m, b)), shapes=SEARCHED.map(lambda s: s[::-1]),
+           domains=TIES, order=0, errors=(lambda m: m.bucketize(m.ones(2), m.ones(2, 3)),)),
+    OpInfo("glassgrad.bucketize", lambda m, v, b: m.bucketize(v, _sorted(m, b), right=True, out_int32=True),
+           shapes=SEARCHED.map(lambda s: s[::-1]), domains=TIES, order=0, id="bucketize_right"),
+    OpInfo("glassgrad.bucketize", lambda m, b: m.bucketize(1, _sorted(m, b)), shapes=unary(min_dims=1, max_dims=1), domains=TIES,
+           order=0, id="bucketize_number"),
+    # bincount: PyTorch records weighted counts with a node whose backward raises, and so does glassgrad
+    OpInfo("glassgrad.bincount", lambda m, x: m.bincount(x), shapes=unary(min_dims=1, max_dims=1), domains=index(5),
+           also=("Tensor.bincount",), order=0, errors=(
+               lambda m: m.bincount(m.tensor([-1, 2])), lambda m: m.bincount(m.tensor([[1, 2]])), lambda m: m.bincount(m.ones(2)),
+               lambda m: m.bincount(m.tensor([0, 1]), m.ones(3)), lambda m: m.bincount(m.tensor([0, 1]), None, -1),
+               lambda m: m.bincount(m.ones(2, dtype=m.bool)),
+           )),
+    OpInfo("glassgrad.bincount", lambda m, x, w: m.bincount(x, w, minlength=7), shapes=unary(min_dims=1, max_dims=1).map(lambda s: s * 2),
+           domains=(index(5), Domain()), order=1, id="bincount_weights",
+           xfail={"gradcheck": "PyTorch has no derivative for bincount's weights (its backward raises), nor has glassgrad"}),
+    OpInfo("glassgrad.bincount", lambda m, x, w: x.bincount(w.float()), shapes=unary(min_dims=1, max_dims=1).map(lambda s: s * 2),
+           domains=(index(3), Domain()), order=0, rtol=1e-6, id="bincount_float32_weights"),
 ]

@@ -163,6 +163,68 @@ class GLU(_Activation):
         self.dim = dim
 
 
+class Threshold(_Activation):
+    _function = F.threshold
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+
+class _Shrink(_Activation):
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def extra_repr(self) -> str:
+        return str(self.lambd)  # PyTorch shows the bare number
+
+
+class Hardshrink(_Shrink):
+    _function = F.hardshrink
+
+
+class Softshrink(_Shrink):
+    _function = F.softshrink
+
+
+class RReLU(_Activation):
+    """Random slopes on [lower, upper] while training (from glassgrad's generator); their mean in evaluation."""
+
+    _function = F.rrelu
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+
+class PReLU(Module):
+    """A learned slope for negative inputs: one, or one per channel (dim 1), starting at `init`."""
+
+    def __init__(self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
 class _SoftmaxFamily(_Activation):
     def __init__(self, dim: int | None = None) -> None:
         super().__init__()

@@ -170,3 +170,7 @@ class GaussianNLLLoss(_Loss):
         super().__init__(reduction=reduction)
         self.full = full
         self.eps = eps
+
+
+class SoftMarginLoss(_Loss):
+    _function = F.soft_margin_loss

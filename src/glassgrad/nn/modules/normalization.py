@@ -6,8 +6,6 @@ import numbers
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from ...ops.creation import empty
 from ...tensor import Tensor
 from .. import functional as F
@@ -108,19 +106,7 @@ class RMSNorm(Module):
             init.ones_(self.weight)
 
     def forward(self, x: Tensor) -> Tensor:
-        # Composed here until F.rms_norm exists; the checks and their wording are PyTorch's rms_norm's.
-        shape = self.normalized_shape
-        if x.dim() < len(shape):
-            raise ValueError(f"Input tensor must have at least {len(shape)} dimensions, but got {x.dim()}")
-        if tuple(x.shape[x.dim() - len(shape):]) != shape:
-            raise RuntimeError(
-                f"Given normalized_shape={list(shape)}, expected input with shape [*{', '.join(map(str, shape))}], "
-                f"but got input of size{list(x.shape)}"
-            )
-        eps = float(np.finfo(x.dtype.np).eps) if self.eps is None else self.eps
-        dims = tuple(range(x.dim() - len(shape), x.dim()))
-        y = x * (x * x).mean(dims, keepdim=True).add(eps).rsqrt()
-        return y if self.weight is None else y * self.weight
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"

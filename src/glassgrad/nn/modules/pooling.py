@@ -101,5 +101,18 @@ class AdaptiveAvgPool1d(_AdaptivePoolNd):
     _function = F.adaptive_avg_pool1d
 
 
+class _AdaptiveMaxPoolNd(_AdaptivePoolNd):
+    def __init__(self, output_size: int | tuple[int | None, ...] | None, return_indices: bool = False) -> None:
+        super().__init__(output_size)
+        self.return_indices = return_indices
+
+    def forward(self, input: Tensor) -> Any:
+        return type(self)._function(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    _function = F.adaptive_max_pool1d
+
+
 class AdaptiveAvgPool2d(_AdaptivePoolNd):
     _function = F.adaptive_avg_pool2d

@@ -1,0 +1,6 @@
+"""glassgrad.nn.parallel, laid out like torch.nn.parallel: DistributedDataParallel over MPI."""
+
+from ..._missing import module_getattr as _module_getattr
+from .distributed import DistributedDataParallel
+
+__getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

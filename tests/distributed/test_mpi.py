@@ -1,0 +1,102 @@
+"""glassgrad.distributed under a real MPI launcher: 2 ranks, and 3 on this 2-core machine (oversubscribed).
+
+Each worker under workers/ checks itself against NumPy or a one-process run and exits non-zero on a failure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+WORKERS = Path(__file__).resolve().parent / "workers"
+MPIEXEC = str(Path(sys.executable).parent / "mpiexec")
+
+
+def mpiexec(ranks: int, *command: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [MPIEXEC, "-n", str(ranks), *command], capture_output=True, text=True, timeout=timeout, check=False,
+        env={**os.environ, **(env or {})},
+    )
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+@pytest.mark.parametrize("worker", ["collectives", "ddp"])
+def test_worker(worker: str, ranks: int) -> None:
+    result = mpiexec(ranks, sys.executable, str(WORKERS / f"{worker}.py"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count(f"of {ranks}:") == ranks
+
+
+def test_a_mismatched_collective_is_reported_on_every_rank() -> None:
+    result = mpiexec(2, sys.executable, str(WORKERS / "mismatch.py"))
+    assert result.returncode == 0, result.stderr
+    for rank in (0, 1):
+        assert f"rank {rank}: glassgrad.distributed: the ranks called different collectives" in result.stdout
+    assert "rank 0: all_reduce(float32 [3], SUM); rank 1: all_reduce(float32 [4], SUM)" in result.stdout
+
+
+def test_a_rank_that_raises_stops_the_others() -> None:
+    result = mpiexec(2, sys.executable, str(WORKERS / "one_rank_fails.py"), timeout=60)  # a hang would time out
+    assert result.returncode != 0
+    assert "ValueError: rank 1 found bad data" in result.stderr
+    assert "glassgrad.distributed: rank 1 ended with ValueError; stopping every rank" in result.stderr
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.torch_oracle
+def test_a_torch_ddp_program_runs_unchanged_and_ends_where_pytorch_does(tmp_path: Path) -> None:
+    program = str(WORKERS / "torch_program.py")
+    port = str(_free_port())
+    torch_ranks = [
+        subprocess.Popen(
+            [sys.executable, program, str(tmp_path / "torch")],
+            env={**os.environ, "BACKEND": "gloo", "RANK": str(r), "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port},
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for r in range(2)
+    ]
+    for process in torch_ranks:
+        _, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+    result = mpiexec(2, sys.executable, "-m", "glassgrad", "run", program, str(tmp_path / "glassgrad"), env={"BACKEND": "mpi"})
+    assert result.returncode == 0, result.stderr
+    for rank in range(2):
+        theirs, ours = np.load(tmp_path / f"torch.{rank}.npz"), np.load(tmp_path / f"glassgrad.{rank}.npz")
+        for key in theirs:
+            np.testing.assert_allclose(ours[key], theirs[key], rtol=1e-5, atol=1e-6)
+
+
+def test_the_doctor_reports_each_rank_and_names_the_rank_that_keeps_graphs(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "glassgrad", "doctor", "--nproc", "2", "--engine", "glassgrad", "--json", str(tmp_path / "r.json"),
+         str(WORKERS / "rank_leak.py")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    reports = [json.loads((tmp_path / f"r.rank{rank}.json").read_text()) for rank in (0, 1)]
+    assert [(r["rank"], r["world_size"]) for r in reports] == [(0, 2), (1, 2)]
+    assert reports[0]["warnings"] == []
+    [warning] = reports[1]["warnings"]
+    assert "It is held by list `history` (global)" in warning["message"]
+    assert "warning (rank 1 of 2)" in result.stderr
+
+
+def test_glassgrad_run_launches_ranks() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "glassgrad", "run", "--nproc", "3", str(WORKERS / "collectives.py")],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("of 3: every collective agrees with NumPy") == 3

@@ -190,6 +190,10 @@ class Tensor:
         return False
 
     @property
+    def is_cpu(self) -> bool:
+        return True
+
+    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
@@ -456,6 +460,13 @@ class Tensor:
             copy.grad = self.grad.__deepcopy__(memo)
         memo[id(self)] = copy
         return copy
+
+
+# Where a tensor lives and how it is stored, as PyTorch's CPU build answers for a dense CPU tensor: scripts branch
+# on these (pytorch/examples' dcgan asks `input.is_cuda or input.is_xpu` before splitting work over GPUs).
+for _kind in ("xpu", "mps", "meta", "xla", "ipu", "maia", "mtia", "vulkan", "mkldnn", "quantized", "nested", "sparse_csr"):
+    setattr(Tensor, f"is_{_kind}", property(lambda self: False, doc=f"False: glassgrad tensors are never {_kind}."))
+del _kind
 
 
 def is_tensor(obj: object) -> bool:

@@ -39,3 +39,13 @@ CASES = [
 @pytest.mark.parametrize("snippet", CASES)
 def test_outcome_matches_torch(snippet) -> None:
     assert_same_outcome(snippet)
+
+
+KINDS = ("cpu", "cuda", "xpu", "mps", "meta", "xla", "ipu", "maia", "mtia", "vulkan", "mkldnn", "quantized", "nested",
+         "sparse", "sparse_csr")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_device_and_layout_flags_match_torch(kind: str) -> None:
+    """pytorch/examples' dcgan asks `input.is_cuda or input.is_xpu`; every is_<kind> flag answers as PyTorch's CPU build."""
+    assert_same_outcome(lambda m: [getattr(t, f"is_{kind}") for t in (m.zeros(2), m.nn.Parameter(m.ones(1)), m.arange(3)[1:])])

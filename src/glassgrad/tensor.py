@@ -440,9 +440,11 @@ class Tensor:
         return format_tensor(self)
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # As PyTorch: a 0-d plain tensor formats as its number, even with no spec ('{} %'.format(100 * correct / n));
+        # anything else as object does (its str, and a TypeError for a spec).
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return repr(self)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         from .ops.creation import _rebuild

@@ -28,6 +28,7 @@ from . import (
     convolution,
     creation,
     distance,
+    draws,
     elementwise,
     indexing,
     inplace_ops,
@@ -46,7 +47,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    matrix_functions, activations, losses, convolution, normalization, distance, attention,
+    matrix_functions, activations, losses, convolution, normalization, distance, attention, draws,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

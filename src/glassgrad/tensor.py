@@ -190,6 +190,10 @@ class Tensor:
         return False
 
     @property
+    def is_cpu(self) -> bool:
+        return True
+
+    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
@@ -454,9 +458,11 @@ class Tensor:
         return format_tensor(self)
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # As PyTorch: a 0-d plain tensor formats as its number, even with no spec ('{} %'.format(100 * correct / n));
+        # anything else as object does (its str, and a TypeError for a spec).
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return repr(self)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         from .ops.creation import _rebuild
@@ -474,6 +480,13 @@ class Tensor:
             copy.grad = self.grad.__deepcopy__(memo)
         memo[id(self)] = copy
         return copy
+
+
+# Where a tensor lives and how it is stored, as PyTorch's CPU build answers for a dense CPU tensor: scripts branch
+# on these (pytorch/examples' dcgan asks `input.is_cuda or input.is_xpu` before splitting work over GPUs).
+for _kind in ("xpu", "mps", "meta", "xla", "ipu", "maia", "mtia", "vulkan", "mkldnn", "quantized", "nested", "sparse_csr"):
+    setattr(Tensor, f"is_{_kind}", property(lambda self: False, doc=f"False: glassgrad tensors are never {_kind}."))
+del _kind
 
 
 def is_tensor(obj: object) -> bool:

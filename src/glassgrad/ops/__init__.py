@@ -29,6 +29,7 @@ from . import (
     convolution,
     creation,
     distance,
+    draws,
     elementwise,
     embedding,
     fft,
@@ -51,7 +52,7 @@ from . import (
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
     matrix_functions, activations, losses, convolution, embedding, normalization, distance, attention, complex_ops, fft,
-    special,
+    special, draws,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

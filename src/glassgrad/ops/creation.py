@@ -223,12 +223,21 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     return _finish(_random(_rng(generator).standard_normal, _size(size), _float_or(dtype), 0.5**0.5), requires_grad, device)
 
 
-def randint(low: int, high: int | None = None, size: Sequence[int] | None = None, *, generator: Generator | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def randint(low: int | None = None, high: int | None = None, size: Sequence[int] | None = None, *, generator: Generator | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    # PyTorch's two overloads: randint(high, size) and randint(low, high, size), any of them by keyword.
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high
+    elif high is None and size is not None:
+        low, high = 0, low
+    elif low is None:
+        low = 0
     if high is None or size is None:
-        if size is None and isinstance(high, (tuple, list)):
-            low, high, size = 0, low, high
-        else:
-            raise TypeError("randint() missing required argument 'size'")
+        given = ", ".join(type(a).__name__ for a in (low, high, size) if a is not None)
+        raise TypeError(
+            f"randint() received an invalid combination of arguments - got ({given}), but expected one of:\n"
+            " * (int high, tuple of ints size, *, torch.Generator generator, torch.dtype dtype = None, ...)\n"
+            " * (int low, int high, tuple of ints size, *, torch.Generator generator, torch.dtype dtype = None, ...)"
+        )
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     target = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)

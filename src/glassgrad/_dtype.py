@@ -171,3 +171,9 @@ def _tensor_type() -> type:
 
 
 _TENSOR: type | None = None
+
+# The C++ type names PyTorch's kernels print in some messages ("to - 1 is out of bounds for unsigned char").
+CPP_NAMES = {
+    bool_: "bool", uint8: "unsigned char", int8: "signed char", int16: "short int", int32: "int", int64: "long int",
+    float16: "c10::Half", float32: "float", float64: "double",
+}

@@ -28,6 +28,7 @@ from . import (
     elementwise,
     indexing,
     inplace_ops,
+    legacy,
     linalg,
     linalg_decomp,
     logic,
@@ -40,7 +41,7 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
-    convolution, normalization,
+    convolution, normalization, legacy,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -92,7 +92,7 @@ def to_dtype(spec: object) -> dtype:
     if isinstance(spec, dtype):
         return spec
     if spec is float:
-        return _default_float
+        return float64  # PyTorch reads Python's float as double, whatever the default dtype
     if spec is int:
         return int64
     if spec is bool:

@@ -35,13 +35,14 @@ from . import (
     losses,
     normalization,
     reduction,
+    sampling,
     shape,
     sorting,
 )
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, sorting, shape, indexing, linalg, linalg_decomp, activations, losses,
-    convolution, normalization, legacy,
+    convolution, normalization, legacy, sampling,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -38,6 +38,7 @@ from . import (
     sampling,
     shape,
     sorting,
+    subscript,
 )
 
 FAMILIES = (
@@ -107,7 +108,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__lshift__": logic.bitwise_left_shift, "__rshift__": logic.bitwise_right_shift,
     "__rlshift__": _reflected(logic.bitwise_left_shift), "__rrshift__": _reflected(logic.bitwise_right_shift),
     "__invert__": logic.bitwise_not,
-    "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
+    "__getitem__": subscript.getitem, "__setitem__": subscript.setitem,
     "__iadd__": _inplace_method(elementwise.add), "__isub__": _inplace_method(elementwise.sub),
     "__imul__": _inplace_method(elementwise.mul), "__itruediv__": _inplace_method(elementwise.div),
     "__ifloordiv__": _inplace_method(elementwise.floor_divide), "__imod__": _inplace_method(elementwise.remainder),

@@ -99,3 +99,9 @@ NEW: dict[str, Call] = {
 @pytest.mark.parametrize("call", NEW.values(), ids=NEW.keys())
 def test_new_methods_match_torch(call: Call) -> None:
     assert_same_outcome(call)
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("scalar", [np.float64(1.5), np.float32(1.5), np.int32(3), np.bool_(True)], ids=repr)
+def test_tensor_of_a_numpy_scalar_keeps_its_dtype(scalar: Any) -> None:
+    assert_same_outcome(lambda m: m.tensor(scalar))

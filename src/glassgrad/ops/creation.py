@@ -86,8 +86,8 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     """Always copies `data`. Python floats become float32 (the default dtype), ints int64."""
     if isinstance(data, Tensor):
         array = data._data.copy()
-    elif isinstance(data, np.ndarray):
-        array = data.copy()
+    elif isinstance(data, (np.ndarray, np.generic)):  # a NumPy scalar keeps its dtype too, as in PyTorch
+        array = np.array(data)
         _dtype.from_numpy_dtype(array.dtype)
     else:
         unwrapped = _unwrap_nested(data)

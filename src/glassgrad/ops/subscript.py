@@ -15,6 +15,7 @@ A plan depends only on the shape it was made for, so it also serves to replay vi
 
 from __future__ import annotations
 
+import math
 import operator
 import warnings
 from collections.abc import Sequence
@@ -107,15 +108,17 @@ def _plan_items(shape: tuple[int, ...], items: tuple[Any, ...]) -> Plan:
     view = None
     for position, raw in enumerate(items):
         item = raw if type(raw) is int or type(raw) is slice else _index_value(raw)
-        if dim > len(sizes):
-            raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
         if type(item) is int:
             basic.append(_checked_select(sizes, dim, item, position))
             del sizes[dim]
             view = "SelectBackward0"
         elif type(item) is slice:
-            if dim == len(sizes):
-                raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+            if dim >= len(sizes):  # only after several Ellipses, whose dim count runs past the end: PyTorch 2.13 then
+                part, covers_all = _normalized(item, 0)  # reads the size there as 0, and slices a dim that is not
+                if not covers_all:
+                    raise _dim_out_of_range(dim, len(sizes))
+                dim += 1
+                continue
             part, covers_all = _normalized(item, sizes[dim])
             basic.append(part)
             if not covers_all:
@@ -123,6 +126,8 @@ def _plan_items(shape: tuple[int, ...], items: tuple[Any, ...]) -> Plan:
                 view = "SliceBackward0"
             dim += 1
         elif item is None or type(item) is bool:  # a bool is an unsqueeze that an advanced index keeps or empties
+            if dim > len(sizes):
+                raise _dim_out_of_range(dim, len(sizes) + 1)
             basic.append(None)
             sizes.insert(dim, 1)
             view = "UnsqueezeBackward0"
@@ -140,6 +145,10 @@ def _plan_items(shape: tuple[int, ...], items: tuple[Any, ...]) -> Plan:
             dim += dims
     basic.append(Ellipsis)
     return Plan(tuple(basic), advanced_index(tuple(sizes), indexed) if indexed else None, view)
+
+
+def _dim_out_of_range(dim: int, ndim: int) -> IndexError:
+    return IndexError(f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}], but got {dim})")
 
 
 def _index_value(item: Any) -> Any:
@@ -204,7 +213,7 @@ def _bool_positions(value: bool) -> np.ndarray:
 # -- the second pass: at::index's checks, masks expanded ------------------------------------------------------------
 def advanced_index(shape: tuple[int, ...], indexed: list[tuple[int, Any]]) -> tuple[Any, ...]:
     """at::index's index on a tensor of `shape`, from (dim, index tensor, mask or array of positions) pairs: full
-    slices and integer arrays, masks expanded. Bounds and broadcasting are left to NumPy (see `_explained`)."""
+    slices and integer arrays, masks expanded. Bounds and broadcasting are left to NumPy (see `_read`)."""
     for _, entry in indexed:
         if isinstance(entry, Tensor) and entry._data.dtype not in _INDEX_DTYPES:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -234,21 +243,41 @@ def advanced_index(shape: tuple[int, ...], indexed: list[tuple[int, Any]]) -> tu
     return tuple(arrays[:end])
 
 
-def _explained(shape: tuple[int, ...], advanced: tuple[Any, ...]) -> None:
-    """After NumPy rejected `advanced` (IndexError): raise PyTorch's error for what is wrong with it."""
+def _checked_shape(shape: tuple[int, ...], advanced: tuple[Any, ...]) -> tuple[int, ...]:
+    """The shape `advanced` indexes out of `shape`, after at::index's early checks: that the index arrays broadcast
+    and, unless they are empty, index no dim of size 0. (Bounds are checked later, and only when there is something to read or
+    write: in PyTorch, x[[5]] of a (1, 0) tensor is empty, not an error.)"""
     positions = [(at, a) for at, a in enumerate(advanced) if type(a) is not slice]
     try:
-        np.broadcast_shapes(*(a.shape for _, a in positions))
+        block = positions[0][1].shape if len(positions) == 1 else np.broadcast_shapes(*(a.shape for _, a in positions))
     except ValueError:
         raise IndexError(
             "shape mismatch: indexing tensors could not be broadcast together with shapes "
             + ", ".join(str(list(a.shape)) for _, a in positions)
         ) from None
-    for ordinal, (at, a) in enumerate(positions):
+    if 0 not in block and any(shape[at] == 0 for at, _ in positions):  # no position exists to be indexed
+        raise IndexError("index is out of bounds for dimension with size 0")
+    return indexed_shape(shape, advanced)
+
+
+def _out_of_bounds(shape: tuple[int, ...], advanced: tuple[Any, ...]) -> IndexError:
+    """PyTorch's error for the first index out of bounds (after NumPy found one)."""
+    for ordinal, (at, a) in enumerate((at, a) for at, a in enumerate(advanced) if type(a) is not slice):
         size = shape[at]
         bad = a[(a < -size) | (a >= size)]
         if bad.size:
-            raise IndexError(f"index {bad.flat[0]} is out of bounds for dimension {ordinal} with size {size}")
+            return IndexError(f"index {bad.flat[0]} is out of bounds for dimension {ordinal} with size {size}")
+    raise AssertionError("NumPy rejected an index that is in bounds")
+
+
+def _read(array: np.ndarray, advanced: tuple[Any, ...]) -> np.ndarray:
+    try:
+        return array[advanced]
+    except IndexError:
+        shape = _checked_shape(array.shape, advanced)
+        if math.prod(shape):
+            raise _out_of_bounds(array.shape, advanced) from None
+        return np.empty(shape, dtype=array.dtype)  # nothing read, so nothing out of bounds
 
 
 def indexed_shape(shape: tuple[int, ...], advanced: tuple[Any, ...]) -> tuple[int, ...]:
@@ -270,12 +299,7 @@ def take(input: Tensor, p: Plan) -> Tensor:
     """input indexed by a plan: a view when it is all basic, else a copy (IndexBackward0)."""
     out = input._data[p.basic]
     if p.advanced is not None:
-        try:
-            picked = out[p.advanced]
-        except IndexError:
-            _explained(out.shape, p.advanced)
-            raise
-        return IndexBackward0.record(picked, (input,), self_shape=input.shape, **_saved(p, input))
+        return IndexBackward0.record(_read(out, p.advanced), (input,), self_shape=input.shape, **_saved(p, input))
     result = VIEWS[p.view or "AliasBackward0"].record(out, (input,), self_shape=input.shape, plan=p)
     return mark_view(result, input, take, p)
 
@@ -309,7 +333,8 @@ def _scatter(grad: Tensor, shape: Size, p: Plan) -> Tensor:
     if p.advanced is None:
         region[...] = grad._data
         return BasicScatterBackward0.record(out, (grad,), plan=p)
-    np.add.at(region, p.advanced, grad._data)
+    if grad._data.size:  # an empty read may hold indices out of bounds (PyTorch does not check them)
+        np.add.at(region, p.advanced, grad._data)
     return IndexScatterBackward0.record(out, (grad,), **_saved(p, grad))
 
 
@@ -393,26 +418,22 @@ def _put(input: Tensor, p: Plan, values: Tensor, accumulate: bool = False) -> Te
             f"destination and {values.dtype.scalar_name} for the source."
         )
     assert p.advanced is not None, "index_put needs an advanced index"
-    try:
-        shape = indexed_shape(input._data.shape, p.advanced)
-    except ValueError:
-        _explained(input._data.shape, p.advanced)
-        raise
+    shape = _checked_shape(input._data.shape, p.advanced)
     if not _broadcasts_to(values._data.shape, shape):
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to indexing result of shape "
             f"{list(shape)}"
         )
     out = input._data.copy()
-    source = np.broadcast_to(values._data, shape)
-    try:
-        if accumulate:
-            np.add.at(out, p.advanced, source)
-        else:
-            out[p.advanced] = source
-    except IndexError:
-        _explained(out.shape, p.advanced)
-        raise
+    if math.prod(shape):  # nothing to write, nothing checked: PyTorch's kernel does not run
+        source = np.broadcast_to(values._data, shape)
+        try:
+            if accumulate:
+                np.add.at(out, p.advanced, source)
+            else:
+                out[p.advanced] = source
+        except IndexError:
+            raise _out_of_bounds(out.shape, p.advanced) from None
     return IndexPutBackward0.record(out, (input, values), accumulate=accumulate, **_saved(p, input, values))
 
 

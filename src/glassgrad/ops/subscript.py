@@ -68,11 +68,57 @@ def plan(shape: tuple[int, ...], index: Index) -> Plan:
         return Plan((Ellipsis,), None, None)
     if kind is bool:  # a new dim of size 1, kept (True) or emptied (False) by an advanced index
         return Plan((None, Ellipsis), (_bool_positions(index),), "UnsqueezeBackward0")
-    if kind is Tensor and index._data.ndim and index._data.dtype in _POSITION_DTYPES:  # the hot case: one index tensor
-        if not shape:
-            raise IndexError("too many indices for tensor of dimension 0")
-        return Plan((Ellipsis,), (index._data,), None)
-    return _plan_items(shape, index if kind is tuple else _as_tuple(index))
+    if kind is Tensor and index._data.ndim and shape:  # the hot cases: one index tensor, one mask that fits
+        data = index._data
+        if data.dtype in _POSITION_DTYPES:
+            return Plan((Ellipsis,), (data,), None)
+        if data.dtype == np.bool_ and data.shape == shape[: data.ndim]:
+            return Plan((Ellipsis,), np.nonzero(data), None)
+    if kind is tuple:
+        return _plan_basic(shape, index) or _plan_items(shape, index)
+    return _plan_items(shape, _as_tuple(index))
+
+
+def _plan_basic(shape: tuple[int, ...], items: tuple[Any, ...]) -> Plan | None:
+    """The common tuple, of ints, plain slices, None and at most one Ellipsis, all in bounds: NumPy's basic indexing
+    reads it as PyTorch does. None for anything else, which _plan_items reads (and raises PyTorch's errors for)."""
+    specified = 0
+    ellipsis = False
+    for item in items:
+        kind = type(item)
+        if kind is int or kind is slice:
+            specified += 1
+        elif item is Ellipsis and not ellipsis:
+            ellipsis = True
+        elif item is not None:
+            return None
+    if specified > len(shape):
+        return None
+    view = None
+    dim = 0  # the input's dim the item applies to (None inserts a dim and applies to none)
+    for item in items:
+        kind = type(item)
+        if kind is int:
+            if not -shape[dim] <= item < shape[dim]:
+                return None
+            view = "SelectBackward0"
+            dim += 1
+        elif kind is slice:
+            start, stop, step = item.start, item.stop, item.step
+            if not (_plain(start) and _plain(stop) and (step is None or (type(step) is int and step > 0))):
+                return None
+            if step not in (None, 1) or start or (stop is not None and stop < shape[dim]):
+                view = "SliceBackward0"
+            dim += 1
+        elif item is None:
+            view = "UnsqueezeBackward0"
+        else:
+            dim += len(shape) - specified
+    return Plan(items if ellipsis else (*items, Ellipsis), None, view)
+
+
+def _plain(bound: Any) -> bool:
+    return bound is None or type(bound) is int
 
 
 def _as_tuple(index: Index) -> tuple[Any, ...]:

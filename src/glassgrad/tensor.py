@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -101,12 +101,13 @@ class Tensor:
     )
 
     # -- construction ----------------------------------------------------------
+    # glassgrad.ops.legacy.legacy_new, installed with the ops (the core does not import them)
+    _legacy_new: ClassVar[Callable[..., Tensor]]
+
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
         """The legacy constructor of the default dtype: Tensor(*sizes) is uninitialised, Tensor(data) copies and
         Tensor(other) aliases, as in PyTorch. Ops make tensors with `_wrap`, which does not come through here."""
-        from .ops.legacy import legacy_new
-
-        return legacy_new(None, args, kwargs)
+        return Tensor._legacy_new(None, args, kwargs)
 
     def _init(self, array: np.ndarray) -> None:
         self._data = array

@@ -134,6 +134,7 @@ def install_tensor_methods() -> None:
         setattr(Tensor, name, _inplace_method(fn))
     for name, fn in OPERATORS.items():
         setattr(Tensor, name, fn)
+    Tensor._legacy_new = staticmethod(legacy.legacy_new)  # type: ignore[assignment]
     Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))  # type: ignore[attr-defined]
     Tensor.mT = property(shape.mT)  # type: ignore[attr-defined]
 

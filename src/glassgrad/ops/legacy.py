@@ -64,6 +64,8 @@ def legacy_new(typed: dtype | None, args: tuple[Any, ...], kwargs: dict[str, Any
     `device` that must say cpu; `size=`, `data=` and `other=` are the keyword forms.
     """
     target = _dtype.get_default_dtype() if typed is None else typed
+    if not kwargs and args and all(type(a) is int and a >= 0 for a in args):  # the common Tensor(40, 1)
+        return Tensor._wrap(np.empty(args, dtype=target.np))
     _check_device(kwargs.pop("device", None))
     named = [(name, kwargs.pop(name)) for name in ("size", "other", "data") if name in kwargs]
     if kwargs or (named and args) or len(named) > 1:

@@ -33,7 +33,7 @@ Index = Any
 
 
 class Plan(NamedTuple):
-    basic: tuple[Any, ...]  # ints, slices and None, ending with Ellipsis (so that the result is always a view)
+    basic: tuple[Any, ...]  # ints, slices, None and an Ellipsis (with one, NumPy always returns a view)
     advanced: tuple[Any, ...] | None  # full slices and integer arrays on the basic view, or None
     view: str | None  # the node of the basic pass's last effective link (SelectBackward0...), None if it changed nothing
 

@@ -109,7 +109,7 @@ def to_dtype(spec: object) -> dtype:
     if isinstance(spec, dtype):
         return spec
     if spec is float:
-        return _default_float
+        return float64  # PyTorch reads Python's float as double, whatever the default dtype
     if spec is int:
         return int64
     if spec is bool:
@@ -203,3 +203,9 @@ def _tensor_type() -> type:
 
 
 _TENSOR: type | None = None
+
+# The C++ type names PyTorch's kernels print in some messages ("to - 1 is out of bounds for unsigned char").
+CPP_NAMES = {
+    bool_: "bool", uint8: "unsigned char", int8: "signed char", int16: "short int", int32: "int", int64: "long int",
+    float16: "c10::Half", float32: "float", float64: "double",
+}

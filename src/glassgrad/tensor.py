@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -77,14 +77,13 @@ class Tensor:
     )
 
     # -- construction ----------------------------------------------------------
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """The legacy constructor: Tensor(data) or Tensor(*sizes), float by default."""
-        if len(args) == 1 and not isinstance(args[0], int):
-            array = np.array(args[0].numpy() if isinstance(args[0], Tensor) else args[0], dtype=_dtype.get_default_dtype().np)
-        else:
-            sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-            array = np.empty(tuple(sizes), dtype=_dtype.get_default_dtype().np)
-        self._init(array)
+    # glassgrad.ops.legacy.legacy_new, installed with the ops (the core does not import them)
+    _legacy_new: ClassVar[Callable[..., Tensor]]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """The legacy constructor of the default dtype: Tensor(*sizes) is uninitialised, Tensor(data) copies and
+        Tensor(other) aliases, as in PyTorch. Ops make tensors with `_wrap`, which does not come through here."""
+        return Tensor._legacy_new(None, args, kwargs)
 
     def _init(self, array: np.ndarray) -> None:
         self._data = array
@@ -417,13 +416,6 @@ class Tensor:
         from .ops import elementwise
 
         return elementwise.to_dtype(self, target)
-
-    def type(self, dtype: Any = None) -> Any:
-        from .autograd.graph import type_name
-
-        if dtype is None:
-            return type_name(self.dtype)
-        return self.to(dtype)
 
     def float(self) -> Tensor:
         return self.to(_dtype.float32)

@@ -193,8 +193,8 @@ LINEAR = frozenset({
     "ViewBackward0", "UnsafeViewBackward0", "TransposeBackward0", "PermuteBackward0", "TBackward0", "ExpandBackward0",
     "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "CatBackward0", "StackBackward0",
     "SliceBackward0", "SelectBackward0", "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0",
-    "SliceBackwardBackward0", "AliasBackward0", "IndexBackward0", "IndexScatterBackward0", "SumBackward0",
-    "SumBackward1", "MeanBackward0", "MeanBackward1", "CumsumBackward0", "ConstantPadNdBackward0", "RollBackward0",
+    "SliceBackwardBackward0", "AliasBackward0", "IndexBackward0", "IndexScatterBackward0", "BasicScatterBackward0",
+    "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "CumsumBackward0", "ConstantPadNdBackward0", "RollBackward0",
     "FlipBackward0", "RepeatBackward0", "WhereBackward0", "CopyBackwards", "ZeroBackward0", "FillBackward2", "FillBackward3",
 })
 

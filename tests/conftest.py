@@ -33,6 +33,22 @@ def _grad_mode_restored():
     assert not leaked_hooks, "the test left saved_tensors_hooks installed"
 
 
+_HYPOTHESIS_SETTINGS: dict[int, object] = {}
+
+
+@pytest.fixture(autouse=True)
+def _hypothesis_settings_not_nested(request: pytest.FixtureRequest) -> None:
+    """Give each parametrized @given test its own settings back before every case.
+
+    Hypothesis's pytest plugin (6.170) wraps a parametrized test's settings in a new Settings whose parent is the
+    old one at every call, so one test with a thousand cases (test_matches_torch, one per OpInfo) builds a chain a
+    thousand deep and its settings lookups hit Python's recursion limit.
+    """
+    fn = getattr(request.function, "__func__", request.function)
+    if hasattr(fn, "_hypothesis_internal_use_settings"):
+        fn._hypothesis_internal_use_settings = _HYPOTHESIS_SETTINGS.setdefault(id(fn), fn._hypothesis_internal_use_settings)
+
+
 @pytest.fixture
 def gg():
     return glassgrad

@@ -9,11 +9,13 @@ from __future__ import annotations
 import builtins as _builtins
 import importlib as _importlib
 
-from . import autograd, diagnostics, linalg, nn, optim, serialization, utils
+from . import autograd, diagnostics, fft, linalg, nn, optim, serialization, special, utils
 from ._dtype import (
     bool_ as bool,
 )
 from ._dtype import (
+    complex64,
+    complex128,
     dtype,
     float16,
     float32,
@@ -46,6 +48,7 @@ globals().update(_FUNCTIONS)  # glassgrad.exp, glassgrad.cat, ...: every op fami
 
 half, float, double = float16, float32, float64
 long, int, short = int64, int32, int16
+cfloat, cdouble = complex64, complex128
 
 
 def result_type(tensor1: object, tensor2: object) -> dtype:
@@ -56,6 +59,14 @@ def result_type(tensor1: object, tensor2: object) -> dtype:
 
 def is_floating_point(input: Tensor) -> _builtins.bool:
     return input.dtype.is_floating_point
+
+
+def is_complex(input: Tensor) -> _builtins.bool:
+    return input.is_complex()
+
+
+def is_conj(input: Tensor) -> _builtins.bool:
+    return input.is_conj()
 
 
 def numel(input: Tensor) -> _builtins.int:
@@ -72,7 +83,7 @@ __version__ = "0.1.0"
 
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.
-_LAZY_MODULES = ("amp", "backends", "cuda", "distributed", "jit", "onnx", "version")
+_LAZY_MODULES = ("accelerator", "amp", "backends", "cuda", "distributed", "func", "jit", "onnx", "version")
 _missing_name = _module_getattr(__name__)
 
 
@@ -81,4 +92,6 @@ def __getattr__(name: str) -> object:
         return _importlib.import_module(f"{__name__}.{name}")
     if name == "autocast":
         return _importlib.import_module(f"{__name__}.amp").autocast
+    if name == "vmap":
+        return _importlib.import_module(f"{__name__}.func").vmap
     return _missing_name(name)  # a PyTorch name glassgrad lacks: say so, and where it was used

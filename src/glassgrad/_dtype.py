@@ -2,8 +2,8 @@
 
 PyTorch promotes in three tiers (tensors with dimensions, 0-d tensors, Python
 scalars) and a lower tier only wins when it brings a higher category
-(bool < integer < floating). NumPy's rules differ (float16 + int64 is float64
-there, float16 here), so promotion is computed here, never by NumPy.
+(bool < integer < floating < complex). NumPy's rules differ (float16 + int64 is
+float64 there, float16 here), so promotion is computed here, never by NumPy.
 """
 
 from __future__ import annotations
@@ -31,10 +31,17 @@ class dtype:
 
     @property
     def is_complex(self) -> bool:
-        return False
+        return self._category == COMPLEX
 
     def to_real(self) -> dtype:
-        return self
+        return _BY_NUMPY[np.finfo(self.np).dtype] if self._category == COMPLEX else self
+
+    def to_complex(self) -> dtype:
+        if self._category == COMPLEX:
+            return self
+        if self is float16:  # PyTorch's ComplexHalf
+            raise TypeError("glassgrad has no complex32 (ComplexHalf): compute in float32 or float64 instead")
+        return _BY_NUMPY[np.result_type(self.np, np.complex64)]
 
     def __repr__(self) -> str:
         return f"glassgrad.{self.name}"
@@ -43,7 +50,7 @@ class dtype:
         return "bool_" if self.name == "bool" else self.name  # pickled as this module's attribute
 
 
-BOOL, INTEGER, FLOAT = 0, 1, 2
+BOOL, INTEGER, FLOAT, COMPLEX = 0, 1, 2, 3
 
 bool_ = dtype("bool", np.bool_, BOOL, "Bool")
 uint8 = dtype("uint8", np.uint8, INTEGER, "Byte")
@@ -54,16 +61,15 @@ int64 = dtype("int64", np.int64, INTEGER, "Long")
 float16 = dtype("float16", np.float16, FLOAT, "Half")
 float32 = dtype("float32", np.float32, FLOAT, "Float")
 float64 = dtype("float64", np.float64, FLOAT, "Double")
+complex64 = dtype("complex64", np.complex64, COMPLEX, "ComplexFloat")
+complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDouble")
 
-ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
-# The C++ type names PyTorch's messages print for a dtype ("attn_mask.dtype: long int", "input dtype = double").
-CPP_NAMES = {
-    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-    "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double",
-}
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
 _BY_NUMPY = {d.np: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-_BY_NAME.update(half=float16, float=float32, double=float64, long=int64, int=int32, short=int16)
+_BY_NAME.update(
+    half=float16, float=float32, double=float64, long=int64, int=int32, short=int16, cfloat=complex64, cdouble=complex128
+)
 
 _default_float = float32
 
@@ -88,7 +94,7 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
     except (KeyError, TypeError):
         raise TypeError(
             f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
-            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
         ) from None
 
 
@@ -97,11 +103,13 @@ def to_dtype(spec: object) -> dtype:
     if isinstance(spec, dtype):
         return spec
     if spec is float:
-        return _default_float
+        return float64  # PyTorch reads Python's float as double, whatever the default dtype
     if spec is int:
         return int64
     if spec is bool:
         return bool_
+    if spec is complex:
+        return default_complex()
     if isinstance(spec, str) and spec in _BY_NAME:
         return _BY_NAME[spec]
     try:
@@ -114,10 +122,18 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
     if a._category != b._category:
-        return a if a._category > b._category else b
+        high, low = (a, b) if a._category > b._category else (b, a)
+        if high._category == COMPLEX and low._category == FLOAT and 2 * low.itemsize > high.itemsize:
+            return low.to_complex()  # complex64 + float64 is complex128
+        return high
     if a._category == FLOAT:
         return a if a.itemsize >= b.itemsize else b
     return _BY_NUMPY[np.promote_types(a.np, b.np)]
+
+
+def default_complex() -> dtype:
+    """The dtype of a Python complex number: complex64 beside a float32 default, complex128 beside float64."""
+    return _default_float.to_complex() if _default_float is not float16 else complex64
 
 
 def _scalar_dtype(value: object) -> dtype:
@@ -125,13 +141,18 @@ def _scalar_dtype(value: object) -> dtype:
         return bool_
     if isinstance(value, (int, np.integer)):
         return int64
+    if isinstance(value, (complex, np.complexfloating)):
+        return default_complex()
     return _default_float
 
 
 def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
     if higher is None:
         return lower
-    if lower is None or higher._category == FLOAT:
+    if lower is not None and lower._category == COMPLEX and higher._category < COMPLEX:
+        # a complex 0-d tensor or scalar makes a float tensor complex at the tensor's own precision
+        return higher.to_complex() if higher._category == FLOAT else lower
+    if lower is None or higher._category >= FLOAT:
         return higher
     if higher is bool_ or lower._category == FLOAT:
         return promote_types(higher, lower)
@@ -176,3 +197,11 @@ def _tensor_type() -> type:
 
 
 _TENSOR: type | None = None
+
+# The C++ type names PyTorch's messages print for a dtype ("attn_mask.dtype: long int", "to - 1 is out of bounds
+# for unsigned char").
+CPP_NAMES = {
+    bool_: "bool", uint8: "unsigned char", int8: "signed char", int16: "short int", int32: "int", int64: "long int",
+    float16: "c10::Half", float32: "float", float64: "double",
+    complex64: "c10::complex<float>", complex128: "c10::complex<double>",
+}

@@ -45,6 +45,19 @@ def _format_elements(data: np.ndarray) -> list[str]:
     return out
 
 
+def _padded(cells: list[str]) -> list[str]:
+    width = max((len(c) for c in cells), default=0)
+    return [c.rjust(width) for c in cells]
+
+
+def _cells(data: np.ndarray) -> list[str]:
+    """Each element's text, padded to one width; a complex element's parts formatted apart, as PyTorch does."""
+    if data.dtype.kind != "c":
+        return _padded(_format_elements(data))
+    imags = [(i + "j").lstrip() for i in _padded(_format_elements(data.imag))]
+    return [r + (i if i[0] in "+-" else "+" + i) for r, i in zip(_padded(_format_elements(data.real)), imags, strict=True)]
+
+
 def _nest(cells: list[str], shape: tuple[int, ...], indent: int) -> str:
     if not shape:
         return cells[0]
@@ -62,14 +75,12 @@ def format_tensor(t: Tensor) -> str:
     if summarize:
         body = np.array2string(data, threshold=1000, edgeitems=3, separator=", ", prefix="tensor(")
     else:
-        cells = _format_elements(data)
-        width = max((len(c) for c in cells), default=0)
-        cells = [c.rjust(width) for c in cells]
-        body = _nest(cells, data.shape, len("tensor("))
+        body = _nest(_cells(data), data.shape, len("tensor("))
     extras = []
     default_int = data.dtype == np.int64
     default_float = data.dtype == np.float32
-    if not (default_float or default_int or data.dtype == np.bool_) or (data.size == 0 and not default_float):
+    default = default_float or default_int or data.dtype == np.bool_ or data.dtype == np.complex64
+    if not default or (data.size == 0 and not default_float):
         extras.append(f"dtype={t.dtype}")
     if data.size == 0 and data.ndim != 1:
         extras.append(f"size=({', '.join(map(str, data.shape))}{',' if data.ndim == 1 else ''})")

@@ -151,7 +151,7 @@ def _wire_outputs(ctx: BackwardCFunction, inputs: tuple[Tensor, ...], outputs: A
         if id(out) in input_ids and id(out) not in dirty:
             out = outs[i] = out.detach()  # an input returned as is becomes a new alias of it
         ctx._output_meta.append((out.shape, out.dtype))
-        if records and differentiable and out.dtype.is_floating_point:
+        if records and differentiable and (out.dtype.is_floating_point or out.dtype.is_complex):
             out._with_history(ctx, i)
         elif not differentiable:
             out._requires_grad = False

@@ -298,7 +298,11 @@ class TorchGlass:
     def _buffers(self, node: Any) -> tuple[_Buffer, ...]:
         tensor_type = self.torch.Tensor
         buffers = []
-        for name, tensor in self._saved_values(node):
+        try:
+            saved = list(self._saved_values(node))
+        except Exception:  # a node whose saved values cannot be read (an unusual C++ node): the glass sees less, the program runs on
+            return ()
+        for name, tensor in saved:
             if isinstance(tensor, tensor_type):
                 nbytes = tensor.numel() * tensor.element_size()
                 storage = tensor.untyped_storage().data_ptr()

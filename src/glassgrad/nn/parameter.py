@@ -30,9 +30,6 @@ class Parameter(Tensor):
         param.requires_grad_(requires_grad)
         return param
 
-    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
-        pass  # everything happened in __new__; Tensor.__init__ is the legacy constructor and would rebuild the data
-
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
@@ -62,8 +59,6 @@ class Buffer(Tensor):
         buffer.persistent = persistent
         return buffer
 
-    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
-        pass
 
 
 _NO_SHAPE = (
@@ -142,9 +137,6 @@ class UninitializedParameter(UninitializedTensorMixin, Parameter):
         param.requires_grad_(requires_grad)
         return param
 
-    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
-        pass  # everything happened in __new__
-
 
 class UninitializedBuffer(UninitializedTensorMixin, Tensor):
     # No instance dict, so that materialize() can turn it into a plain Tensor (glassgrad's Tensor has __slots__);
@@ -157,9 +149,6 @@ class UninitializedBuffer(UninitializedTensorMixin, Tensor):
         buffer = _alias_into(cls if persistent else _NonPersistentUninitializedBuffer, _empty(dtype))
         buffer.requires_grad_(requires_grad)
         return buffer
-
-    def __init__(self, requires_grad: bool = False, device: Any = None, dtype: Any = None, persistent: bool = True) -> None:
-        pass
 
 
 class _NonPersistentUninitializedBuffer(UninitializedBuffer):

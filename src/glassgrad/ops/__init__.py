@@ -25,14 +25,19 @@ from . import (
     activations,
     attention,
     binary,
+    complex_ops,
     convolution,
     creation,
     ctc,
     distance,
+    draws,
     elementwise,
+    embedding,
+    fft,
     grid_sampling,
     indexing,
     inplace_ops,
+    legacy,
     linalg,
     linalg_decomp,
     logic,
@@ -43,15 +48,19 @@ from . import (
     pooling,
     reduction,
     resampling,
+    sampling,
     scans,
     shape,
     sorting,
+    special,
     stacking,
+    subscript,
 )
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    matrix_functions, activations, losses, margin_losses, ctc, convolution, pooling, resampling, grid_sampling, normalization, distance, attention,
+    matrix_functions, activations, losses, margin_losses, ctc, convolution, embedding, pooling, resampling, grid_sampling,
+    normalization, distance, attention, complex_ops, fft, special, draws, legacy, sampling,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -116,7 +125,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__lshift__": logic.bitwise_left_shift, "__rshift__": logic.bitwise_right_shift,
     "__rlshift__": _reflected(logic.bitwise_left_shift), "__rrshift__": _reflected(logic.bitwise_right_shift),
     "__invert__": logic.bitwise_not,
-    "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
+    "__getitem__": subscript.getitem, "__setitem__": subscript.setitem,
     "__iadd__": _inplace_method(elementwise.add), "__isub__": _inplace_method(elementwise.sub),
     "__imul__": _inplace_method(elementwise.mul), "__itruediv__": _inplace_method(elementwise.div),
     "__ifloordiv__": _inplace_method(elementwise.floor_divide), "__imod__": _inplace_method(elementwise.remainder),
@@ -147,8 +156,11 @@ def install_tensor_methods() -> None:
         setattr(Tensor, name, fn)
     for name, fn in OPERATORS.items():
         setattr(Tensor, name, fn)
+    Tensor._legacy_new = staticmethod(legacy.legacy_new)  # type: ignore[assignment]
     Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))  # type: ignore[attr-defined]
     Tensor.mT = property(shape.mT)  # type: ignore[attr-defined]
+    for name, fn in complex_ops.PROPERTIES.items():
+        setattr(Tensor, name, property(fn))
 
 
 install_tensor_methods()

@@ -1,4 +1,4 @@
-"""Convolutions, padding, unfold/fold, embedding and dropout of glassgrad.nn.functional.
+"""Convolutions, padding, unfold/fold and dropout of glassgrad.nn.functional.
 
 The pooling and resampling functions live in pooling.py and are exported from here, so that this
 family module stays the one that ops/__init__.py registers.
@@ -6,13 +6,14 @@ family module stays the one that ops/__init__.py registers.
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from .. import _dtype
-from ..autograd.inplace import apply_inplace, bump_version
+from ..autograd.inplace import apply_inplace
 from ..tensor import Tensor
 from . import pooling
 from .creation import default_generator
@@ -20,7 +21,8 @@ from .elementwise import mul
 from .indexing import scatter_into_zeros
 from .shape import squeeze, unsqueeze
 from .table import derivative
-from .windows import ConvParams, convolution, exact_pads, ntuple, pad_crop, scatter_windows, windows
+from .windows import ConvParams, col2im, convolution, exact_pads, im2col, ntuple, pad_crop
+from .windows import output_size as block_counts  # fold has an argument named output_size
 
 NAMESPACE = "glassgrad.nn.functional"
 IntOrTuple = int | Sequence[int]
@@ -112,6 +114,15 @@ def _conv(n: int, name: str, input: Tensor, weight: Tensor, bias: Tensor | None,
     return squeeze(out, 0) if unbatched else out
 
 
+def _per_dim(output_padding: tuple[int, ...], strides: tuple[int, ...], dilations: tuple[int, ...]) -> str:
+    """PyTorch's listing of transposed-convolution geometry, where a 1-d convolution runs as a 2-d one of height 1."""
+    names = ("depth", "height", "width")[-max(len(strides), 2):]
+    if len(strides) == 1:
+        output_padding, strides, dilations = (0, *output_padding), (1, *strides), (1, *dilations)
+    return " ".join(f"{what}_{name}: {v}" for what, values in (("output_padding", output_padding), ("stride", strides),
+                                                             ("dilation", dilations)) for name, v in zip(names, values, strict=True))
+
+
 def _conv_transpose(n: int, name: str, input: Tensor, weight: Tensor, bias: Tensor | None, stride: IntOrTuple,
                     padding: IntOrTuple, output_padding: IntOrTuple, groups: int, dilation: IntOrTuple) -> Tensor:
     x, unbatched = _batched(input, n, name)
@@ -121,10 +132,7 @@ def _conv_transpose(n: int, name: str, input: Tensor, weight: Tensor, bias: Tens
     if any(p < 0 for p in pads):
         raise RuntimeError("negative padding is not supported")
     if any(e >= s and e >= d for e, s, d in zip(extra, strides, dilations, strict=True)):
-        raise RuntimeError(
-            f"output padding must be smaller than either stride or dilation, but got output_padding={list(extra)}, "
-            f"stride={list(strides)} and dilation={list(dilations)}"
-        )
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {_per_dim(extra, strides, dilations)}")
     # The transposed direction's exact pads: `output_padding` extends the high side.
     params = ConvParams(strides, tuple((p, p - e) for p, e in zip(pads, extra, strict=True)), dilations, groups)
     sizes = tuple((i - 1) * s + d * (k - 1) + 1 - 2 * p + e for i, k, s, d, p, e in
@@ -148,6 +156,11 @@ def conv2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: In
     return _conv(2, "conv2d", input, weight, bias, stride, padding, dilation, groups)
 
 
+def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
+           padding: str | IntOrTuple = 0, dilation: IntOrTuple = 1, groups: int = 1) -> Tensor:
+    return _conv(3, "conv3d", input, weight, bias, stride, padding, dilation, groups)
+
+
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
                      padding: IntOrTuple = 0, output_padding: IntOrTuple = 0, groups: int = 1,
                      dilation: IntOrTuple = 1) -> Tensor:
@@ -160,69 +173,92 @@ def conv_transpose2d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     return _conv_transpose(2, "conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
+def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntOrTuple = 1,
+                     padding: IntOrTuple = 0, output_padding: IntOrTuple = 0, groups: int = 1,
+                     dilation: IntOrTuple = 1) -> Tensor:
+    return _conv_transpose(3, "conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
 # -- unfold (im2col) and fold (col2im): each other's adjoint --------------------------------------------------------
 Im2ColBackward0 = derivative("Im2ColBackward0", self=lambda grad, size, geometry: _col2im(grad, size, geometry))
 Col2ImBackward0 = derivative("Col2ImBackward0", self=lambda grad, geometry: _im2col(grad, geometry))
 
 
-def _blocks(size: Sequence[int], geometry: ConvParams, kernel: tuple[int, ...]) -> tuple[int, ...]:
-    return tuple((n + 2 * lo - d * (k - 1) - 1) // s + 1
-                 for n, k, s, d, (lo, _) in zip(size, kernel, geometry.stride, geometry.dilation, geometry.pads, strict=True))
-
-
 def _im2col(x: Tensor, geometry: tuple[tuple[int, ...], ConvParams]) -> Tensor:
-    kernel, p = geometry
-    cols = windows(pad_crop(x._data, p.pads), kernel, p.stride, p.dilation)  # (N, C, oh, ow, kh, kw)
-    cols = np.moveaxis(cols, (2, 3), (4, 5))
-    out = cols.reshape(x.shape[0], x.shape[1] * kernel[0] * kernel[1], cols.shape[4] * cols.shape[5])
+    cols = im2col(x._data, *geometry)
+    out = cols.reshape(*cols.shape[:2], math.prod(cols.shape[2:]))
     return Im2ColBackward0.record(out, (x,), size=tuple(x.shape[2:]), geometry=geometry)
 
 
 def _col2im(x: Tensor, size: tuple[int, ...], geometry: tuple[tuple[int, ...], ConvParams]) -> Tensor:
-    kernel, p = geometry
-    blocks = _blocks(size, p, kernel)
-    cols = x._data.reshape(x.shape[0], x.shape[1] // (kernel[0] * kernel[1]), *kernel, *blocks)
-    cols = np.moveaxis(cols, (4, 5), (2, 3))
-    padded = tuple(n + 2 * lo for n, (lo, _) in zip(size, p.pads, strict=True))
-    out = pad_crop(scatter_windows(cols, padded, p.stride, p.dilation), tuple((-lo, -lo) for lo, _ in p.pads))
+    blocks = block_counts(size, *geometry)
+    out = col2im(x._data.reshape(*x.shape[:2], *blocks), size, *geometry)
     return Col2ImBackward0.record(out, (x,), geometry=geometry)
 
 
+def _pair(value: IntOrTuple, name: str) -> tuple[int, int]:
+    if isinstance(value, (int, np.integer)):
+        return (int(value),) * 2
+    values = tuple(int(v) for v in value)
+    if len(values) != 2:  # unlike the convolutions, one value in a list is not repeated
+        raise RuntimeError(f"It is expected {name} equals to 2, but got size {len(values)}")
+    return values[0], values[1]
+
+
 def _fold_geometry(kernel_size: IntOrTuple, dilation: IntOrTuple, padding: IntOrTuple, stride: IntOrTuple) -> tuple[tuple[int, ...], ConvParams]:
-    kernel, pads = ntuple(kernel_size, 2, "kernel_size"), ntuple(padding, 2, "padding")
-    strides, dilations = _geometry(stride, dilation, 2)
-    if any(k <= 0 for k in kernel) or any(p < 0 for p in pads):
-        raise RuntimeError(f"kernel size should be greater than zero and padding non-negative, but got kernel_size={list(kernel)} padding={list(pads)}")
+    kernel, dilations, pads, strides = (_pair(v, name) for v, name in (
+        (kernel_size, "kernel_size"), (dilation, "dilation"), (padding, "padding"), (stride, "stride")))
+    for what, name, (h, w), least in (("kernel size", "kernel", kernel, 1), ("stride", "stride", strides, 1),
+                                      ("dilation", "dilation", dilations, 1), ("padding", "pad", pads, 0)):
+        if min(h, w) < least:
+            bound = "non-negative" if least == 0 else "greater than zero"
+            raise RuntimeError(f"{what} should be {bound}, but got {name}_height: {h} {name}_width: {w}")
     return kernel, ConvParams(strides, tuple((p, p) for p in pads), dilations)
 
 
+def _described(kernel: tuple[int, ...], p: ConvParams) -> str:
+    return f"kernel_size={kernel}, dilation={p.dilation}, padding={tuple(lo for lo, _ in p.pads)}"
+
+
 def unfold(input: Tensor, kernel_size: IntOrTuple, dilation: IntOrTuple = 1, padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
+    kernel, p = geometry = _fold_geometry(kernel_size, dilation, padding, stride)
     if input.ndim < 3:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-input.ndim}, {input.ndim - 1}], but got {input.ndim})")
-    if input.ndim > 4 or 0 in input.shape[1:]:
+        last = max(input.ndim, 1)
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-last}, {last - 1}], but got {last})")
+    if input.ndim > 4 or 0 in input.shape[-3:]:
         raise RuntimeError(f"Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero dimensions for input, but got: {list(input.shape)}")
-    geometry = _fold_geometry(kernel_size, dilation, padding, stride)
     x, unbatched = (unsqueeze(input, 0), True) if input.ndim == 3 else (input, False)
-    if any(b <= 0 for b in _blocks(x.shape[2:], geometry[1], geometry[0])):
-        raise RuntimeError(f"Given input with spatial size {list(x.shape[2:])}, kernel_size={list(geometry[0])}: the calculated shape of the array of sliding blocks is non-positive")
+    blocks = block_counts(x.shape[2:], kernel, p)
+    if min(blocks) < 1:
+        raise RuntimeError(
+            f"Given input with spatial size {tuple(x.shape[2:])}, {_described(kernel, p)}, calculated shape of the array of "
+            f"sliding blocks as {blocks}, but its components must be at least one."
+        )
     out = _im2col(x, geometry)
     return squeeze(out, 0) if unbatched else out
 
 
 def fold(input: Tensor, output_size: IntOrTuple, kernel_size: IntOrTuple, dilation: IntOrTuple = 1,
          padding: IntOrTuple = 0, stride: IntOrTuple = 1) -> Tensor:
-    if input.ndim not in (2, 3) or 0 in input.shape[1:]:
+    size = _pair(output_size, "output_size")
+    kernel, p = geometry = _fold_geometry(kernel_size, dilation, padding, stride)
+    if input.ndim not in (2, 3) or 0 in input.shape[-2:]:
         raise RuntimeError(f"Expected 2D or 3D (batch mode) tensor for input with possibly 0 batch size and non-zero dimensions for input, but got: {list(input.shape)}")
-    geometry = _fold_geometry(kernel_size, dilation, padding, stride)
-    kernel, size = geometry[0], ntuple(output_size, 2, "output_size")
     x, unbatched = (unsqueeze(input, 0), True) if input.ndim == 2 else (input, False)
-    blocks = _blocks(size, geometry[1], kernel)
-    if x.shape[1] % (kernel[0] * kernel[1]) or x.shape[2] != blocks[0] * blocks[1] or min(blocks) <= 0:
+    if x.shape[1] % math.prod(kernel):
         raise RuntimeError(
-            f"Given output_size={size}, kernel_size={kernel}: expected size of input's dimension 1 to be divisible by the "
-            f"product of kernel_size and dimension 2 to match the calculated number of sliding blocks "
-            f"{blocks[0]} * {blocks[1]} = {blocks[0] * blocks[1]}, but got input of size {list(x.shape)}."
+            f"Expected size of input's dimension 1 to be divisible by the product of kernel_size, but got "
+            f"input.size(1)={x.shape[1]} and kernel_size={kernel}."
         )
+    blocks = block_counts(size, kernel, p)
+    described = f"Given output_size={size}, {_described(kernel, p)}, stride={p.stride}"
+    if x.shape[2] != math.prod(blocks):
+        raise RuntimeError(
+            f"{described}, expected size of input's dimension 2 to match the calculated number of sliding blocks "
+            f"{blocks[0]} * {blocks[1]} = {math.prod(blocks)}, but got input.size(2)={x.shape[2]}."
+        )
+    if min(blocks) < 1:
+        raise RuntimeError(f"{described}, calculated shape of the array of sliding blocks as {blocks}, which is too small (non-positive)")
     out = _col2im(x, size, geometry)
     return squeeze(out, 0) if unbatched else out
 
@@ -310,74 +346,24 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     return _index_pad(input, pads, mode)
 
 
-# -- embedding -------------------------------------------------------------------------------------------------
-EmbeddingBackward0 = derivative(
-    "EmbeddingBackward0", ("weight",),
-    weight=lambda grad, indices, num_weights, padding_idx, by_freq: _embedding_dense_backward(
-        grad, indices, num_weights, padding_idx, by_freq),
-)
-# As PyTorch's embedding_dense_double_backward: the padding row stays masked, the frequency scaling is dropped.
-EmbeddingDenseBackward0 = derivative(
-    "EmbeddingDenseBackward0", ("grad_output",),
-    grad_output=lambda grad, indices, padding_idx: _rows(grad, indices) * unsqueeze(
-        Tensor._wrap((indices._data != padding_idx).astype(grad._data.dtype)), -1),
-)
-
-
-def _rows(weight: Tensor, indices: Tensor, padding_idx: int = -1, by_freq: bool = False) -> Tensor:
-    attrs = {"indices": indices, "num_weights": weight.shape[0], "padding_idx": padding_idx, "by_freq": by_freq}
-    return EmbeddingBackward0.record(weight._data[indices._data], (weight,), **attrs)
-
-
-def _embedding_dense_backward(grad: Tensor, indices: Tensor, num_weights: int, padding_idx: int, by_freq: bool) -> Tensor:
-    """Each looked-up row's gradient summed into its row; none for padding_idx (-1: none)."""
-    idx = indices._data.reshape(-1)
-    scale = (idx != padding_idx) / (np.bincount(idx, minlength=num_weights)[idx] if by_freq else 1)
-    out = np.zeros((num_weights, grad.shape[-1]), dtype=grad._data.dtype)
-    np.add.at(out, idx, grad._data.reshape(-1, grad.shape[-1]) * scale[:, None])
-    return EmbeddingDenseBackward0.record(out, (grad,), indices=indices, padding_idx=padding_idx)
-
-
-def _renorm_rows(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type: float) -> None:
-    """embedding_renorm_: rows that are looked up and longer than max_norm are scaled down in place."""
-    rows = np.unique(indices)
-    norms = np.linalg.norm(weight._data[rows], ord=norm_type, axis=1)
-    long = norms > max_norm
-    weight._data[rows[long]] *= (max_norm / (norms[long] + 1e-7))[:, None]
-    bump_version(weight)
-
-
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
-              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    if input.dtype not in (_dtype.int64, _dtype.int32):
-        raise RuntimeError(
-            "Expected tensor for argument #1 'indices' to have one of the following scalar types: Long, Int; but got "
-            f"{input.dtype.name} instead (while checking arguments for embedding)"
-        )
-    if weight.ndim != 2:
-        raise RuntimeError("'weight' must be 2-D")
-    num = weight.shape[0]
-    if padding_idx is not None and not -num <= padding_idx < num:
-        raise AssertionError("Padding_idx must be within num_embeddings")
-    idx = input._data
-    if idx.size and (idx.min() < 0 or idx.max() >= num):
-        raise IndexError("index out of range in self")
-    if max_norm is not None:
-        _renorm_rows(weight, idx, max_norm, norm_type)
-    return _rows(weight, input, -1 if padding_idx is None else padding_idx % num, scale_grad_by_freq)
-
-
 # -- dropout ---------------------------------------------------------------------------------------------------
-def _noisy(input: Tensor, p: float, training: bool, inplace: bool, alpha: bool) -> Tensor:
+def _noisy(input: Tensor, p: float, training: bool, inplace: bool, alpha: bool, features: str = "") -> Tensor:
+    """Dropout's noise times the input. `features` draws one value per channel, as PyTorch's feature_dropout:
+    "batched" per (sample, channel) of an (N, C, ...) input, "unbatched" per channel of a (C, ...) one (which
+    PyTorch gets by unsqueezing a batch dim and squeezing it off again)."""
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not training or input.numel() == 0:
         return input
-    keep = default_generator._rng.random(input.shape) < 1 - p
+    if features and input.ndim < (2 if features == "batched" else 1):
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    lead = {"batched": 2, "unbatched": 1}.get(features, input.ndim)
+    shape = (*input.shape[:lead], *(1,) * (input.ndim - lead))
+    keep = default_generator._rng.random(shape) < 1 - p
     dtype = input._data.dtype
     shift = None
     if not alpha:
-        noise = keep / (1 - p) if p < 1 else np.zeros(input.shape)
+        noise = keep / (1 - p) if p < 1 else np.zeros(shape)
     else:
         # alpha_dropout keeps the mean and variance of a standard normal input (SELU's fixed point).
         a_selu = 1.7580993408473766
@@ -401,11 +387,65 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
     return _noisy(input, p, training, inplace, alpha=True)
 
 
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that dropout1d exists to "
+            "provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional "
+            "batch dimension (i.e. 2D or 3D inputs)."
+        )
+    return _noisy(input, p, training, inplace, alpha=False, features="batched" if input.ndim == 3 else "unbatched")
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result in an "
+            "error in a future release. To retain the behavior and silence this warning, please use dropout instead. "
+            "Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial dimensions, a "
+            "channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
+            "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
+            "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
+            "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _noisy(input, p, training, inplace, alpha=False, features="batched")
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will result in an "
+            "error in a future release. To retain the behavior and silence this warning, please use dropout instead. "
+            "Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial dimensions, a "
+            "channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    return _noisy(input, p, training, inplace, alpha=False, features="batched" if input.ndim == 5 else "unbatched")
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    return _noisy(input, p, training, inplace, alpha=True, features="batched")
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "conv1d": conv1d, "conv2d": conv2d, "conv_transpose1d": conv_transpose1d, "conv_transpose2d": conv_transpose2d,
-    "unfold": unfold, "fold": fold, "pad": pad, "embedding": embedding, "dropout": dropout,
-    "alpha_dropout": alpha_dropout, **pooling.FUNCTIONS,
+    "conv1d": conv1d, "conv2d": conv2d, "conv3d": conv3d, "conv_transpose1d": conv_transpose1d,
+    "conv_transpose2d": conv_transpose2d, "conv_transpose3d": conv_transpose3d,
+    "unfold": unfold, "fold": fold, "pad": pad, "dropout": dropout,
+    "alpha_dropout": alpha_dropout, "dropout1d": dropout1d, "dropout2d": dropout2d, "dropout3d": dropout3d,
+    "feature_alpha_dropout": feature_alpha_dropout, **pooling.FUNCTIONS,
 }
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: tuple[str, ...] = ()

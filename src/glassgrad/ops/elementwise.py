@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -61,8 +62,9 @@ def as_tensor_operand(x: Operand, like: dtype) -> Tensor:
     """Python scalars join the graph as 0-d tensors (PyTorch's wrapped numbers)."""
     if isinstance(x, Tensor):
         return x
-    if isinstance(x, (bool, int, float, np.number, np.bool_)):
-        scalar_dtype = like if like.is_floating_point and not isinstance(x, (bool, int, np.integer)) else _dtype.result_type(x)
+    if isinstance(x, (bool, int, float, complex, np.number, np.bool_)):
+        inexact = like.is_floating_point or like.is_complex
+        scalar_dtype = like if inexact and not isinstance(x, (bool, int, np.integer)) else _dtype.result_type(x)
         return Tensor._wrap(np.asarray(x, dtype=scalar_dtype.np))
     raise TypeError(f"expected a Tensor or a Python number, got {type(x).__name__}")
 
@@ -73,7 +75,7 @@ def _cast(array: np.ndarray, target: dtype) -> np.ndarray:
 
 def _floating(d: dtype) -> dtype:
     """Integer inputs of float functions (exp, atan2, ...) compute in the default float dtype."""
-    return d if d.is_floating_point else _dtype.get_default_dtype()
+    return d if d.is_floating_point or d.is_complex else _dtype.get_default_dtype()
 
 
 def _binary(entry: Derivative, kernel: Kernel, input: Operand, other: Operand, *, to_float: bool = False, **attrs: Any) -> Tensor:
@@ -128,10 +130,10 @@ def _exact_unary(name: str, entry: Derivative, kernel: Kernel, rejects: tuple[in
 
 
 def _scipy(name: str) -> Kernel:
-    def kernel(x: np.ndarray) -> np.ndarray:
+    def kernel(*arrays: np.ndarray) -> np.ndarray:
         from scipy import special  # SciPy has the error-function family NumPy lacks
 
-        return getattr(special, name)(x)
+        return getattr(special, name)(*arrays)
 
     return kernel
 
@@ -315,7 +317,11 @@ def square(input: Tensor) -> Tensor:
 
 def to_dtype(input: Tensor, target: dtype) -> Tensor:
     """A differentiable cast (ToCopyBackward0); integer targets end the graph."""
-    return ToCopyBackward0.record(input._data.astype(target.np), (input,))
+    data = input._data
+    if data.dtype.kind == "c" and not target.is_complex:
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
+        data = data.real
+    return ToCopyBackward0.record(data.astype(target.np), (input,))
 
 
 # -- unary math ----------------------------------------------------------------
@@ -466,7 +472,17 @@ sigmoid = _float_unary("sigmoid", SigmoidBackward0, _sigmoid)
 erf = _float_unary("erf", ErfBackward0, _scipy("erf"))
 erfc = _float_unary("erfc", ErfcBackward0, _scipy("erfc"))
 erfinv = _float_unary("erfinv", ErfinvBackward0, _scipy("erfinv"))
-abs = _exact_unary("abs", AbsBackward0, np.abs, (_dtype.BOOL,), "abs_cpu")
+_real_abs = _exact_unary("abs", AbsBackward0, np.abs, (_dtype.BOOL,), "abs_cpu")
+
+
+def abs(input: Tensor) -> Tensor:
+    if isinstance(input, Tensor) and input._data.dtype.kind == "c":  # |z| is real, with a formula of its own
+        from .complex_ops import abs as complex_abs  # complex_ops builds on this module
+
+        return complex_abs(input)
+    return _real_abs(input)
+
+
 sign = _exact_unary("sign", SignBackward0, lambda x: x.copy() if x.dtype == np.bool_ else np.sign(x), (), "sign_cpu")
 floor = _exact_unary("floor", FloorBackward0, np.floor, (_dtype.BOOL,), "floor_vml_cpu")
 ceil = _exact_unary("ceil", CeilBackward0, np.ceil, (_dtype.BOOL,), "ceil_vml_cpu")
@@ -475,11 +491,11 @@ frac = _exact_unary("frac", FracBackward0, lambda x: x - np.trunc(x), (_dtype.BO
 _round = _exact_unary("round", RoundBackward0, np.round, (_dtype.BOOL,), "round_vml_cpu")
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    if decimals == 0:
+def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
+    if decimals is None:
         return _round(input)
-    if not input.dtype.is_floating_point:
-        raise not_implemented_for("round_cpu", input.dtype)
+    if not input.dtype.is_floating_point:  # PyTorch's round.decimals overload refuses integers, even for decimals=0
+        raise not_implemented_for("round_vml_cpu" if decimals == 0 else "round_cpu", input.dtype)
     # NumPy scales by 10**decimals and rounds half to even, exactly as PyTorch does.
     return RoundBackward1.record(np.round(input._data, decimals), (input,))
 

@@ -163,7 +163,7 @@ def vdot(input: Tensor, other: Tensor) -> Tensor:
             f"inconsistent tensor size, expected tensor [{input.shape[0]}] and src [{other.shape[0]}] to have the same "
             f"number of elements, but got {input.shape[0]} and {other.shape[0]} elements respectively"
         )
-    return VdotBackward0.record(np.asarray(np.dot(input._data, other._data)), (input, other))
+    return VdotBackward0.record(np.asarray(np.vdot(input._data, other._data)), (input, other))
 
 
 VdotBackward0 = derivative(

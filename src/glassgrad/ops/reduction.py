@@ -17,9 +17,10 @@ from ..autograd import grad_mode
 from ..tensor import Size, Tensor
 from .elementwise import abs, pow, sign, where
 from .elementwise import exp as _exp
-from .indexing import ScatterBackward0, along, getitem
+from .indexing import ScatterBackward0, along
 from .logic import isnan, logical_not
 from .shape import broadcast_view, cat, expand, narrow, reshape, transpose, unsqueeze
+from .subscript import getitem
 from .table import Derivative, derivative
 
 Dims = int | Sequence[int] | None
@@ -89,7 +90,7 @@ ProdBackward1 = derivative(
 def _sum_dtype(input: Tensor, dtype: Any) -> np.dtype:
     if dtype is not None:
         return _dtype.to_dtype(dtype).np
-    if input._data.dtype.kind == "f":
+    if input._data.dtype.kind in "fc":
         return input._data.dtype
     return np.dtype(np.int64)
 
@@ -106,7 +107,7 @@ def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = 
 
 def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     target = input.dtype if dtype is None else _dtype.to_dtype(dtype)
-    if not target.is_floating_point:
+    if not (target.is_floating_point or target.is_complex):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {target.name.capitalize()}"
@@ -501,6 +502,8 @@ def _norm_backward(grad: Tensor, self: Tensor, ord: float, result: Tensor, dim: 
 
 
 def vector_norm(input: Tensor, ord: float = 2, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if input.is_complex():  # the norm of the magnitudes, whose node carries the complex gradient
+        return vector_norm(abs(input), ord, dim, keepdim, dtype=None if dtype is None else _dtype.to_dtype(dtype).to_real())
     if not input.dtype.is_floating_point:
         raise RuntimeError(
             f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {input.dtype.name.capitalize()}"

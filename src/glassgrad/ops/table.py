@@ -10,6 +10,14 @@ objects, everything else is kept as a plain value.
 
 Formulas are written with glassgrad ops, so with create_graph=True they
 record a graph of their own and higher derivatives come for free.
+
+Complex results follow PyTorch's convention: a formula maps the conjugate
+Wirtinger gradient of the output to that of each input, and an input that is
+real gets the real part (PyTorch's handle_r_to_c). A formula written for real
+tensors holds for complex ones only when the op is linear and its formula uses
+no input values (LINEAR below); the others need an entry of their own
+(`for_complex`), and an op with neither refuses to record a complex result
+rather than give a wrong gradient.
 """
 
 from __future__ import annotations
@@ -35,16 +43,18 @@ def _parameters(formula: Formula) -> tuple[str, ...]:
 class Derivative:
     """One row of the table; `record` turns a forward result into a graph node when needed."""
 
-    def __init__(self, name: str, inputs: tuple[str, ...], formulas: dict[str, Formula]) -> None:
+    def __init__(self, name: str, inputs: tuple[str, ...], formulas: dict[str, Formula], complex: bool = False) -> None:
         unknown = set(formulas) - set(inputs)
         assert not unknown, f"{name}: formulas for unknown inputs {unknown}"
         self.name = name
         self.inputs = inputs
+        self.formulas = formulas
         per_input = tuple(formulas.get(i) for i in inputs)
         self.needs = tuple(_parameters(f)[1:] if f is not None else () for f in per_input)
         self.rows = tuple(zip(per_input, self.needs, strict=True))  # (formula, needs) per input: what apply walks
         self._plans: dict[tuple[bool, ...], tuple[tuple[str, int], ...]] = {}
-        self.node_class = type(name, (OpNode,), {"__slots__": (), "derivative": self})
+        self.node_class = type(name, (ComplexOpNode if complex else OpNode,), {"__slots__": (), "derivative": self})
+        self.complex: Derivative | None = self if complex else None  # the entry a complex result records with
 
     def saves(self, requires: tuple[bool, ...]) -> tuple[str, ...]:
         """Names saved when the inputs' requires_grad flags are `requires`."""
@@ -67,12 +77,21 @@ class Derivative:
     def record(self, out: Any, inputs: tuple[Tensor, ...], **attrs: Any) -> Tensor:
         """Wrap the forward array `out`; record a node if grad mode is on and an input requires grad."""
         result = Tensor._wrap(out)
-        if grad_mode.state.grad_enabled and result._data.dtype.kind == "f":  # integer and bool results end the graph
+        kind = result._data.dtype.kind
+        if grad_mode.state.grad_enabled and (kind == "f" or kind == "c"):  # integer and bool results end the graph
             for t in inputs:
                 if t._requires_grad:
-                    self._record_node(result, inputs, attrs)
+                    (self if kind == "f" else self.for_complex())._record_node(result, inputs, attrs)
                     break
         return result
+
+    def for_complex(self) -> Derivative:
+        """The entry that records this op's complex results, or PyTorch-shaped refusal where glassgrad has none."""
+        if self.complex is None:
+            if self.name not in LINEAR:
+                raise no_complex_derivative(self.name)
+            self.complex = Derivative(self.name, self.inputs, self.formulas, complex=True)
+        return self.complex
 
     def _record_node(self, result: Tensor, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> None:
         # A recorded op's only input requires grad. Most ops have one or two inputs: no comprehension for them.
@@ -132,8 +151,52 @@ class OpNode(Node):
         return tuple(grads)
 
 
+def no_complex_derivative(name: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"{name}: glassgrad has no derivative of this op for complex tensors yet. Differentiate through "
+        "torch.view_as_real (or .real and .imag) instead, or run the op under torch.no_grad()."
+    )
+
+
+class ComplexOpNode(OpNode):
+    """A node whose output is complex, or whose input is: a real input takes the real part of its gradient
+    (contiguous, as a gradient is, rather than a strided view holding the complex one)."""
+
+    __slots__ = ()
+
+    def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
+        grads = OpNode.apply(self, grad_outputs, needed)
+        return tuple(
+            g.real.contiguous() if g is not None and meta is not None and meta[1].kind != "c" and g._data.dtype.kind == "c"
+            else g
+            for g, meta in zip(grads, self._input_meta, strict=True)
+        )
+
+
 def derivative(name: str, inputs: tuple[str, ...] = ("self",), **formulas: Formula) -> Derivative:
     return Derivative(name, inputs, formulas)
+
+
+def complex_derivative(name: str, inputs: tuple[str, ...] = ("self",), **formulas: Formula) -> Derivative:
+    """An entry whose formulas hold for complex tensors (and real ones) as written."""
+    return Derivative(name, inputs, formulas, complex=True)
+
+
+def for_complex(entry: Derivative, **formulas: Formula) -> None:
+    """Give a real op's entry the formulas its complex results record with (PyTorch's, with their conjugates)."""
+    entry.complex = complex_derivative(entry.name, entry.inputs, **formulas)
+
+
+# Ops linear in their inputs whose formulas use no input values: they hold for complex tensors as written.
+LINEAR = frozenset({
+    "AddBackward0", "SubBackward0", "RsubBackward1", "NegBackward0", "ToCopyBackward0", "CloneBackward0",
+    "ViewBackward0", "UnsafeViewBackward0", "TransposeBackward0", "PermuteBackward0", "TBackward0", "ExpandBackward0",
+    "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "CatBackward0", "StackBackward0",
+    "SliceBackward0", "SelectBackward0", "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0",
+    "SliceBackwardBackward0", "AliasBackward0", "IndexBackward0", "IndexScatterBackward0", "BasicScatterBackward0",
+    "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "CumsumBackward0", "ConstantPadNdBackward0", "RollBackward0",
+    "FlipBackward0", "RepeatBackward0", "WhereBackward0", "CopyBackwards", "ZeroBackward0", "FillBackward2", "FillBackward3",
+})
 
 
 # -- ops with several differentiable outputs (decompositions) ---------------------------------
@@ -162,6 +225,8 @@ class MultiOutput(Derivative):
         results = tuple(Tensor._wrap(np.asarray(o)) for o in outs)
         requires = tuple(t._requires_grad for t in inputs)
         if not grad_mode.state.grad_enabled or True not in requires or not results[0].dtype.is_floating_point:
+            if results[0].dtype.is_complex and grad_mode.state.grad_enabled and True in requires:
+                raise no_complex_derivative(self.name)  # rather than drop the graph
             return results
         node = self.node_class(inputs)
         for i, r in enumerate(results):

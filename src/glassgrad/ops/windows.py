@@ -5,10 +5,14 @@ convolutions, so derivatives of any order exist. Both directions share one descr
 geometry, ConvParams, with the padding of each spatial dim given as (low, high) amounts chosen so
 that the windows cover the padded input exactly: then a convolution and the transposed
 convolution with the same ConvParams are exact adjoints of each other, whatever the stride.
+A convolution copies the windows once into columns (im2col, also F.unfold) and multiplies them with
+the weight in one batched matmul; its transpose multiplies first and sums the columns back (col2im,
+also F.fold).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -88,26 +92,45 @@ def scatter_windows(cols: np.ndarray, size: Sequence[int], stride: Sequence[int]
     return result
 
 
-_SPATIAL, _KERNEL = "xyz", "ijk"
+def _swap_groups(cols: np.ndarray, n: int) -> np.ndarray:
+    """(N, C, *a, *b) as (N, C, *b, *a) for n dims in each group, a view: windows put the kernel dims last,
+    columns put them first."""
+    return np.moveaxis(cols, tuple(range(2, 2 + n)), tuple(range(2 + n, 2 + 2 * n)))
+
+
+def im2col(a: np.ndarray, kernel: Sequence[int], p: ConvParams) -> np.ndarray:
+    """(N, C, *size) as columns (N, C * prod(kernel), *out): every window's values in one column (one copy)."""
+    n = len(kernel)
+    cols = _swap_groups(windows(pad_crop(a, p.pads), kernel, p.stride, p.dilation), n)  # (N, C, *kernel, *out)
+    return cols.reshape(a.shape[0], a.shape[1] * math.prod(kernel), *cols.shape[2 + n :])
+
+
+def col2im(cols: np.ndarray, size: Sequence[int], kernel: Sequence[int], p: ConvParams) -> np.ndarray:
+    """The adjoint of im2col: columns (N, C * prod(kernel), *out) summed back into (N, C, *size)."""
+    n = len(kernel)
+    blocks = cols.reshape(cols.shape[0], cols.shape[1] // math.prod(kernel), *kernel, *cols.shape[2:])
+    padded = tuple(m + lo + hi for m, (lo, hi) in zip(size, p.pads, strict=True))
+    summed = scatter_windows(_swap_groups(blocks, n), padded, p.stride, p.dilation)
+    return pad_crop(summed, tuple((-lo, -hi) for lo, hi in p.pads))
 
 
 def _conv_array(x: np.ndarray, w: np.ndarray, p: ConvParams) -> np.ndarray:
-    n, g = w.ndim - 2, p.groups
-    cols = windows(pad_crop(x, p.pads), w.shape[2:], p.stride, p.dilation)
-    cols = cols.reshape(x.shape[0], g, x.shape[1] // g, *cols.shape[2:])
-    o, k = _SPATIAL[:n], _KERNEL[:n]
-    out = np.einsum(f"ngc{o}{k},gmc{k}->ngm{o}", cols, w.reshape(g, w.shape[0] // g, *w.shape[1:]), optimize=True)
-    return out.reshape(x.shape[0], w.shape[0], *out.shape[3:])
+    # Columns split by group, (N, groups, C/g * prod(kernel), prod(out)), times the weight as
+    # (groups, O/g, C/g * prod(kernel)): one batched matmul, and the result is already (N, O, *out).
+    g, batch, o = p.groups, x.shape[0], w.shape[0]
+    cols = im2col(x, w.shape[2:], p)
+    out = cols.shape[2:]
+    return (w.reshape(g, o // g, w[0].size) @ cols.reshape(batch, g, w[0].size, math.prod(out))).reshape(batch, o, *out)
 
 
 def _conv_transpose_array(x: np.ndarray, w: np.ndarray, p: ConvParams) -> np.ndarray:
-    n, g = w.ndim - 2, p.groups
-    o, k = _SPATIAL[:n], _KERNEL[:n]
-    xg = x.reshape(x.shape[0], g, x.shape[1] // g, *x.shape[2:])
-    cols = np.einsum(f"ngc{o},gcm{k}->ngm{o}{k}", xg, w.reshape(g, w.shape[0] // g, *w.shape[1:]), optimize=True)
-    cols = cols.reshape(x.shape[0], g * w.shape[1], *cols.shape[3:])
-    full = tuple((i - 1) * s + d * (kk - 1) + 1 for i, kk, s, d in zip(x.shape[2:], w.shape[2:], p.stride, p.dilation, strict=True))
-    return pad_crop(scatter_windows(cols, full, p.stride, p.dilation), tuple((-lo, -hi) for lo, hi in p.pads))
+    # The adjoint of _conv_array: the weight's transpose times the input gives the columns, and col2im sums
+    # the overlapping windows into the output, whose size the exact pads fix.
+    g, (batch, c), size = p.groups, x.shape[:2], x.shape[2:]
+    cols = np.swapaxes(w.reshape(g, c // g, w[0].size), 1, 2) @ x.reshape(batch, g, c // g, math.prod(size))
+    out = tuple((i - 1) * s + d * (k - 1) + 1 - lo - hi
+                for i, k, s, d, (lo, hi) in zip(size, w.shape[2:], p.stride, p.dilation, p.pads, strict=True))
+    return col2im(cols.reshape(batch, g * w[0].size, *size), out, w.shape[2:], p)
 
 
 def _weight_grad(big: Tensor, small: Tensor, kernel: tuple[int, ...], p: ConvParams) -> Tensor:

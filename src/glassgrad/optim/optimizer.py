@@ -42,6 +42,11 @@ def scalar_tensor(value: float) -> Tensor:
     return Tensor._wrap(np.array(value, dtype=dtype))
 
 
+def _pairs(array: np.ndarray) -> np.ndarray:
+    """A complex array's real and imaginary parts as a trailing dim of 2 (a view)."""
+    return array[..., None].view(array.real.dtype)
+
+
 def zeros_state(param: np.ndarray) -> Tensor:
     return Tensor._wrap(np.zeros_like(param))
 
@@ -196,7 +201,12 @@ class Optimizer:
                     if group.get("maximize", False):
                         grad = -grad
                     state = self.state.get(p, {})
-                    self._write(p, self._update(p._data.copy(), grad, state, group))
+                    param = p._data.copy()
+                    if param.dtype.kind == "c":  # PyTorch steps a complex parameter as its real pairs (view_as_real)
+                        updated = self._update(_pairs(param), _pairs(grad), state, group)
+                        self._write(p, np.ascontiguousarray(updated).view(param.dtype)[..., 0])
+                    else:
+                        self._write(p, self._update(param, grad, state, group))
                     if state:  # plain SGD keeps no state, and its state_dict shows none, as in PyTorch
                         self.state[p] = state
         _stepped()

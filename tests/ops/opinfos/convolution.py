@@ -1,4 +1,4 @@
-"""OpInfos of convolutions, pooling, resampling, unfold/fold, pad, embedding and dropout
+"""OpInfos of convolutions, pooling, resampling, unfold/fold, pad and dropout
 (glassgrad/ops/convolution.py, pooling.py and windows.py)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..opinfo import Domain, OpInfo, Shapes, index, seeded
+from ..opinfo import Domain, OpInfo, Shapes, seeded
 
 NN = "glassgrad.nn.functional."
 
@@ -18,12 +18,14 @@ def F(m: Any) -> Any:
 
 @st.composite
 def conv_shapes(draw: Any, n: int, transposed: bool = False, groups: tuple[int, ...] = (1,), bias: bool = True,
-                kernels: tuple[int, ...] = (1, 2, 3)) -> Shapes:
-    """(input, weight[, bias]) for an n-d convolution; weights are (in, out/groups, *k) when transposed."""
+                kernels: tuple[int, ...] = (1, 2, 3), min_side: int | None = None) -> Shapes:
+    """(input, weight[, bias]) for an n-d convolution; weights are (in, out/groups, *k) when transposed.
+    Sides start at 3 (1 when transposed) unless `min_side` says otherwise."""
     g = draw(st.sampled_from(groups))
     batch, cin, cout = draw(st.integers(0, 2)), g * draw(st.integers(1, 2)), g * draw(st.integers(1, 2))
     kernel = tuple(draw(st.sampled_from(kernels)) for _ in range(n))
-    x = (batch, cin, *(draw(st.integers(1 if transposed else 3, 4)) for _ in range(n)))
+    low = min_side or (1 if transposed else 3)
+    x = (batch, cin, *(draw(st.integers(low, 4)) for _ in range(n)))
     w = (cin, cout // g, *kernel) if transposed else (cout, cin // g, *kernel)
     return (x, w, (cout,)) if bias else (x, w)
 
@@ -51,10 +53,18 @@ _CONV_ERRORS = (
     lambda m: F(m).conv2d(m.zeros(1, 1, 4, 4, dtype=m.float64), m.zeros(1, 1, 3, 3, dtype=m.float32)),  # dtypes
     lambda m: F(m).conv2d(m.zeros(1, 1, 4, 4, dtype=m.float64), m.zeros(1, 1, 3, 3, dtype=m.float64), m.zeros(2, dtype=m.float64)),
 )
+_CONV_3D_ERRORS = (
+    lambda m: F(m).conv3d(m.zeros(2, 3, 4, dtype=m.float64), m.zeros(1, 1, 1, 1, 1, dtype=m.float64)),  # input rank
+    lambda m: F(m).conv3d(m.zeros(1, 2, 4, 4, 4, dtype=m.float64), m.zeros(1, 2, 3, 3, dtype=m.float64)),  # weight rank
+    lambda m: F(m).conv3d(m.zeros(1, 2, 2, 4, 4, dtype=m.float64), m.zeros(1, 2, 3, 3, 3, dtype=m.float64)),  # kernel > input
+)
 _CONV_T_ERRORS = (
     lambda m: F(m).conv_transpose2d(m.zeros(1, 2, 3, 3, dtype=m.float64), m.zeros(3, 1, 2, 2, dtype=m.float64)),
     lambda m: F(m).conv_transpose2d(m.zeros(1, 2, 3, 3, dtype=m.float64), m.zeros(2, 1, 2, 2, dtype=m.float64), output_padding=1),
     lambda m: F(m).conv_transpose1d(m.zeros(1, 1, 1, dtype=m.float64), m.zeros(1, 1, 1, dtype=m.float64), padding=1),
+    lambda m: F(m).conv_transpose3d(m.zeros(1, 2, 3, 3, 3, dtype=m.float64), m.zeros(2, 1, 2, 2, 2, dtype=m.float64),
+                                    output_padding=(0, 1, 0), stride=(2, 1, 2)),
+    lambda m: F(m).conv_transpose3d(m.zeros(1, 2, 3, 3, dtype=m.float64), m.zeros(2, 1, 2, 2, 2, dtype=m.float64)),
 )
 
 _CONVS = [
@@ -69,6 +79,12 @@ _CONVS = [
     _conv("conv2d", lambda m, x, w: F(m).conv2d(x, w, padding="same"), 2, shape_kw={"bias": False, "kernels": (1, 3)},
           id="conv2d_same"),
     _conv("conv2d", lambda m, x, w: F(m).conv2d(x[0], w, padding="valid"), 2, shape_kw={"bias": False}, id="conv2d_unbatched"),
+    _conv("conv3d", lambda m, x, w, b: F(m).conv3d(x, w, b, stride=(1, 2, 1), padding=(1, 0, 1), dilation=(2, 1, 1),
+                                                   groups=x.shape[1] // w.shape[1]),
+          3, shape_kw={"groups": (1, 2), "kernels": (1, 2), "min_side": 2}, errors=_CONV_3D_ERRORS),
+    _conv("conv3d", lambda m, x, w: F(m).conv3d(x[0], w, padding="same"), 3,
+          shape_kw={"bias": False, "kernels": (1, 3), "min_side": 2},
+          id="conv3d_same_unbatched"),
     _conv("conv_transpose1d", lambda m, x, w, b: F(m).conv_transpose1d(x, w, b), 1, shape_kw={"transposed": True},
           errors=_CONV_T_ERRORS[2:]),
     _conv("conv_transpose1d", lambda m, x, w, b: F(m).conv_transpose1d(x, w, b, stride=3, padding=1, output_padding=2, groups=2),
@@ -78,6 +94,11 @@ _CONVS = [
     _conv("conv_transpose2d", lambda m, x, w, b: F(m).conv_transpose2d(
         x, w, b, stride=2, padding=(0, 1), output_padding=(1, 0), groups=2, dilation=(1, 2)),
         2, shape_kw={"transposed": True, "groups": (2,), "kernels": (2, 3)}, id="conv_transpose2d_groups"),
+    _conv("conv_transpose3d", lambda m, x, w, b: F(m).conv_transpose3d(x[0], w, b), 3,
+          shape_kw={"transposed": True, "kernels": (1, 2)}, errors=_CONV_T_ERRORS[3:], id="conv_transpose3d_unbatched"),
+    _conv("conv_transpose3d", lambda m, x, w, b: F(m).conv_transpose3d(
+        x, w, b, stride=(3, 1, 2), padding=(1, 0, 0), output_padding=(2, 0, 1), groups=2, dilation=(1, 2, 1)),
+        3, shape_kw={"transposed": True, "groups": (2,), "kernels": (1, 2)}, id="conv_transpose3d_groups"),
 ]
 
 # Integer values make ties, where PyTorch sends the gradient to the first maximum; finite differences
@@ -233,24 +254,6 @@ _PADS = [
 ]
 
 
-@st.composite
-def embedding_shapes(draw: Any) -> Shapes:
-    return (tuple(draw(st.integers(0, 3)) for _ in range(draw(st.integers(0, 2)))), (4, draw(st.integers(1, 3))))
-
-
-_EMBED_ERRORS = (
-    lambda m: F(m).embedding(m.tensor([4]), m.zeros(4, 2)),
-    lambda m: F(m).embedding(m.tensor([1.0]), m.zeros(4, 2)),
-)
-_EMBEDDING = [
-    OpInfo(NN + "embedding", lambda m, i, w: F(m).embedding(i, w), shapes=embedding_shapes(), domains=(index(3), Domain()),
-           errors=_EMBED_ERRORS),
-    OpInfo(NN + "embedding", lambda m, i, w: F(m).embedding(i, w, padding_idx=-3, scale_grad_by_freq=True),
-           shapes=embedding_shapes(), domains=(index(3), Domain()), id="embedding_padding_freq"),
-    # max_norm rescales weight rows in place before the lookup, so finite differences cannot see through it.
-    OpInfo(NN + "embedding", lambda m, i, w: (F(m).embedding(i, w, max_norm=1.0), w.detach()), shapes=embedding_shapes(),
-           domains=(index(3), Domain()), order=0, id="embedding_max_norm"),
-]
 
 
 _DROPOUT_ERRORS = (lambda m: F(m).dropout(m.zeros(3), p=1.5), lambda m: F(m).alpha_dropout(m.zeros(3), p=-0.1))
@@ -259,6 +262,17 @@ _DROPOUT = [
     OpInfo(NN + "dropout", lambda m, x: F(m).dropout(x, 0.3, training=False), id="dropout_eval"),
     OpInfo(NN + "alpha_dropout", seeded(lambda m, x: F(m).alpha_dropout(x, 0.2, training=True)), values=False),
     OpInfo(NN + "alpha_dropout", lambda m, x: F(m).alpha_dropout(x, 0.2), id="alpha_dropout_eval"),
+    # Channel-wise dropout: one draw per (sample, channel), or per channel of an unbatched input.
+    OpInfo(NN + "dropout1d", seeded(lambda m, x: F(m).dropout1d(x, 0.3)), shapes=images(1), values=False,
+           errors=(lambda m: F(m).dropout1d(m.zeros(2, 2, 2, 2)), lambda m: F(m).dropout1d(m.zeros(2, 3), p=2.0))),
+    OpInfo(NN + "dropout2d", seeded(lambda m, x: F(m).dropout2d(x, 0.3)), shapes=images(2, unbatched=False), values=False,
+           errors=(lambda m: F(m).dropout2d(m.zeros(3), 0.5), lambda m: F(m).dropout2d(m.zeros(1, 2, 3, 3), p=-1.0))),
+    OpInfo(NN + "dropout2d", lambda m, x: F(m).dropout2d(x, 0.3, training=False), shapes=images(2), id="dropout2d_eval"),
+    OpInfo(NN + "dropout3d", seeded(lambda m, x: F(m).dropout3d(x, 0.3)), shapes=images(3, 1, 2), values=False),
+    OpInfo(NN + "feature_alpha_dropout", seeded(lambda m, x: F(m).feature_alpha_dropout(x, 0.2, training=True)),
+           shapes=images(2, unbatched=False), values=False, errors=(lambda m: F(m).feature_alpha_dropout(m.zeros(3), 0.5, True),)),
+    OpInfo(NN + "feature_alpha_dropout", lambda m, x: F(m).feature_alpha_dropout(x, 0.2), shapes=images(2),
+           id="feature_alpha_dropout_eval"),
 ]
 
-OPS = [*_CONVS, *_POOLS, *_RESAMPLING, *_PADS, *_EMBEDDING, *_DROPOUT]
+OPS = [*_CONVS, *_POOLS, *_RESAMPLING, *_PADS, *_DROPOUT]

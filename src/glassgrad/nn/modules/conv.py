@@ -1,4 +1,4 @@
-"""Conv1d, Conv2d and ConvTranspose2d at torch.nn.modules.conv, with PyTorch's weight layout and initialisation."""
+"""Conv1d/2d/3d and ConvTranspose1d/2d/3d at torch.nn.modules.conv, with PyTorch's weight layout and initialisation."""
 
 from __future__ import annotations
 
@@ -17,6 +17,15 @@ _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
 def _ntuple(value: int | Sequence[int], n: int) -> tuple[int, ...]:
     return tuple(value) if isinstance(value, Sequence) else (value,) * n
+
+
+def _reversed_padding(padding: str | tuple[int, ...], dilation: tuple[int, ...], kernel: tuple[int, ...]) -> list[int]:
+    """F.pad's argument for a non-zero padding_mode: last dim first, (left, right) per dim; 'same' puts an odd
+    total's extra element on the right."""
+    if padding == "valid":
+        return [0, 0] * len(kernel)
+    totals = [d * (k - 1) for d, k in zip(dilation, kernel, strict=True)] if padding == "same" else [2 * p for p in padding]
+    return [p for total in reversed(totals) for p in (total // 2, total - total // 2)]
 
 
 class _ConvNd(Module):
@@ -55,6 +64,7 @@ class _ConvNd(Module):
         self.output_padding = _ntuple(output_padding, n)
         self.groups = groups
         self.padding_mode = padding_mode
+        self._reversed_padding_repeated_twice = _reversed_padding(self.padding, dilations, kernel)
         shape = (in_channels, out_channels // groups) if transposed else (out_channels, in_channels // groups)
         self.weight = Parameter(empty((*shape, *kernel), device=device, dtype=dtype))
         if bias:
@@ -65,15 +75,6 @@ class _ConvNd(Module):
 
     def reset_parameters(self) -> None:
         init._default_reset_(self.weight, self.bias)
-
-    def _explicit_padding(self) -> list[int]:
-        """F.pad's argument for a non-zero padding_mode: last dim first, (left, right) per dim."""
-        if isinstance(self.padding, str):
-            if self.padding == "valid":
-                return [0, 0] * self._dims
-            totals = [d * (k - 1) for d, k in zip(self.dilation, self.kernel_size, strict=True)]
-            return [p for total in reversed(totals) for p in (total // 2, total - total // 2)]
-        return [p for p in reversed(self.padding) for _ in range(2)]
 
     def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
@@ -103,12 +104,15 @@ class _Conv(_ConvNd):
             device, dtype,
         )
 
-    def forward(self, input: Tensor) -> Tensor:
-        conv = F.conv1d if self._dims == 1 else F.conv2d
+    def _conv_forward(self, input: Tensor, weight: Tensor, bias: Tensor | None) -> Tensor:
+        conv = getattr(F, f"conv{self._dims}d")
         if self.padding_mode != "zeros":
-            padded = F.pad(input, self._explicit_padding(), mode=self.padding_mode)
-            return conv(padded, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
-        return conv(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return conv(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return conv(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return self._conv_forward(input, self.weight, self.bias)
 
 
 class Conv1d(_Conv):
@@ -119,9 +123,11 @@ class Conv2d(_Conv):
     _dims = 2
 
 
-class ConvTranspose2d(_ConvNd):
-    _dims = 2
+class Conv3d(_Conv):
+    _dims = 3
 
+
+class _ConvTransposeNd(_ConvNd):
     def __init__(
         self, in_channels: int, out_channels: int, kernel_size: int | Sequence[int], stride: int | Sequence[int] = 1,
         padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
@@ -134,11 +140,14 @@ class ConvTranspose2d(_ConvNd):
             padding_mode, device, dtype,
         )
 
-    def _output_padding(self, input: Tensor, output_size: Sequence[int] | None) -> tuple[int, ...]:
-        """The output_padding that makes the output exactly `output_size` (PyTorch's rule and messages)."""
+    def _output_padding(
+        self, input: Tensor, output_size: Sequence[int] | None, stride: Sequence[int], padding: Sequence[int],
+        kernel_size: Sequence[int], num_spatial_dims: int, dilation: Sequence[int] | None = None,
+    ) -> tuple[int, ...]:
+        """The output_padding that makes the output exactly `output_size` (PyTorch's signature, rule and messages)."""
         if output_size is None:
             return self.output_padding
-        n = self._dims
+        n = num_spatial_dims
         leading = 2 if input.dim() == n + 2 else 1
         sizes = list(output_size)
         if len(sizes) == leading + n:
@@ -147,11 +156,11 @@ class ConvTranspose2d(_ConvNd):
             raise ValueError(
                 f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or {leading + n} elements (got {len(sizes)})"
             )
+        dilation = dilation or (1,) * n
         min_sizes = [
-            (input.size(d + leading) - 1) * self.stride[d] - 2 * self.padding[d] + self.dilation[d] * (self.kernel_size[d] - 1) + 1
-            for d in range(n)
+            (input.size(d + leading) - 1) * stride[d] - 2 * padding[d] + dilation[d] * (kernel_size[d] - 1) + 1 for d in range(n)
         ]
-        max_sizes = [m + s - 1 for m, s in zip(min_sizes, self.stride, strict=True)]
+        max_sizes = [m + s - 1 for m, s in zip(min_sizes, stride, strict=True)]
         for size, lo, hi in zip(sizes, min_sizes, max_sizes, strict=True):
             if not lo <= size <= hi:
                 raise ValueError(
@@ -161,7 +170,21 @@ class ConvTranspose2d(_ConvNd):
         return tuple(size - lo for size, lo in zip(sizes, min_sizes, strict=True))
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
-        return F.conv_transpose2d(
-            input, self.weight, self.bias, self.stride, self.padding, self._output_padding(input, output_size),
-            self.groups, self.dilation,
+        output_padding = self._output_padding(
+            input, output_size, self.stride, self.padding, self.kernel_size, self._dims, self.dilation
         )
+        return getattr(F, f"conv_transpose{self._dims}d")(
+            input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups, self.dilation
+        )
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    _dims = 1
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    _dims = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    _dims = 3

@@ -1,0 +1,249 @@
+"""torch.func's reverse-mode transforms: grad, grad_and_value, vjp, jacrev and hessian (and the forward-mode
+ones, jvp and jacfwd, which say that glassgrad does not have forward-mode AD yet).
+
+Each call is one Level (see _level.py): its arguments and results are pytrees, and what it hands back
+keeps history only where the code around it can differentiate it, as functorch's levels arrange.
+Like functorch, a transform enables grad mode inside, whatever the caller's mode, and respects a
+no_grad inside the function.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from ..autograd import grad_mode
+from ..autograd.functional import FORWARD_MODE_MISSING, jacobian_blocks
+from ..tensor import Tensor
+from ._level import Level
+from ._pytree import tree_flatten, tree_map, tree_unflatten, treespec_pprint
+
+Argnums = int | tuple[int, ...]
+
+
+def _positions(argnums: Argnums, num_args: int) -> tuple[int, ...]:
+    """The positional arguments `argnums` names, counted from 0, checked as functorch checks them."""
+    if not isinstance(argnums, int | tuple):
+        raise RuntimeError(f"argnums must be int or Tuple[int, ...], got: {type(argnums)}")
+    wanted = (argnums,) if isinstance(argnums, int) else argnums
+    positions = []
+    for argnum in wanted:
+        if not isinstance(argnum, int):
+            raise RuntimeError(f"argnum must be int, got: {type(argnum)}")
+        if not -num_args <= argnum < num_args:
+            raise RuntimeError(f"Got argnum={argnum}, but only {num_args} positional inputs")
+        positions.append(argnum % num_args)
+    if isinstance(argnums, tuple):
+        if not argnums:
+            raise RuntimeError("argnums must be non-empty")
+        if len(set(argnums)) != len(argnums):
+            raise RuntimeError(f"argnums elements must be unique, got {argnums}")
+    return tuple(positions)
+
+
+def _unwrap_aux(level: Level, aux: Any) -> Any:
+    """Auxiliary outputs leave the level like results do; functorch accepts only tensors among them."""
+
+    def unwrap(x: Any) -> Any:
+        if not isinstance(x, Tensor):
+            raise RuntimeError(f"Expected tensors, got unsupported type {type(x)}")
+        return level.unwrap(x)
+
+    return tree_map(unwrap, aux)
+
+
+def _split_aux(output: Any, has_aux: bool, api: str) -> tuple[Any, Any]:
+    if not has_aux:
+        return output, None
+    if not (isinstance(output, tuple) and len(output) == 2):
+        raise RuntimeError(f"{api}: output of function f should be a tuple: (output, aux) if has_aux is True")
+    return output
+
+
+class _Call:
+    """One transform call: the level, the arguments with the differentiated ones replaced, and those inputs."""
+
+    def __init__(self, args: tuple[Any, ...], argnums: Argnums | None) -> None:
+        self.level = Level()
+        positions = tuple(range(len(args))) if argnums is None else _positions(argnums, len(args))
+        replaced = list(args)
+        for p in positions:
+            replaced[p] = tree_map(self.level.differentiable, args[p])
+        self.args = tuple(replaced)
+        # What the gradients are handed back as: one pytree for an int argnums, else a tuple of them.
+        diff = replaced[positions[0]] if isinstance(argnums, int) else tuple(replaced[p] for p in positions)
+        self.inputs, self.inputs_spec = tree_flatten(diff)
+
+
+def grad_and_value(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """A function returning (gradient of func with respect to the `argnums` arguments, func's value)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
+        call = _Call(args, argnums)  # before grad mode is forced on: the level records the caller's
+        with grad_mode.enable_grad():
+            output, aux = _split_aux(func(*call.args, **kwargs), has_aux, "grad_and_value(f)(*args)")
+            if not isinstance(output, Tensor):
+                raise RuntimeError(
+                    f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}"
+                )
+            if output.dim() != 0:
+                raise RuntimeError(
+                    "grad_and_value(f)(*args): Expected f(*args) to return a scalar Tensor, got tensor with "
+                    f"{output.dim()} dims. Maybe you wanted to use the vjp or jacrev APIs instead?"
+                )
+            level = call.level
+            grads = level.gradients([output], call.inputs, create_graph=level.connected([output]))
+            grads = tree_unflatten(grads, call.inputs_spec)
+            value = call.level.unwrap(output)
+            if has_aux:
+                return grads, (value, _unwrap_aux(call.level, aux))
+            return grads, value
+
+    return wrapper
+
+
+def grad(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
+    """A function returning the gradient of the scalar func with respect to the `argnums` arguments.
+
+    With has_aux, func returns (output, aux) and the function returns (gradient, aux).
+    """
+    with_value = grad_and_value(func, argnums, has_aux)
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        grads, value = with_value(*args, **kwargs)
+        return (grads, value[1]) if has_aux else grads
+
+    return wrapper
+
+
+class _Linearized:
+    """func run once inside a level for vjp and jacrev: its outputs with their graph, and what to hand back."""
+
+    def __init__(self, func: Callable[..., Any], primals: tuple[Any, ...], argnums: Argnums | None, has_aux: bool):
+        # Errors say vjp even for jacrev, as functorch's do.
+        self.call = _Call(primals, argnums)  # before grad mode is forced on: the level records the caller's
+        with grad_mode.enable_grad():
+            output, aux = _split_aux(func(*self.call.args), has_aux, "vjp(f, *primals)")
+            self.aux = _unwrap_aux(self.call.level, aux) if has_aux else None
+            self.outputs, self.outputs_spec = tree_flatten(output)
+            _check_outputs(self.outputs)
+            self.results = tree_map(self.call.level.unwrap, output)
+
+    def vjp_fn(self, cotangents: Any, retain_graph: bool = True, create_graph: bool | None = None) -> Any:
+        flat_cotangents, cotangents_spec = tree_flatten(cotangents)
+        if cotangents_spec != self.outputs_spec:
+            raise RuntimeError(
+                "Expected pytree structure of cotangents to be the same as pytree structure of outputs to the "
+                f"function. cotangents: {treespec_pprint(cotangents_spec)}, primal output: "
+                f"{treespec_pprint(self.outputs_spec)}"
+            )
+        if create_graph is None:
+            create_graph = grad_mode.is_grad_enabled()
+        level = self.call.level
+        create_graph = create_graph and level.connected(self.outputs, flat_cotangents)
+        grads = level.gradients(self.outputs, self.call.inputs, flat_cotangents, retain_graph, create_graph)
+        return tree_unflatten(grads, self.call.inputs_spec)
+
+
+def _check_outputs(outputs: list[Any]) -> None:
+    if not outputs or (len(outputs) == 1 and outputs[0] is None):
+        raise RuntimeError(
+            f"vjp(f, *primals): Expected f to be a function that has non-empty output (got output = {outputs})"
+        )
+    for out in outputs:
+        if not isinstance(out, Tensor):
+            raise RuntimeError(
+                f"vjp(f, *primals): expected f(*primals) to return only tensors, got unsupported type {type(out)}"
+            )
+    for out in outputs:
+        if not out.dtype.is_floating_point:
+            raise RuntimeError(
+                "vjp(f, ...): All outputs of f must be floating-point or complex Tensors, got Tensor with dtype "
+                f"torch.{str(out.dtype).rpartition('.')[2]}"
+            )
+
+
+def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
+    """(func(*primals), vjp_fn[, aux]): vjp_fn(cotangents) gives the vector-Jacobian product for every primal.
+
+    vjp_fn(cotangents, retain_graph=True, create_graph=None) keeps func's graph, so that it can be called again,
+    until it is itself freed; create_graph defaults to the grad mode at the call.
+    """
+    run = _Linearized(func, primals, None, has_aux)
+    return (run.results, run.vjp_fn, run.aux) if has_aux else (run.results, run.vjp_fn)
+
+
+def jacrev(
+    func: Callable[..., Any],
+    argnums: Argnums = 0,
+    *,
+    has_aux: bool = False,
+    chunk_size: int | None = None,
+    _preallocate_and_copy: bool = False,
+) -> Callable[..., Any]:
+    """A function returning the Jacobian of func with respect to the `argnums` arguments, by reverse mode.
+
+    The result nests like func's output, each leaf holding the Jacobian blocks against the arguments (shaped
+    output.shape + argument.shape). chunk_size is checked and accepted; glassgrad runs one backward per output
+    element whatever it is (functorch's chunk_size=1), since it has no batched gradients.
+    """
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError("jacrev: `chunk_size` should be greater than 0.")
+
+    @functools.wraps(func)
+    def wrapper(*args: Any) -> Any:
+        run = _Linearized(func, args, argnums, has_aux)
+        level, inputs = run.call.level, run.call.inputs
+        create_graph = level.connected(run.outputs)
+
+        def row(i: int, element: Tensor, last: bool) -> tuple[Tensor, ...]:
+            # Every row but the last needs the graph again; the last frees it unless the rows have a graph of their own.
+            return level.gradients([element], inputs, None, None if last else True, create_graph)
+
+        with grad_mode.enable_grad():
+            blocks = jacobian_blocks(run.outputs, inputs, row)
+        jac = tree_unflatten([tree_unflatten(b, run.call.inputs_spec) for b in blocks], run.outputs_spec)
+        return (jac, run.aux) if has_aux else jac
+
+    return wrapper
+
+
+def hessian(func: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
+    """The Hessian of func with respect to the `argnums` arguments: jacrev(jacrev(func)).
+
+    PyTorch composes jacfwd(jacrev(func)), forward over reverse; glassgrad has no forward mode, and reverse over
+    reverse gives the same Hessian.
+    """
+    return jacrev(jacrev(func, argnums), argnums)
+
+
+def _forward_mode(name: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"torch.func.{name}: {FORWARD_MODE_MISSING}; use jacrev / autograd.functional.jvp (reverse mode, the "
+        "double-backward trick) instead."
+    )
+
+
+def jvp(
+    func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False, has_aux: bool = False
+) -> tuple[Any, ...]:
+    """Forward-mode Jacobian-vector product: not available, glassgrad has no forward-mode AD yet."""
+    raise _forward_mode("jvp")
+
+
+def jacfwd(
+    func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *, randomness: str = "error"
+) -> Callable[..., Any]:
+    """Forward-mode Jacobian: the function it returns raises, glassgrad has no forward-mode AD yet."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        raise _forward_mode("jacfwd")
+
+    return wrapper
+
+
+__all__ = ["grad", "grad_and_value", "hessian", "jacfwd", "jacrev", "jvp", "vjp"]

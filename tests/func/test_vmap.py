@@ -1,0 +1,200 @@
+"""torch.func.vmap against PyTorch 2.13: in_dims/out_dims pytrees, nesting, composition with grad, randomness,
+chunk_size, and every argument error (first line of the message), in float64."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import pytest
+import torch
+
+import glassgrad
+from glassgrad.func import _vmap as vmap_module
+
+pytestmark = [pytest.mark.torch_oracle, pytest.mark.filterwarnings("ignore::glassgrad.func.VmapLoopWarning")]
+
+
+def batch(m: ModuleType) -> tuple[Any, Any]:
+    x = m.arange(12, dtype=m.float64).reshape(3, 4) / 7 - 0.5
+    y = m.arange(8, dtype=m.float64).reshape(4, 2) / 5
+    return x, y
+
+
+def test_in_dims_and_out_dims(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        F = m.func
+        x, y = batch(m)
+        return (
+            F.vmap(lambda a: a.sin().sum())(x),
+            F.vmap(lambda a, b: a @ b, in_dims=(0, None))(x, y),
+            F.vmap(lambda a: a * 2, in_dims=1, out_dims=1)(x),
+            F.vmap(lambda a: a * 2, in_dims=-1, out_dims=-1)(x),
+            F.vmap(lambda a, b: a + b, in_dims=(1, 0))(x.t().contiguous(), x),
+            F.vmap(lambda a: a.outer(a), out_dims=2)(x),
+            F.vmap(lambda a: (a.sum(), a * 3), out_dims=(0, 1))(x),
+            F.vmap(lambda a, k=2.0: a * k)(x, k=3.0),  # keyword arguments are not batched
+            F.vmap(lambda a: a * a + 1)(m.arange(5, dtype=m.float64)),  # per-element scalars
+        )
+
+    oracle.check(program)
+
+
+def test_nested_pytrees(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        F = m.func
+        x, y = batch(m)
+        fn = lambda d, t: {"s": d["a"] * t[0], "p": (t[1] * 2, d["a"].sum())}  # noqa: E731
+        return (
+            F.vmap(fn, in_dims=({"a": 1}, (0, None)), out_dims={"s": 1, "p": (0, 0)})(
+                {"a": y}, (m.ones(2, 4, dtype=m.float64), m.ones(3, dtype=m.float64))
+            ),
+            F.vmap(lambda p: p["w"] @ p["v"], in_dims=({"w": 0, "v": None},))({"w": x, "v": y}),
+            F.vmap(lambda pair: pair[0] * pair[1])((x, x.cos())),  # one in_dim for a whole pytree argument
+            F.vmap(lambda a: [a, (a.exp(),)])(x),
+        )
+
+    oracle.check(program)
+
+
+def test_nested_vmap_and_per_sample_grad(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        F = m.func
+        x, y = batch(m)
+        w = y[:, 0]
+        loss = lambda weight, a: ((weight * a).sin() ** 2).sum()  # noqa: E731
+        return (
+            F.vmap(F.vmap(lambda a, b: a * b, in_dims=(0, None)), in_dims=(0, None))(x, w),
+            F.vmap(F.vmap(lambda a: a.sum()), in_dims=1)(x.reshape(3, 2, 2)),
+            F.vmap(F.grad(loss), in_dims=(None, 0))(w, x),
+            F.vmap(F.grad(loss, argnums=(0, 1)), in_dims=(None, 0))(w, x),
+            F.vmap(F.jacrev(lambda a: a.sin() * a.sum()))(x),
+            F.grad(lambda weight: F.vmap(loss, in_dims=(None, 0))(weight, x).sum())(w),
+        )
+
+    oracle.check(program)
+
+
+def test_gradients_flow_through_vmap(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        x, y = batch(m)
+        x.requires_grad_()
+        w = y[:, 0].clone().requires_grad_()
+        out = m.func.vmap(lambda a, b: (a * b).tanh().sum(), in_dims=(0, None))(x, w)
+        (out**2).sum().backward()
+        return out, x.grad, w.grad
+
+    oracle.check(program)
+
+
+def test_in_place_updates_reach_the_batch(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        x, _ = batch(m)
+        v = m.arange(3, dtype=m.float64)
+        return m.func.vmap(lambda a: a.mul_(2))(x), x, m.func.vmap(lambda a: a.add_(1))(v), v
+
+    oracle.check(program)
+
+
+def test_chunk_size_gives_the_same_result(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        x, _ = batch(m)
+        return [m.func.vmap(lambda a: a.exp() * a.sum(), chunk_size=c)(x) for c in (None, 1, 2, 5)]
+
+    oracle.check(program)
+
+
+@pytest.mark.parametrize("m", [glassgrad, torch], ids=["glassgrad", "torch"])
+def test_randomness_same_and_different(m: ModuleType) -> None:
+    """Random values differ between the libraries, so the properties are checked on both: 'same' gives every
+    element the same draw, 'different' does not. On glassgrad, 'same' also draws what one element alone would and
+    moves the stream on by that much."""
+    m.manual_seed(0)
+    x = m.zeros(4, 3)
+    same = m.func.vmap(lambda a: a + m.rand(3), randomness="same")(x)
+    assert all(m.equal(same[i], same[0]) for i in range(4))
+    after_same = m.rand(1)
+    if m is glassgrad:
+        m.manual_seed(0)
+        assert m.equal(same[0], m.rand(3)), "'same' draws what one element would"
+        assert m.equal(after_same, m.rand(1)), "'same' advances the stream by one element"
+    different = m.func.vmap(lambda a: a + m.rand(3), randomness="different")(x)
+    assert not m.equal(different[0], different[1])
+    dropped = m.func.vmap(lambda a: m.nn.functional.dropout(a + 1, 0.5), randomness="different")(m.zeros(64, 8))
+    assert not all(m.equal(dropped[i], dropped[0]) for i in range(64))
+
+
+def test_randomness_error_leaves_the_generator_usable(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        x, _ = batch(m)
+        refused = [
+            oracle.attempt(lambda: m.func.vmap(lambda a: a + m.rand(4))(x)),
+            oracle.attempt(lambda: m.func.vmap(lambda a: a + m.randn_like(a))(x)),
+            oracle.attempt(lambda: m.func.vmap(lambda a: m.nn.functional.dropout(a, 0.5))(x)),
+        ]
+        return (
+            refused,
+            tuple(m.rand(2).shape),
+            m.func.vmap(lambda a: m.nn.functional.dropout(a, 0.5, training=False))(x),
+        )
+
+    oracle.check(program)
+
+
+ERRORS: dict[str, Callable[[ModuleType], Any]] = {
+    "batch_sizes_differ": lambda m: m.func.vmap(lambda a, b: a)(*batch(m)),
+    "in_dim_out_of_range": lambda m: m.func.vmap(lambda a: a, in_dims=2)(batch(m)[0]),
+    "negative_in_dim_out_of_range": lambda m: m.func.vmap(lambda a: a, in_dims=-3)(batch(m)[0]),
+    "in_dims_structure": lambda m: m.func.vmap(lambda a: a, in_dims=(0, 0))(batch(m)[0]),
+    "in_dims_nested_structure": lambda m: m.func.vmap(lambda t: t, in_dims=((0, 0),))((batch(m)[0],)),
+    "in_dims_list": lambda m: m.func.vmap(lambda a: a, in_dims=[0])(batch(m)[0]),
+    "in_dims_float": lambda m: m.func.vmap(lambda a: a, in_dims=(0.0,))(batch(m)[0]),
+    "nothing_mapped": lambda m: m.func.vmap(lambda a: a, in_dims=None)(batch(m)[0]),
+    "map_over_number": lambda m: m.func.vmap(lambda a: a)(3.0),
+    "map_over_scalar_tensor": lambda m: m.func.vmap(lambda a: a)(m.tensor(3.0)),
+    "no_inputs": lambda m: m.func.vmap(lambda: batch(m)[0])(),
+    "returns_number": lambda m: m.func.vmap(lambda a: 3.0)(batch(m)[0]),
+    "returns_none": lambda m: m.func.vmap(lambda a: None)(batch(m)[0]),
+    "out_dims_structure": lambda m: m.func.vmap(lambda a: a, out_dims=(0, 1))(batch(m)[0]),
+    "out_dims_tuple_structure": lambda m: m.func.vmap(lambda a: (a, a), out_dims=(0, 0, 0))(batch(m)[0]),
+    "out_dims_not_int": lambda m: m.func.vmap(lambda a: a, out_dims="a")(batch(m)[0]),
+    "out_dims_out_of_range": lambda m: m.func.vmap(lambda a: a, out_dims=3)(batch(m)[0]),
+    "out_dim_none_on_batched": lambda m: m.func.vmap(lambda a: a + 1, out_dims=None)(batch(m)[0]),
+    "randomness_unknown": lambda m: m.func.vmap(lambda a: a, randomness="sometimes"),
+    "chunk_size_zero": lambda m: m.func.vmap(lambda a: a, chunk_size=0),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ERRORS))
+def test_errors(oracle: Any, case: str) -> None:
+    outcome = oracle.check(lambda m: oracle.attempt(lambda: ERRORS[case](m)))
+    assert type(outcome).__name__ == "Raised", f"PyTorch did not raise for {case}: the case tests nothing"
+
+
+def test_unbatched_outputs(oracle: Any) -> None:
+    """out_dims=None hands back an output that does not depend on the batch, and non-tensor outputs with it."""
+
+    def program(m: ModuleType) -> Any:
+        x, _ = batch(m)
+        return m.func.vmap(lambda a: (a * 2, m.ones(2), "label"), out_dims=(0, None, None))(x)
+
+    oracle.check(program)
+
+
+def test_loop_warning_is_given_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(vmap_module, "_warned", False)
+    x = glassgrad.ones(2, 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        glassgrad.func.vmap(lambda a: a * 2)(x)
+        glassgrad.vmap(lambda a: a * 3)(x)
+    assert [w.category for w in caught] == [glassgrad.func.VmapLoopWarning]
+    assert "no batching rules yet" in str(caught[0].message)
+    assert caught[0].filename == __file__, "the warning points at the caller's line"
+
+
+def test_empty_batch_is_refused_clearly() -> None:
+    with pytest.raises(NotImplementedError, match="the batch is empty"):
+        glassgrad.func.vmap(lambda a: a * 2)(glassgrad.ones(0, 3))

@@ -46,7 +46,7 @@ from .instancenorm import (
     LazyInstanceNorm2d,
     LazyInstanceNorm3d,
 )
-from .lazy import LazyConv1d, LazyConv2d, LazyConvTranspose2d
+from .lazy import LazyConv1d, LazyConv2d, LazyConv3d, LazyConvTranspose1d, LazyConvTranspose2d, LazyConvTranspose3d
 from .linear import Bilinear, Identity, LazyLinear, Linear
 from .loss import (
     BCELoss,

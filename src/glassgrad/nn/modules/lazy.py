@@ -1,5 +1,5 @@
 """LazyModuleMixin at torch.nn.modules.lazy: modules whose parameters wait for the first forward to learn their
-shapes; and the lazy convolutions (kept here, beside the mixin, while conv.py is another change's).
+shapes; and the lazy convolutions (here beside the mixin; PyTorch keeps them in conv.py).
 
 A lazy module holds UninitializedParameter/UninitializedBuffer placeholders. A forward pre-hook calls
 initialize_parameters(input), which materializes them and resets them with the regular module's init; the
@@ -14,7 +14,7 @@ from typing import Any
 
 from ...tensor import Tensor
 from ..parameter import UninitializedParameter, is_lazy
-from .conv import Conv1d, Conv2d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .module import Module
 
 
@@ -101,7 +101,7 @@ class _LazyConvXdMixin(LazyModuleMixin):
 
 
 class _LazyConv(_LazyConvXdMixin):
-    """The constructor of LazyConv1d and LazyConv2d: Conv1d's or Conv2d's, without in_channels."""
+    """The constructor of the lazy convolutions: Conv1d's, Conv2d's or Conv3d's, without in_channels."""
 
     def __init__(
         self, out_channels: int, kernel_size: int | Sequence[int], stride: int | Sequence[int] = 1,
@@ -109,6 +109,18 @@ class _LazyConv(_LazyConvXdMixin):
         padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
     ) -> None:
         super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode, device, dtype)
+        self._lazy_init(out_channels, bias, device, dtype)
+
+
+class _LazyConvTranspose(_LazyConvXdMixin):
+    """The constructor of the lazy transposed convolutions: ConvTransposeNd's, without in_channels."""
+
+    def __init__(
+        self, out_channels: int, kernel_size: int | Sequence[int], stride: int | Sequence[int] = 1,
+        padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
+        dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
+    ) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode, device, dtype)
         self._lazy_init(out_channels, bias, device, dtype)
 
 
@@ -120,13 +132,17 @@ class LazyConv2d(_LazyConv, Conv2d):
     cls_to_become = Conv2d
 
 
-class LazyConvTranspose2d(_LazyConvXdMixin, ConvTranspose2d):
+class LazyConv3d(_LazyConv, Conv3d):
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
     cls_to_become = ConvTranspose2d
 
-    def __init__(
-        self, out_channels: int, kernel_size: int | Sequence[int], stride: int | Sequence[int] = 1,
-        padding: int | Sequence[int] = 0, output_padding: int | Sequence[int] = 0, groups: int = 1, bias: bool = True,
-        dilation: int | Sequence[int] = 1, padding_mode: str = "zeros", device: Any = None, dtype: Any = None,
-    ) -> None:
-        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation, padding_mode, device, dtype)
-        self._lazy_init(out_channels, bias, device, dtype)
+
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    cls_to_become = ConvTranspose3d

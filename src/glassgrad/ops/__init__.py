@@ -39,14 +39,16 @@ from . import (
     normalization,
     reduction,
     scans,
+    scatters,
     shape,
     sorting,
     stacking,
+    strided,
 )
 
 FAMILIES = (
-    creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    matrix_functions, activations, losses, convolution, normalization, distance, attention,
+    creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, strided, scatters, indexing, linalg,
+    linalg_decomp, matrix_functions, activations, losses, convolution, normalization, distance, attention,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

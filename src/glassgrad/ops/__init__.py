@@ -29,6 +29,7 @@ from . import (
     creation,
     distance,
     elementwise,
+    histograms,
     indexing,
     inplace_ops,
     linalg,
@@ -43,12 +44,14 @@ from . import (
     shape,
     sorting,
     stacking,
+    statistics,
     strided,
 )
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, strided, scatters, indexing, linalg,
-    linalg_decomp, matrix_functions, activations, losses, convolution, normalization, distance, attention,
+    linalg_decomp, matrix_functions, activations, losses, convolution, normalization, distance, attention, statistics,
+    histograms,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -34,10 +34,13 @@ from . import (
     inplace_ops,
     linalg,
     linalg_decomp,
+    linalg_derived,
+    linalg_lu,
     logic,
     losses,
     matrix_functions,
     normalization,
+    products,
     reduction,
     scans,
     scatters,
@@ -50,8 +53,8 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, strided, scatters, indexing, linalg,
-    linalg_decomp, matrix_functions, activations, losses, convolution, normalization, distance, attention, statistics,
-    histograms,
+    linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, convolution, normalization, distance, attention, statistics,
+    histograms, products,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

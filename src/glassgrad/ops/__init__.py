@@ -30,6 +30,7 @@ from . import (
     distance,
     elementwise,
     histograms,
+    householder,
     indexing,
     inplace_ops,
     linalg,
@@ -38,6 +39,7 @@ from . import (
     linalg_lu,
     logic,
     losses,
+    lowrank,
     matrix_functions,
     normalization,
     products,
@@ -54,7 +56,7 @@ from . import (
 FAMILIES = (
     creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, strided, scatters, indexing, linalg,
     linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, convolution, normalization, distance, attention, statistics,
-    histograms, products,
+    histograms, products, householder, lowrank,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -37,14 +37,10 @@ def _check_src(src: Tensor, shape: tuple[int, ...]) -> None:
         )
 
 
-def _zeros_of(t: Tensor) -> Tensor:
-    return zeros_like(t)
-
-
 # -- select_scatter -----------------------------------------------------------------------------------
 SelectScatterBackward0 = derivative(
     "SelectScatterBackward0", ("self", "src"),
-    self=lambda grad, dim, index: select_scatter(grad, _zeros_of(select(grad, dim, index)), dim, index),
+    self=lambda grad, dim, index: select_scatter(grad, zeros_like(select(grad, dim, index)), dim, index),
     src=lambda grad, dim, index: select(grad, dim, index),
 )
 
@@ -62,7 +58,7 @@ def _slice(t: Tensor, dim: int, start: int, stop: int, step: int) -> Tensor:
 
 SliceScatterBackward0 = derivative(
     "SliceScatterBackward0", ("self", "src"),
-    self=lambda grad, dim, start, stop, step: slice_scatter(grad, _zeros_of(_slice(grad, dim, start, stop, step)), dim, start, stop, step),
+    self=lambda grad, dim, start, stop, step: slice_scatter(grad, zeros_like(_slice(grad, dim, start, stop, step)), dim, start, stop, step),
     src=lambda grad, dim, start, stop, step: _slice(grad, dim, start, stop, step),
 )
 
@@ -81,7 +77,7 @@ def slice_scatter(input: Tensor, src: Tensor, dim: int = 0, start: int | None = 
 # -- diagonal_scatter ---------------------------------------------------------------------------------
 DiagonalScatterBackward0 = derivative(
     "DiagonalScatterBackward0", ("self", "src"),
-    self=lambda grad, offset, dim1, dim2: diagonal_scatter(grad, _zeros_of(diagonal(grad, offset, dim1, dim2)), offset, dim1, dim2),
+    self=lambda grad, offset, dim1, dim2: diagonal_scatter(grad, zeros_like(diagonal(grad, offset, dim1, dim2)), offset, dim1, dim2),
     src=lambda grad, offset, dim1, dim2: diagonal(grad, offset, dim1, dim2),
 )
 
@@ -94,7 +90,7 @@ def diagonal_scatter(input: Tensor, src: Tensor, offset: int = 0, dim1: int = 0,
 
 # -- as_strided_scatter -------------------------------------------------------------------------------
 def _as_strided_scatter_self(grad: Tensor, size: tuple[int, ...], stride: tuple[int, ...], offset: int) -> Tensor:
-    return as_strided_scatter(grad, _zeros_of(as_strided(grad, size, stride, offset)), size, stride, offset)
+    return as_strided_scatter(grad, zeros_like(as_strided(grad, size, stride, offset)), size, stride, offset)
 
 
 AsStridedScatterBackward0 = derivative(

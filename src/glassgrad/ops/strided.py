@@ -52,10 +52,14 @@ def positions(shape: Sequence[int], stride: Sequence[int], offset: int) -> np.nd
 def strided_view(flat: np.ndarray, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> np.ndarray:
     """The view of `flat` with this geometry (in elements); read-only where its elements may overlap."""
     itemsize = flat.itemsize
-    view = np.lib.stride_tricks.as_strided(
+    return _guarded(np.lib.stride_tricks.as_strided(
         flat[offset:] if offset < flat.size else flat[:0], shape, tuple(s * itemsize for s in stride),
         writeable=flat.flags.writeable,
-    )
+    ))
+
+
+def _guarded(view: np.ndarray) -> np.ndarray:
+    """`view`, made read-only if two of its elements may share memory, so that in-place ops refuse it."""
     if view.flags.writeable and has_internal_overlap(view):
         view.flags.writeable = False
     return view
@@ -148,9 +152,7 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
     windows = (length - size) // step + 1
     shape = (*data.shape[:d], windows, *data.shape[d + 1 :], size)
     strides = (*data.strides[:d], data.strides[d] * step, *data.strides[d + 1 :], data.strides[d])
-    out = np.lib.stride_tricks.as_strided(data, shape, strides, writeable=data.flags.writeable)
-    if out.flags.writeable and has_internal_overlap(out):
-        out.flags.writeable = False
+    out = _guarded(np.lib.stride_tricks.as_strided(data, shape, strides, writeable=data.flags.writeable))
     if input.ndim == 0:
         out = out.reshape(size)
     result = UnfoldBackward0.record(out, (input,), self_shape=tuple(input.shape), dim=d, size=size, step=step)

@@ -234,6 +234,10 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     return DiagonalCopyBackward0.record(out, (input,), self_shape=input.shape, offset=diagonal, dim1=0, dim2=1)
 
 
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    return diag(reshape(input, -1), offset)
+
+
 def trace(input: Tensor) -> Tensor:
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
@@ -319,7 +323,8 @@ def channel_shuffle(input: Tensor, groups: int) -> Tensor:
 # -- what this module exports (through indexing.py) ----------------------------------------------
 FUNCTIONS = {
     "repeat": repeat, "tile": tile, "repeat_interleave": repeat_interleave, "flip": flip, "fliplr": fliplr, "flipud": flipud, "roll": roll, "rot90": rot90,
-    "tril": tril, "triu": triu, "diagonal": diagonal, "diag_embed": diag_embed, "diag": diag, "trace": trace,
+    "tril": tril, "triu": triu, "diagonal": diagonal, "diag_embed": diag_embed, "diag": diag, "diagflat": diagflat,
+    "trace": trace,
 }
 # The shuffles: torch.X is F.X too, and none is a Tensor method. native_channel_shuffle is channel_shuffle
 # (PyTorch's has no derivative; this one has channel_shuffle's).

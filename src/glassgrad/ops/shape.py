@@ -413,7 +413,7 @@ def _select_view(input: Tensor, dim: int, index: int, entry: Derivative) -> Tens
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}")
     i = index % size
-    view_index = (slice(None),) * d + (i,)
+    view_index = (slice(None),) * d + (i, Ellipsis)  # the Ellipsis keeps a 0-d result a view, not a scalar copy
     return _record_view(entry, input._data[view_index], input, select, d, i, self_shape=input.shape, dim=d, index=i)
 
 

@@ -216,7 +216,7 @@ class _MultiOutputNode(OpNode):
 class MultiOutput(Derivative):
     """A table entry whose formulas take the tuple of output gradients and may name outputs to save."""
 
-    def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...], **formulas: Callable[..., Any]) -> None:
+    def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...], /, **formulas: Callable[..., Any]) -> None:
         super().__init__(name, inputs, formulas)
         self.outputs = outputs
         self.node_class = type(name, (_MultiOutputNode,), {"__slots__": (), "derivative": self})

@@ -232,6 +232,7 @@ OPS = [
     OpInfo("glassgrad.diag", lambda m, x: m.diag(x, 1), shapes=unary(min_dims=1, max_dims=2), also=("Tensor.diag",),
            errors=(lambda m: m.zeros(2, 2, 2).diag(), lambda m: m.zeros(()).diag())),
     OpInfo("glassgrad.diag", lambda m, x: x.diag(-1), shapes=unary(min_dims=1, max_dims=2), id="diag_below"),
+    OpInfo("glassgrad.diagflat", lambda m, x: m.diagflat(x, -1), also=("Tensor.diagflat",)),
     OpInfo("glassgrad.trace", lambda m, x: m.trace(x), shapes=unary(min_dims=2, max_dims=2), also=("Tensor.trace",),
            errors=(lambda m: m.zeros(3).trace(),)),
     OpInfo("glassgrad.trace", lambda m, x: x.trace(), shapes=fixed((3, 2)), domains=Domain(dtype="int64"), order=0, id="trace_int"),

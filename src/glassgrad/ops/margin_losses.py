@@ -1,4 +1,4 @@
-"""Multi-class and multi-label margin losses of glassgrad.nn.functional, and the triplet loss with any distance.
+"""Multi-class and multi-label margin losses of glassgrad.nn.functional, and the triplet losses.
 
 PyTorch computes multi_margin_loss and multilabel_margin_loss in kernels with a backward of their own; here
 each is a composition of glassgrad ops (gather, relu, masks, sums) with the same values and gradients:
@@ -20,7 +20,7 @@ from .binary import minimum
 from .distance import pairwise_distance
 from .elementwise import clamp, neg, not_implemented_for
 from .indexing import gather
-from .losses import _not_differentiable, _reduce, _reduction, check_triplet
+from .losses import _not_differentiable, _reduce, _reduction
 from .reduction import mean
 from .reduction import sum as reduce_sum
 from .shape import reshape, unsqueeze
@@ -116,6 +116,30 @@ def multilabel_soft_margin_loss(
     return loss if reduction == "none" else mean(loss) if reduction == "mean" else reduce_sum(loss)
 
 
+def _check_triplet(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float) -> None:
+    """The triplet losses' checks: a positive margin, and three inputs of one rank."""
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    if not anchor.ndim == positive.ndim == negative.ndim:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but got: "
+            f"anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs"
+        )
+
+
+def triplet_margin_loss(
+    anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2, eps: float = 1e-6,
+    swap: bool = False, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
+) -> Tensor:
+    reduction = _reduction(reduction, size_average, reduce)
+    _check_triplet(anchor, positive, negative, margin)
+    to_positive = pairwise_distance(anchor, positive, p, eps)
+    to_negative = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        to_negative = minimum(to_negative, pairwise_distance(positive, negative, p, eps))
+    return _reduce(clamp(to_positive + margin - to_negative, min=0), reduction)
+
+
 def triplet_margin_with_distance_loss(
     anchor: Tensor, positive: Tensor, negative: Tensor, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
     margin: float = 1.0, swap: bool = False, reduction: str = "mean",
@@ -123,7 +147,7 @@ def triplet_margin_with_distance_loss(
     """max(0, margin + d(anchor, positive) - d(anchor, negative)), d pairwise_distance unless given."""
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    check_triplet(anchor, positive, negative, margin)
+    _check_triplet(anchor, positive, negative, margin)
     distance = distance_function if distance_function is not None else pairwise_distance
     to_positive, to_negative = distance(anchor, positive), distance(anchor, negative)
     if swap:
@@ -134,7 +158,7 @@ def triplet_margin_with_distance_loss(
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "multi_margin_loss": multi_margin_loss, "multilabel_margin_loss": multilabel_margin_loss,
     "multilabel_soft_margin_loss": multilabel_soft_margin_loss,
-    "triplet_margin_with_distance_loss": triplet_margin_with_distance_loss,
+    "triplet_margin_loss": triplet_margin_loss, "triplet_margin_with_distance_loss": triplet_margin_with_distance_loss,
 }
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: tuple[str, ...] = ()

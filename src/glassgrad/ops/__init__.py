@@ -5,7 +5,10 @@
 - METHODS:   `Tensor.<name>` (the tensor comes first),
 - INPLACE:   method names that also get an in-place `Tensor.<name>_`,
 and optionally ALSO: {namespace: {name: function}} for functions PyTorch has in a second namespace,
-and INPLACE_FUNCTIONS: names among INPLACE whose in-place form PyTorch also has as a function (torch.relu_).
+INPLACE_FUNCTIONS: names among INPLACE whose in-place form PyTorch also has as a function (torch.relu_),
+INPLACE_KERNELS: {name: function} for names among INPLACE whose in-place form computes something other than the
+method (an in-place comparison keeps the tensor's dtype and records a node), and
+PROPERTIES: {name: property} for `Tensor.<name>` attributes that are ops (Tensor.H, Tensor.real).
 
 REGISTRY is their union, keyed by public name; the test-suite enumerates it so that no op
 escapes testing. Adding an op is: its function (and derivative entry) in a family module,
@@ -59,12 +62,15 @@ NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
 }
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: dict[str, Callable[..., Any]] = {}
+PROPERTIES: dict[str, property] = {}
 for _family in FAMILIES:
     NAMESPACES.setdefault(getattr(_family, "NAMESPACE", "glassgrad"), {}).update(_family.FUNCTIONS)
     for _namespace, _functions in getattr(_family, "ALSO", {}).items():  # e.g. torch.softmax beside F.softmax
         NAMESPACES[_namespace].update(_functions)
     METHODS.update(_family.METHODS)
-    INPLACE.update({f"{name}_": _family.METHODS[name] for name in _family.INPLACE})
+    _kernels = getattr(_family, "INPLACE_KERNELS", {})
+    INPLACE.update({f"{name}_": _kernels.get(name, _family.METHODS[name]) for name in _family.INPLACE})
+    PROPERTIES.update(getattr(_family, "PROPERTIES", {}))
 
 
 # Arithmetic whose in-place form can write straight into the tensor when there is no graph to record
@@ -137,6 +143,7 @@ REGISTRY: dict[str, Callable[..., Any]] = {
     **{f"{space}.{name}": fn for space, functions in NAMESPACES.items() for name, fn in functions.items()},
     **{f"Tensor.{name}": fn for name, fn in METHODS.items()},
     **{f"Tensor.{name}": fn for name, fn in INPLACE.items()},
+    **{f"Tensor.{name}": prop.fget for name, prop in PROPERTIES.items()},
 }
 
 
@@ -147,6 +154,8 @@ def install_tensor_methods() -> None:
         setattr(Tensor, name, fn)
     for name, fn in OPERATORS.items():
         setattr(Tensor, name, fn)
+    for name, prop in PROPERTIES.items():
+        setattr(Tensor, name, prop)
     Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))  # type: ignore[attr-defined]
     Tensor.mT = property(shape.mT)  # type: ignore[attr-defined]
     for name, fn in complex_ops.PROPERTIES.items():

@@ -297,10 +297,11 @@ _BOTH: dict[str, Callable[..., Any]] = {
     "atan2": atan2, "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2, "xlogy": xlogy,
     "maximum": maximum, "minimum": minimum, "fmax": fmax, "fmin": fmin, "lerp": lerp, "addcmul": addcmul,
     "addcdiv": addcdiv, "copysign": copysign, "clamp_min": clamp_min, "clamp_max": clamp_max,
+    "arctan2": atan2,  # PyTorch's alias
 }
 FUNCTIONS: dict[str, Callable[..., Any]] = dict(_BOTH)
 METHODS: dict[str, Callable[..., Any]] = dict(_BOTH)
 INPLACE: tuple[str, ...] = (
-    "atan2", "hypot", "xlogy", "lerp", "addcmul", "addcdiv", "copysign", "clamp_min", "clamp_max",
+    "atan2", "arctan2", "hypot", "xlogy", "lerp", "addcmul", "addcdiv", "copysign", "clamp_min", "clamp_max",
 )
 INPLACE_FUNCTIONS: tuple[str, ...] = ("clamp_min", "clamp_max")

@@ -12,7 +12,8 @@ from .._dtype import result_type
 from ..tensor import Tensor
 
 # isnan is defined in elementwise and only registered here: reduction.py imports it from there.
-from .elementwise import Kernel, Operand, _cast, _run, not_implemented_for, require_tensor
+from .elementwise import Kernel, Operand, _cast, _run, _zero, not_implemented_for, require_tensor
+from .table import derivative
 
 
 def _compare(name: str, kernel: Kernel) -> Callable[[Tensor, Operand], Tensor]:
@@ -75,6 +76,28 @@ bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "bitwise_or_cpu")
 bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "bitwise_xor_cpu")
 bitwise_left_shift = _bitwise("bitwise_left_shift", _shift(np.left_shift), "lshift_cpu", bools=False)
 bitwise_right_shift = _bitwise("bitwise_right_shift", _shift(np.right_shift), "rshift_cpu", bools=False)
+
+
+def _compare_in_place(compare: Callable[[Tensor, Operand], Tensor]) -> Callable[[Tensor, Operand], Tensor]:
+    """What `Tensor.eq_` (and the other in-place comparisons) computes: the comparison in the tensor's own dtype.
+
+    Written into a float tensor, PyTorch records it with a zero gradient (EqBackward0 for a number, EqBackward1
+    for a tensor), where the out-of-place comparison's bool result ends the graph.
+    """
+    stem = compare.__name__.capitalize()
+    by_number = derivative(f"{stem}Backward0", ("self",), self=_zero)
+    by_tensor = derivative(f"{stem}Backward1", ("self", "other"), self=_zero, other=_zero)
+
+    def kernel(input: Tensor, other: Operand) -> Tensor:
+        out = compare(input, other)._data.astype(input._data.dtype)
+        if isinstance(other, Tensor):
+            return by_tensor.record(out, (input, other))
+        return by_number.record(out, (input,))
+
+    kernel.__name__ = kernel.__qualname__ = compare.__name__
+    return kernel
+
+
 # -- predicates ------------------------------------------------------------------------------
 def _predicate(name: str, kernel: Kernel) -> Callable[[Tensor], Tensor]:
     def op(input: Tensor) -> Tensor:
@@ -186,6 +209,11 @@ _BOTH: dict[str, Callable[..., Any]] = {
 _CLOSENESS = (isclose, allclose, equal)
 FUNCTIONS: dict[str, Callable[..., Any]] = {**_BOTH, **{fn.__name__: fn for fn in _CLOSENESS}}
 METHODS: dict[str, Callable[..., Any]] = {**_BOTH, **{fn.__name__: _method(fn) for fn in _CLOSENESS}}
+_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal")
+# The logical ones write their bool result back and leave the tensor's history as it was, as PyTorch's do.
 INPLACE: tuple[str, ...] = (
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+    "logical_and", "logical_or", "logical_xor", "logical_not", *_COMPARISONS,
 )
+_IN_PLACE_COMPARISONS = {fn: _compare_in_place(fn) for fn in (eq, ne, lt, le, gt, ge)}
+INPLACE_KERNELS: dict[str, Callable[..., Any]] = {name: _IN_PLACE_COMPARISONS[_BOTH[name]] for name in _COMPARISONS}

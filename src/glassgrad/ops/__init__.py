@@ -8,7 +8,7 @@ and optionally ALSO: {namespace: {name: function}} for functions PyTorch has in 
 INPLACE_FUNCTIONS: names among INPLACE whose in-place form PyTorch also has as a function (torch.relu_),
 INPLACE_KERNELS: {name: function} for names among INPLACE whose in-place form computes something other than the
 method (an in-place comparison keeps the tensor's dtype and records a node), and
-PROPERTIES: {name: property} for `Tensor.<name>` attributes that are ops (Tensor.H, Tensor.real).
+PROPERTIES: {name: getter} for `Tensor.<name>` attributes that are ops (Tensor.real, Tensor.H).
 
 REGISTRY is their union, keyed by public name; the test-suite enumerates it so that no op
 escapes testing. Adding an op is: its function (and derivative entry) in a family module,
@@ -43,6 +43,7 @@ from . import (
     losses,
     matrix_functions,
     normalization,
+    numeric,
     reduction,
     scans,
     shape,
@@ -52,9 +53,9 @@ from . import (
 )
 
 FAMILIES = (
-    creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, indexing, linalg, linalg_decomp,
-    matrix_functions, activations, losses, convolution, embedding, normalization, distance, attention, complex_ops, fft,
-    special,
+    creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, indexing, linalg,
+    linalg_decomp, matrix_functions, activations, losses, convolution, embedding, normalization, distance, attention,
+    complex_ops, fft, special,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -62,7 +63,7 @@ NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
 }
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: dict[str, Callable[..., Any]] = {}
-PROPERTIES: dict[str, property] = {}
+PROPERTIES: dict[str, Callable[[Tensor], Any]] = {}
 for _family in FAMILIES:
     NAMESPACES.setdefault(getattr(_family, "NAMESPACE", "glassgrad"), {}).update(_family.FUNCTIONS)
     for _namespace, _functions in getattr(_family, "ALSO", {}).items():  # e.g. torch.softmax beside F.softmax
@@ -115,7 +116,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__mod__": elementwise.remainder, "__rmod__": _reflected(elementwise.remainder),
     "__pow__": elementwise.pow, "__rpow__": _reflected(elementwise.pow),
     "__matmul__": linalg.matmul, "__rmatmul__": _reflected(linalg.matmul),
-    "__neg__": elementwise.neg, "__pos__": lambda self: self, "__abs__": elementwise.abs,
+    "__neg__": elementwise.neg, "__pos__": numeric.positive, "__abs__": elementwise.abs,
     "__eq__": logic.eq, "__ne__": logic.ne, "__lt__": logic.lt, "__le__": logic.le, "__gt__": logic.gt, "__ge__": logic.ge,
     "__and__": logic.bitwise_and, "__or__": logic.bitwise_or, "__xor__": logic.bitwise_xor,
     "__rand__": logic.bitwise_and, "__ror__": logic.bitwise_or, "__rxor__": logic.bitwise_xor,
@@ -143,7 +144,7 @@ REGISTRY: dict[str, Callable[..., Any]] = {
     **{f"{space}.{name}": fn for space, functions in NAMESPACES.items() for name, fn in functions.items()},
     **{f"Tensor.{name}": fn for name, fn in METHODS.items()},
     **{f"Tensor.{name}": fn for name, fn in INPLACE.items()},
-    **{f"Tensor.{name}": prop.fget for name, prop in PROPERTIES.items()},
+    **{f"Tensor.{name}": fn for name, fn in PROPERTIES.items()},
 }
 
 
@@ -154,12 +155,10 @@ def install_tensor_methods() -> None:
         setattr(Tensor, name, fn)
     for name, fn in OPERATORS.items():
         setattr(Tensor, name, fn)
-    for name, prop in PROPERTIES.items():
-        setattr(Tensor, name, prop)
+    for name, fn in PROPERTIES.items():
+        setattr(Tensor, name, property(fn))
     Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))  # type: ignore[attr-defined]
     Tensor.mT = property(shape.mT)  # type: ignore[attr-defined]
-    for name, fn in complex_ops.PROPERTIES.items():
-        setattr(Tensor, name, property(fn))
 
 
 install_tensor_methods()

@@ -78,6 +78,22 @@ bitwise_left_shift = _bitwise("bitwise_left_shift", _shift(np.left_shift), "lshi
 bitwise_right_shift = _bitwise("bitwise_right_shift", _shift(np.right_shift), "rshift_cpu", bools=False)
 
 
+def _integer_binary(name: str, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
+    """gcd and lcm: the bitwise ops' dtype rules without bools, on two tensors only."""
+    op = _bitwise(name, kernel, f"{name}_cpu", bools=False)
+
+    def checked(input: Tensor, other: Tensor) -> Tensor:
+        require_tensor(name, "input", 1, input)
+        return op(input, require_tensor(name, "other", 2, other))
+
+    checked.__name__ = checked.__qualname__ = name
+    return checked
+
+
+gcd = _integer_binary("gcd", np.gcd)
+lcm = _integer_binary("lcm", np.lcm)
+
+
 def _compare_in_place(compare: Callable[[Tensor, Operand], Tensor]) -> Callable[[Tensor, Operand], Tensor]:
     """What `Tensor.eq_` (and the other in-place comparisons) computes: the comparison in the tensor's own dtype.
 
@@ -201,7 +217,7 @@ _BOTH: dict[str, Callable[..., Any]] = {
     "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor, "logical_not": logical_not,
     "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
-    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
+    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift, "gcd": gcd, "lcm": lcm,
     "isnan": isnan, "isinf": isinf, "isfinite": isfinite, "isposinf": isposinf, "isneginf": isneginf, "signbit": signbit,
     # PyTorch's aliases
     "greater": gt, "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
@@ -212,7 +228,7 @@ METHODS: dict[str, Callable[..., Any]] = {**_BOTH, **{fn.__name__: _method(fn) f
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal")
 # The logical ones write their bool result back and leave the tensor's history as it was, as PyTorch's do.
 INPLACE: tuple[str, ...] = (
-    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm",
     "logical_and", "logical_or", "logical_xor", "logical_not", *_COMPARISONS,
 )
 _IN_PLACE_COMPARISONS = {fn: _compare_in_place(fn) for fn in (eq, ne, lt, le, gt, ge)}

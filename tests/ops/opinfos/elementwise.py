@@ -198,6 +198,34 @@ OPS: list[OpInfo] = [
                      lambda m, name=name: getattr(m, name)(m.tensor([1]), m.tensor([2]))))
       for name in ("logaddexp", "logaddexp2")),
     OpInfo("glassgrad.logaddexp2", call("logaddexp2"), shapes=broadcasting(**SIDE), domains=(ANY, INT), id="logaddexp2_int_other"),
+    # ldexp: PyTorch's gradient of self raises 2 to an integer exponent in integers (a negative one gives 0)
+    *binary("ldexp", (ANY, Domain(-3, 3))),
+    OpInfo("glassgrad.ldexp", call("ldexp"), shapes=broadcasting(**SIDE), domains=(ANY, index(3)), id="ldexp_int",
+           errors=(lambda m: m.ldexp(m.ones(2), 2), lambda m: m.ldexp(2, m.ones(2)))),
+    OpInfo("glassgrad.ldexp", call("ldexp"), shapes=broadcasting(**SIDE), domains=(ANY, index(-1, -3)), id="ldexp_negative_int",
+           xfail={"gradcheck": "PyTorch's gradient of ldexp with a negative integer exponent is 0, not 2 ** exponent"}),
+    integers("ldexp", n=2, domains=(INT, index(3))),
+    integers("ldexp", n=2, domains=BOOL),
+    *binary("nextafter", errors=(lambda m: m.nextafter(m.tensor([1]), m.tensor([2])), lambda m: m.nextafter(m.ones(2), 1.0))),
+    OpInfo("glassgrad.nextafter", call("nextafter"), shapes=broadcasting(**SIDE), domains=INTEGRAL, id="nextafter_ties"),
+    # heaviside records a node whose backward raises, as PyTorch's does
+    *binary("heaviside", INTEGRAL, order=0,
+            errors=(lambda m: m.heaviside(m.ones(2), m.tensor([1, 2])), lambda m: m.heaviside(m.ones(2), 0.5))),
+    integers("heaviside", n=2),
+    integers("heaviside", n=2, domains=BOOL),
+    OpInfo("glassgrad.heaviside", lambda m, x, v: m.heaviside(x, v).sum(), shapes=broadcasting(**SIDE), order=1,
+           id="heaviside_backward", xfail={"gradcheck": "PyTorch has no derivative of heaviside"}),
+    # gcd and lcm: integer tensors only
+    *[op for name in ("gcd", "lcm") for op in (
+        OpInfo(f"glassgrad.{name}", call(name), shapes=broadcasting(**SIDE), domains=index(12, -12), order=0,
+               errors=(lambda m, name=name: getattr(m, name)(m.ones(2), m.ones(2)),
+                       lambda m, name=name: getattr(m, name)(m.tensor([4]), 2),
+                       lambda m, name=name: getattr(m, name)(m.tensor([True]), m.tensor([True])))),
+        OpInfo(f"glassgrad.{name}", call(name), shapes=broadcasting(**SIDE), order=0, id=f"{name}_mixed_ints",
+               domains=(Domain(0, 100, dtype="uint8"), Domain(-100, 100, dtype="int8"))),
+        inplace(OpInfo(f"glassgrad.{name}", call(name), shapes=onto_first(2), domains=index(12, -12), order=0), f"{name}_",
+                errors=(lambda m, name=name: getattr(m.ones(1), f"{name}_")(m.ones(1)),)),
+    )],
     # copysign: the sign of other flips at 0 (-0.0 against 0.0), and self's gradient has a kink there
     *binary("copysign", Domain(kinks=(0,)), errors=(lambda m: m.copysign(2.0, m.ones(2)),)),
     scalar_op("copysign", -1.5, domains=Domain(kinks=(0,)), id="copysign_scalar"),

@@ -102,9 +102,9 @@ class Node:
         self._step = steps.current
         if watches.state is not None:
             watches.state.track(self)
+        self._saved: dict[str, Any] = {}  # before the forward stack, which anomaly mode keeps in it (as metadata)
         if anomaly.enabled:
             anomaly.record_stack(self)
-        self._saved: dict[str, Any] = {}
         # What the engine and the diagnostics fill in later: the backward call that freed this node or ran it with
         # retain_graph=True, node hooks, tensor hooks (by output) and retain_grad() tensors (by output).
         self._freed_by = self._retained_by = self._hooks = self._pre_hooks = self._tensor_pre_hooks = self._retains_grad = None

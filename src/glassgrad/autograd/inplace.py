@@ -56,6 +56,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
     if not data.flags.writeable and any(stride == 0 and n > 1 for stride, n in zip(data.strides, data.shape, strict=True)):
         raise RuntimeError(OVERLAP_MESSAGE)
     result = compute(t)
+    assert result is not t, "an in-place op's out-of-place half returned its input: its history would be taken for new"
     if not any_cast and result.dtype._category > t.dtype._category:
         raise RuntimeError(
             f"result type {result.dtype.scalar_name} can't be cast to the desired output type {t.dtype.scalar_name}"

@@ -114,6 +114,22 @@ def _compare_in_place(compare: Callable[[Tensor, Operand], Tensor]) -> Callable[
     return kernel
 
 
+def isin(elements: Operand, test_elements: Operand, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each element is among test_elements, compared after type promotion (NaN is in nothing)."""
+    tensors = [x for x in (elements, test_elements) if isinstance(x, Tensor)]
+    if not tensors:
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got ({type(elements).__name__}, "
+            f"{type(test_elements).__name__}), but expected one of: (Tensor elements, Tensor test_elements), "
+            "(Number element, Tensor test_elements), (Tensor elements, Number test_element)"
+        )
+    if any(t.dtype is _dtype.bool_ for t in tensors):
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    common = result_type(elements, test_elements)
+    a, b = (_cast(np.asarray(x._data if isinstance(x, Tensor) else x), common) for x in (elements, test_elements))
+    return Tensor._wrap(np.asarray(np.isin(a, b, assume_unique=assume_unique, invert=invert)))
+
+
 # -- predicates ------------------------------------------------------------------------------
 def _predicate(name: str, kernel: Kernel) -> Callable[[Tensor], Tensor]:
     def op(input: Tensor) -> Tensor:
@@ -223,7 +239,7 @@ _BOTH: dict[str, Callable[..., Any]] = {
     "greater": gt, "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
 }
 _CLOSENESS = (isclose, allclose, equal)
-FUNCTIONS: dict[str, Callable[..., Any]] = {**_BOTH, **{fn.__name__: fn for fn in _CLOSENESS}}
+FUNCTIONS: dict[str, Callable[..., Any]] = {**_BOTH, **{fn.__name__: fn for fn in _CLOSENESS}, "isin": isin}
 METHODS: dict[str, Callable[..., Any]] = {**_BOTH, **{fn.__name__: _method(fn) for fn in _CLOSENESS}}
 _COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal")
 # The logical ones write their bool result back and leave the tensor's history as it was, as PyTorch's do.

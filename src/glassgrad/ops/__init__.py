@@ -36,6 +36,7 @@ from . import (
     embedding,
     fft,
     indexing,
+    inplace_methods,
     inplace_ops,
     linalg,
     linalg_decomp,
@@ -55,7 +56,7 @@ from . import (
 FAMILIES = (
     creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, indexing, linalg,
     linalg_decomp, matrix_functions, activations, losses, convolution, embedding, normalization, distance, attention,
-    complex_ops, fft, special,
+    complex_ops, fft, special, inplace_methods,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -533,13 +533,54 @@ TakeBackward0 = derivative(
 )
 
 
-def take(input: Tensor, index: Tensor) -> Tensor:
-    idx = _index_array(index, "take")
-    n = input.numel()
+def _check_flat_index(idx: np.ndarray, n: int) -> None:
     bad = idx[(idx < -n) | (idx >= n)]
     if bad.size:
         raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements.")
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    idx = _index_array(index, "take")
+    _check_flat_index(idx, input.numel())
     return TakeBackward0.record(input._data.reshape(-1)[idx], (input,), self_shape=input.shape, index=index)
+
+
+PutBackward0 = derivative(
+    "PutBackward0", ("self", "source"),
+    self=lambda grad, index, source_shape, accumulate: grad if accumulate else put(grad, index, _zeros(source_shape, grad)),
+    source=lambda grad, index, source_shape: reshape(take(grad, index), source_shape),
+)
+
+
+def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """input with source's elements written (or, with accumulate, added) at flat positions index, as if 1-d."""
+    for position, (name, value) in enumerate((("index", index), ("source", source)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"put(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
+    if index.dtype is not _dtype.int64:
+        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype.scalar_name}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            f"put_(): self and source expected to have the same dtype, but got self.dtype = {input.dtype.scalar_name} "
+            f"and source.dtype = {source.dtype.scalar_name}"
+        )
+    if index.numel() != source.numel():
+        raise IndexError(
+            "put_(): Expected source and index to have the same number of elements, but got source.numel() = "
+            f"{source.numel()}, index.numel() = {index.numel()}"
+        )
+    if input.numel() == 0 and index.numel():
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
+    idx = index._data.reshape(-1)
+    _check_flat_index(idx, input.numel())
+    out = input._data.reshape(-1).copy()
+    if accumulate:
+        np.add.at(out, idx, source._data.reshape(-1))
+    else:
+        out[idx] = source._data.reshape(-1)
+    return PutBackward0.record(
+        out.reshape(input.shape), (input, source), index=index, source_shape=source.shape, accumulate=accumulate
+    )
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
@@ -595,7 +636,7 @@ _BOTH = {
     "gather": gather, "scatter": scatter, "scatter_add": scatter_add, "scatter_reduce": scatter_reduce,
     "index_select": index_select, "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill,
     "index_put": index_put, "masked_select": masked_select, "masked_scatter": masked_scatter, "take": take,
-    "take_along_dim": take_along_dim, "nonzero": nonzero,
+    "take_along_dim": take_along_dim, "nonzero": nonzero, "put": put,
     **{name: fn for name, fn in rearrange.FUNCTIONS.items() if name != "repeat"},
 }
 FUNCTIONS = {**_BOTH, **rearrange.PIXEL_SHUFFLE}
@@ -603,5 +644,5 @@ METHODS = {**_BOTH, "repeat": rearrange.repeat}
 ALSO = {"glassgrad.nn.functional": {"one_hot": one_hot, **rearrange.PIXEL_SHUFFLE}}
 INPLACE = (
     "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_put", "masked_scatter",
-    "tril", "triu",
+    "tril", "triu", "put",
 )

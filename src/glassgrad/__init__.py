@@ -79,7 +79,7 @@ __version__ = "0.1.0"
 
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.
-_LAZY_MODULES = ("amp", "backends", "cuda", "distributed", "func", "jit", "onnx", "version")
+_LAZY_MODULES = ("accelerator", "amp", "backends", "cuda", "distributed", "func", "jit", "onnx", "version")
 _missing_name = _module_getattr(__name__)
 
 

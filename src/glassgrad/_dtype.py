@@ -65,12 +65,6 @@ complex64 = dtype("complex64", np.complex64, COMPLEX, "ComplexFloat")
 complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDouble")
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
-# The C++ type names PyTorch's messages print for a dtype ("attn_mask.dtype: long int", "input dtype = double").
-CPP_NAMES = {
-    "bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int", "int32": "int",
-    "int64": "long int", "float16": "c10::Half", "float32": "float", "float64": "double",
-    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
-}
 _BY_NUMPY = {d.np: d for d in ALL_DTYPES}
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update(
@@ -109,7 +103,7 @@ def to_dtype(spec: object) -> dtype:
     if isinstance(spec, dtype):
         return spec
     if spec is float:
-        return _default_float
+        return float64  # PyTorch reads Python's float as double, whatever the default dtype
     if spec is int:
         return int64
     if spec is bool:
@@ -203,3 +197,11 @@ def _tensor_type() -> type:
 
 
 _TENSOR: type | None = None
+
+# The C++ type names PyTorch's messages print for a dtype ("attn_mask.dtype: long int", "to - 1 is out of bounds
+# for unsigned char").
+CPP_NAMES = {
+    bool_: "bool", uint8: "unsigned char", int8: "signed char", int16: "short int", int32: "int", int64: "long int",
+    float16: "c10::Half", float32: "float", float64: "double",
+    complex64: "c10::complex<float>", complex128: "c10::complex<double>",
+}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -77,14 +77,13 @@ class Tensor:
     )
 
     # -- construction ----------------------------------------------------------
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        """The legacy constructor: Tensor(data) or Tensor(*sizes), float by default."""
-        if len(args) == 1 and not isinstance(args[0], int):
-            array = np.array(args[0].numpy() if isinstance(args[0], Tensor) else args[0], dtype=_dtype.get_default_dtype().np)
-        else:
-            sizes = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
-            array = np.empty(tuple(sizes), dtype=_dtype.get_default_dtype().np)
-        self._init(array)
+    # glassgrad.ops.legacy.legacy_new, installed with the ops (the core does not import them)
+    _legacy_new: ClassVar[Callable[..., Tensor]]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """The legacy constructor of the default dtype: Tensor(*sizes) is uninitialised, Tensor(data) copies and
+        Tensor(other) aliases, as in PyTorch. Ops make tensors with `_wrap`, which does not come through here."""
+        return Tensor._legacy_new(None, args, kwargs)
 
     def _init(self, array: np.ndarray) -> None:
         self._data = array
@@ -188,6 +187,10 @@ class Tensor:
     @property
     def is_cuda(self) -> bool:
         return False
+
+    @property
+    def is_cpu(self) -> bool:
+        return True
 
     @property
     def is_leaf(self) -> bool:
@@ -414,13 +417,6 @@ class Tensor:
 
         return elementwise.to_dtype(self, target)
 
-    def type(self, dtype: Any = None) -> Any:
-        from .autograd.graph import type_name
-
-        if dtype is None:
-            return type_name(self.dtype)
-        return self.to(dtype)
-
     def float(self) -> Tensor:
         return self.to(_dtype.float32)
 
@@ -454,9 +450,11 @@ class Tensor:
         return format_tensor(self)
 
     def __format__(self, spec: str) -> str:
-        if self._data.ndim == 0 and spec:
+        # As PyTorch: a 0-d plain tensor formats as its number, even with no spec ('{} %'.format(100 * correct / n));
+        # anything else as object does (its str, and a TypeError for a spec).
+        if self._data.ndim == 0 and type(self) is Tensor:
             return format(self.item(), spec)
-        return repr(self)
+        return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         from .ops.creation import _rebuild
@@ -474,6 +472,13 @@ class Tensor:
             copy.grad = self.grad.__deepcopy__(memo)
         memo[id(self)] = copy
         return copy
+
+
+# Where a tensor lives and how it is stored, as PyTorch's CPU build answers for a dense CPU tensor: scripts branch
+# on these (pytorch/examples' dcgan asks `input.is_cuda or input.is_xpu` before splitting work over GPUs).
+for _kind in ("xpu", "mps", "meta", "xla", "ipu", "maia", "mtia", "vulkan", "mkldnn", "quantized", "nested", "sparse_csr"):
+    setattr(Tensor, f"is_{_kind}", property(lambda self: False, doc=f"False: glassgrad tensors are never {_kind}."))
+del _kind
 
 
 def is_tensor(obj: object) -> bool:

@@ -187,11 +187,11 @@ torch.manual_seed(0)
 model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
 running = 0.0
-for step in range(250):
+for step in range(1000):
     optimizer.zero_grad()
-    for micro in range(4):
+    for micro in range(2):
         x, y = torch.randn(8, 4), torch.randint(0, 3, (8,))
-        loss = torch.nn.functional.cross_entropy(model(x), y) / 4
+        loss = torch.nn.functional.cross_entropy(model(x), y) / 2
         loss.backward()
         running += loss.item()
     optimizer.step()
@@ -214,7 +214,7 @@ torch.manual_seed(0)
 generator, critic = torch.nn.Linear(2, 4), torch.nn.Linear(4, 1)
 opt_g = torch.optim.Adam(generator.parameters(), lr=1e-4)
 opt_d = torch.optim.Adam(critic.parameters(), lr=1e-4)
-for step in range(500):
+for step in range(1000):
     fake = generator(torch.randn(8, 2))
     d_loss = torch.nn.functional.softplus(-critic(torch.randn(8, 4))).mean() + torch.nn.functional.softplus(critic(fake.detach())).mean()
     opt_d.zero_grad()
@@ -229,7 +229,7 @@ for step in range(500):
 torch.manual_seed(0)
 critic = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
 optimizer = torch.optim.Adam(critic.parameters(), lr=1e-4)
-for step in range(500):
+for step in range(1000):
     x = torch.randn(8, 4, requires_grad=True)
     score = critic(x)
     (grad,) = torch.autograd.grad(score.sum(), x, create_graph=True)

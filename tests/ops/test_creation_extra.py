@@ -1,10 +1,16 @@
-"""manual_seed, seed and initial_seed: the global stream's contract (streams need not match PyTorch's values)."""
+"""manual_seed, seed and initial_seed: the global stream's contract (streams need not match PyTorch's values);
+Tensor.new_* against PyTorch 2.13."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+import pytest
 
 import glassgrad
+
+from .outcome import Call, assert_same_outcome
 
 
 def test_manual_seed_repeats_the_stream() -> None:
@@ -35,3 +41,67 @@ def test_different_seeds_give_different_streams() -> None:
     a = glassgrad.rand(8).numpy()
     glassgrad.manual_seed(2)
     assert not np.array_equal(a, glassgrad.rand(8).numpy())
+
+
+def _x(m: Any) -> Any:
+    return m.ones(2, 3, dtype=m.float64, requires_grad=True)
+
+
+def _i(m: Any) -> Any:
+    return m.arange(3)
+
+
+NEW: dict[str, Call] = {
+    "zeros_varargs": lambda m: _x(m).new_zeros(2, 3),
+    "zeros_tuple": lambda m: _x(m).new_zeros((2, 3)),
+    "zeros_list": lambda m: _x(m).new_zeros([2, 3]),
+    "zeros_size": lambda m: _x(m).new_zeros(m.Size([2])),
+    "zeros_size_keyword": lambda m: _x(m).new_zeros(size=(2,)),
+    "zeros_empty": lambda m: _x(m).new_zeros(0),
+    "zeros_dtype": lambda m: _x(m).new_zeros(2, dtype=m.int32),
+    "zeros_python_float_is_double": lambda m: _i(m).new_zeros(2, dtype=float),
+    "zeros_requires_grad": lambda m: _x(m).new_zeros(2, requires_grad=True),
+    "zeros_integer_requires_grad": lambda m: _i(m).new_zeros(2, requires_grad=True),
+    "zeros_no_size": lambda m: _x(m).new_zeros(),
+    "zeros_negative": lambda m: _x(m).new_zeros(-1),
+    "zeros_float_size": lambda m: _x(m).new_zeros(2.0),
+    "zeros_mixed_size": lambda m: _x(m).new_zeros(2, (3,)),
+    "ones": lambda m: _i(m).new_ones(2),
+    "ones_device": lambda m: _i(m).new_ones(2, device="cpu"),
+    "full_truncates_to_dtype": lambda m: _i(m).new_full((2,), 3.5),
+    "full_bool_value": lambda m: _x(m).new_full([2], True),
+    "full_keywords": lambda m: _x(m).new_full(size=(2,), fill_value=1),
+    "full_0d_tensor_value": lambda m: _x(m).new_full((2,), m.tensor(3.0)),
+    "full_1d_tensor_value": lambda m: _x(m).new_full((2,), m.tensor([3.0])),
+    "full_dtype": lambda m: _x(m).new_full((2,), 3.7, dtype=m.int64),
+    "full_requires_grad": lambda m: _x(m).new_full((2,), 3.7, requires_grad=True),
+    "full_int_size": lambda m: _i(m).new_full(2, 3.5),
+    "full_negative": lambda m: _x(m).new_full((-1,), 3.7),
+    "empty_meta": lambda m: (lambda t: (t.shape, t.dtype, t.requires_grad))(_i(m).new_empty(2, 3)),
+    "empty_requires_grad": lambda m: (lambda t: (t.shape, t.dtype, t.requires_grad))(_x(m).new_empty((2,), requires_grad=True)),
+    "tensor_list": lambda m: _x(m).new_tensor([1, 2]),
+    "tensor_truncates": lambda m: _i(m).new_tensor([1.5]),
+    "tensor_scalar": lambda m: _x(m).new_tensor(3),
+    "tensor_bools": lambda m: _x(m).new_tensor([True]),
+    "tensor_numpy": lambda m: _i(m).new_tensor(np.ones(2, dtype=np.float32)),
+    "tensor_of_tensor_warns_and_copies": lambda m: _i(m).new_tensor(m.ones(2)),
+    "tensor_of_tensor_detaches": lambda m: _x(m).new_tensor(_x(m) * 2),
+    "tensor_never_shares": lambda m: (lambda x: x.new_tensor(x.numpy()).data_ptr() == x.data_ptr())(m.ones(2)),
+    "tensor_dtype": lambda m: _x(m).new_tensor([1], dtype=m.float32),
+    "tensor_requires_grad": lambda m: _x(m).new_tensor([1], requires_grad=True),
+    "tensor_data_keyword": lambda m: _x(m).new_tensor(data=[1]),
+    "tensor_string": lambda m: _x(m).new_tensor("a"),
+    "tensor_two_arguments": lambda m: _x(m).new_tensor(1, 2),
+}
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("call", NEW.values(), ids=NEW.keys())
+def test_new_methods_match_torch(call: Call) -> None:
+    assert_same_outcome(call)
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("scalar", [np.float64(1.5), np.float32(1.5), np.int32(3), np.bool_(True)], ids=repr)
+def test_tensor_of_a_numpy_scalar_keeps_its_dtype(scalar: Any) -> None:
+    assert_same_outcome(lambda m: m.tensor(scalar))

@@ -67,6 +67,8 @@ OPTIMIZERS = {
     "rmsprop_centered_momentum_wd": lambda o, p: o.RMSprop(p, lr=0.01, alpha=0.9, centered=True, momentum=0.5, weight_decay=0.1),
     "adagrad": lambda o, p: o.Adagrad(p, lr=0.1, lr_decay=0.01, initial_accumulator_value=0.1, weight_decay=0.01),
     "adamax": lambda o, p: o.Adamax(p, lr=0.1, weight_decay=0.01),
+    "adadelta": lambda o, p: o.Adadelta(p),
+    "adadelta_rho_wd_maximize": lambda o, p: o.Adadelta(p, lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1, maximize=True),
     "nadam": lambda o, p: o.NAdam(p, lr=0.1),
     "nadam_decoupled": lambda o, p: o.NAdam(p, lr=0.1, weight_decay=0.1, decoupled_weight_decay=True),
     "radam": lambda o, p: o.RAdam(p, lr=0.1, weight_decay=0.01),
@@ -205,3 +207,13 @@ def test_zero_grad_and_param_group_errors() -> None:
         glassgrad.optim.Adam(params, lr=-1)
     with pytest.raises(ValueError, match="can't optimize a non-leaf Tensor"):
         glassgrad.optim.SGD([params[0] * 2], lr=0.1)
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("kwargs", [{"rho": 1.5}, {"rho": -0.1}, {"eps": -1.0}, {"lr": -1.0}, {"weight_decay": -1.0}])
+def test_adadelta_rejects_what_torch_rejects(kwargs: dict) -> None:
+    with pytest.raises(ValueError) as expected:
+        torch.optim.Adadelta(make_params(torch), **kwargs)
+    with pytest.raises(ValueError) as actual:
+        glassgrad.optim.Adadelta(make_params(glassgrad), **kwargs)
+    assert str(actual.value) == str(expected.value)

@@ -140,6 +140,9 @@ def extremes(dtype: glassgrad.dtype) -> np.ndarray:
         info = np.finfo(np_dtype)
         values = [0.0, -0.0, 1.5, -2.25, np.nan, np.inf, -np.inf, info.max, info.min, info.tiny, info.smallest_subnormal]
         return np.array(values, dtype=np_dtype)
+    if dtype.is_complex:
+        info = np.finfo(np_dtype)
+        return np.array([0, -0.0 + 1j, 1.5 - 2.25j, complex(np.nan, 1), complex(0, np.inf), info.max - 1j * info.tiny], dtype=np_dtype)
     if np_dtype == np.bool_:
         return np.array([True, False, True])
     info = np.iinfo(np_dtype)

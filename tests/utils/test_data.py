@@ -93,3 +93,18 @@ def test_iterable_dataset_and_argument_errors() -> None:
     from glassgrad.utils.data.dataloader import DataLoader
 
     assert DataLoader is data.DataLoader
+
+
+@pytest.mark.torch_oracle
+def test_sampling_with_replacement_draws_lazily_as_torch() -> None:
+    """minGPT's trainer loops over RandomSampler(..., replacement=True, num_samples=int(1e10)) and stops when it likes."""
+
+    def first(lib):
+        sampler = lib.utils.data.RandomSampler(range(7), replacement=True, num_samples=int(1e10))
+        loader = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(lib.arange(7)), sampler=sampler, batch_size=40)
+        batch = next(iter(loader))[0]
+        return len(sampler), len(loader), batch.shape[0], int(batch.min()) >= 0 and int(batch.max()) < 7
+
+    assert first(glassgrad) == first(torch)
+    counts = np.bincount(list(data.RandomSampler(range(3), replacement=True, num_samples=3001)), minlength=3)
+    assert counts.sum() == 3001 and counts.min() > 900

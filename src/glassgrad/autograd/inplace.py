@@ -46,6 +46,21 @@ def check_inplace(t: Tensor) -> None:
         raise RuntimeError(LEAF_MESSAGE + explain.leaf_inplace(t, view=False))
 
 
+def has_internal_overlap(data: np.ndarray) -> bool:
+    """Whether two elements of `data` may share a memory location: an expanded dim (stride 0), or strides that
+    interleave (unfold's overlapping windows, as_strided). Dims sorted by stride, each must step past the whole
+    extent of the smaller ones; arrays that fail this without overlapping are too odd to be worth telling apart."""
+    if not data.size:
+        return False
+    dims = sorted((abs(stride), n) for stride, n in zip(data.strides, data.shape, strict=True) if n > 1)
+    extent = data.itemsize
+    for stride, n in dims:
+        if stride < extent:
+            return True
+        extent += stride * (n - 1)
+    return False
+
+
 def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: bool = False) -> Tensor:
     """Run `compute(t)` out of place, then make its value and history t's own.
 
@@ -54,7 +69,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
     """
     check_inplace(t)
     data = t._data
-    if not data.flags.writeable and any(stride == 0 and n > 1 for stride, n in zip(data.strides, data.shape, strict=True)):
+    if not data.flags.writeable and has_internal_overlap(data):
         raise RuntimeError(OVERLAP_MESSAGE)
     result = compute(t)
     assert result is not t, "an in-place op's out-of-place half returned its input: its history would be taken for new"

@@ -159,6 +159,7 @@ def _abort_on_uncaught_exception(rank: int) -> None:
     def hook(kind: type[BaseException], error: BaseException, traceback: Any) -> None:
         previous(kind, error, traceback)
         print(f"glassgrad.distributed: rank {rank} ended with {kind.__name__}; stopping every rank", file=sys.stderr, flush=True)
+        time.sleep(0.5)  # the launcher forwards output through a proxy that an abort would cut short
         _mpi().COMM_WORLD.Abort(1)
 
     sys.excepthook = hook

@@ -29,9 +29,6 @@ class Parameter(Tensor):
         param.requires_grad_(requires_grad)
         return param
 
-    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
-        pass  # everything happened in __new__; Tensor.__init__ is the legacy constructor and would rebuild the data
-
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
@@ -61,5 +58,3 @@ class Buffer(Tensor):
         buffer.persistent = persistent
         return buffer
 
-    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
-        pass

@@ -32,31 +32,45 @@ from . import (
     convolution,
     creation,
     distance,
+    draws,
     elementwise,
     embedding,
     fft,
+    histograms,
+    householder,
     indexing,
     inplace_methods,
     inplace_ops,
+    legacy,
     linalg,
     linalg_decomp,
+    linalg_derived,
+    linalg_lu,
     logic,
     losses,
+    lowrank,
     matrix_functions,
     normalization,
     numeric,
+    products,
     reduction,
+    sampling,
     scans,
+    scatters,
     shape,
     sorting,
     special,
     stacking,
+    statistics,
+    strided,
+    subscript,
 )
 
 FAMILIES = (
-    creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, indexing, linalg,
-    linalg_decomp, matrix_functions, activations, losses, convolution, embedding, normalization, distance, attention,
-    complex_ops, fft, special, inplace_methods,
+    creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, strided, scatters,
+    indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, convolution,
+    embedding, normalization, distance, attention, complex_ops, fft, special, draws, legacy, sampling, statistics,
+    histograms, products, householder, lowrank, inplace_methods,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -124,7 +138,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__lshift__": logic.bitwise_left_shift, "__rshift__": logic.bitwise_right_shift,
     "__rlshift__": _reflected(logic.bitwise_left_shift), "__rrshift__": _reflected(logic.bitwise_right_shift),
     "__invert__": logic.bitwise_not,
-    "__getitem__": indexing.getitem, "__setitem__": indexing.setitem,
+    "__getitem__": subscript.getitem, "__setitem__": subscript.setitem,
     "__iadd__": _inplace_method(elementwise.add), "__isub__": _inplace_method(elementwise.sub),
     "__imul__": _inplace_method(elementwise.mul), "__itruediv__": _inplace_method(elementwise.div),
     "__ifloordiv__": _inplace_method(elementwise.floor_divide), "__imod__": _inplace_method(elementwise.remainder),
@@ -158,6 +172,7 @@ def install_tensor_methods() -> None:
         setattr(Tensor, name, fn)
     for name, fn in PROPERTIES.items():
         setattr(Tensor, name, property(fn))
+    Tensor._legacy_new = staticmethod(legacy.legacy_new)  # type: ignore[assignment]
     Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))  # type: ignore[attr-defined]
     Tensor.mT = property(shape.mT)  # type: ignore[attr-defined]
 

@@ -294,7 +294,7 @@ def _as_scalar_of(value: float, dtype: _dtype.dtype) -> Any:
     else:
         fits = math.isfinite(value) and np.iinfo(kind).min <= value <= np.iinfo(kind).max
     if not fits:
-        name = _dtype.CPP_NAMES[kind.name] if kind.kind == "f" else f"{kind.name}_t"  # c10 names int64_t, not long
+        name = _dtype.CPP_NAMES[_dtype._BY_NUMPY[kind]] if kind.kind == "f" else f"{kind.name}_t"  # c10 names int64_t, not long
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
     return kind.type(value if kind.kind == "f" else int(value))
 

@@ -128,7 +128,7 @@ def _check(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, 
             )
     if attn_mask is not None and not isinstance(attn_mask, Tensor):
         raise TypeError(f"scaled_dot_product_attention(): argument 'attn_mask' must be Tensor, not {type(attn_mask).__name__}")
-    names = [CPP_NAMES[t.dtype.name] for t in (query, key, value)]
+    names = [CPP_NAMES[t.dtype] for t in (query, key, value)]
     if not (query.dtype is key.dtype is value.dtype):
         raise RuntimeError(
             f"Expected query, key, and value to have the same dtype, but got query.dtype: {names[0]} key.dtype: "
@@ -142,7 +142,7 @@ def _check(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None, 
     if attn_mask is not None and attn_mask.dtype not in (bool_, float32, query.dtype):
         raise RuntimeError(
             f"Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: "
-            f"{CPP_NAMES[attn_mask.dtype.name]} and  query.dtype: {names[0]} instead."
+            f"{CPP_NAMES[attn_mask.dtype]} and  query.dtype: {names[0]} instead."
         )
     if not query.dtype.is_floating_point:
         raise RuntimeError(f"expected scalar type Float but found {query.dtype.scalar_name}")

@@ -7,6 +7,7 @@ family module stays the one that ops/__init__.py registers.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -346,16 +347,23 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
 
 
 # -- dropout ---------------------------------------------------------------------------------------------------
-def _noisy(input: Tensor, p: float, training: bool, inplace: bool, alpha: bool) -> Tensor:
+def _noisy(input: Tensor, p: float, training: bool, inplace: bool, alpha: bool, features: str = "") -> Tensor:
+    """Dropout's noise times the input. `features` draws one value per channel, as PyTorch's feature_dropout:
+    "batched" per (sample, channel) of an (N, C, ...) input, "unbatched" per channel of a (C, ...) one (which
+    PyTorch gets by unsqueezing a batch dim and squeezing it off again)."""
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not training or input.numel() == 0:
         return input
-    keep = default_generator._rng.random(input.shape) < 1 - p
+    if features and input.ndim < (2 if features == "batched" else 1):
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    lead = {"batched": 2, "unbatched": 1}.get(features, input.ndim)
+    shape = (*input.shape[:lead], *(1,) * (input.ndim - lead))
+    keep = default_generator._rng.random(shape) < 1 - p
     dtype = input._data.dtype
     shift = None
     if not alpha:
-        noise = keep / (1 - p) if p < 1 else np.zeros(input.shape)
+        noise = keep / (1 - p) if p < 1 else np.zeros(shape)
     else:
         # alpha_dropout keeps the mean and variance of a standard normal input (SELU's fixed point).
         a_selu = 1.7580993408473766
@@ -379,12 +387,65 @@ def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace
     return _noisy(input, p, training, inplace, alpha=True)
 
 
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that dropout1d exists to "
+            "provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an optional "
+            "batch dimension (i.e. 2D or 3D inputs)."
+        )
+    return _noisy(input, p, training, inplace, alpha=False, features="batched" if input.ndim == 3 else "unbatched")
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {input.ndim}-D input to dropout2d, which is deprecated and will result in an "
+            "error in a future release. To retain the behavior and silence this warning, please use dropout instead. "
+            "Note that dropout2d exists to provide channel-wise dropout on inputs with 2 spatial dimensions, a "
+            "channel dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if input.ndim == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
+            "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
+            "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
+            "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _noisy(input, p, training, inplace, alpha=False, features="batched")
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if input.ndim not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {input.ndim}-D input to dropout3d, which is deprecated and will result in an "
+            "error in a future release. To retain the behavior and silence this warning, please use dropout instead. "
+            "Note that dropout3d exists to provide channel-wise dropout on inputs with 3 spatial dimensions, a "
+            "channel dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    return _noisy(input, p, training, inplace, alpha=False, features="batched" if input.ndim == 5 else "unbatched")
+
+
+def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    return _noisy(input, p, training, inplace, alpha=True, features="batched")
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "conv1d": conv1d, "conv2d": conv2d, "conv3d": conv3d, "conv_transpose1d": conv_transpose1d,
     "conv_transpose2d": conv_transpose2d, "conv_transpose3d": conv_transpose3d,
     "unfold": unfold, "fold": fold, "pad": pad, "dropout": dropout,
-    "alpha_dropout": alpha_dropout, **pooling.FUNCTIONS,
+    "alpha_dropout": alpha_dropout, "dropout1d": dropout1d, "dropout2d": dropout2d, "dropout3d": dropout3d,
+    "feature_alpha_dropout": feature_alpha_dropout, **pooling.FUNCTIONS,
 }
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: tuple[str, ...] = ()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -93,8 +93,8 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
     """Always copies `data`. Python floats become float32 (the default dtype), ints int64."""
     if isinstance(data, Tensor):
         array = data._data.copy()
-    elif isinstance(data, np.ndarray):
-        array = data.copy()
+    elif isinstance(data, (np.ndarray, np.generic)):  # a NumPy scalar keeps its dtype too, as in PyTorch
+        array = np.array(data)
         _dtype.from_numpy_dtype(array.dtype)
     else:
         unwrapped = _unwrap_nested(data)
@@ -180,6 +180,47 @@ def full_like(input: Tensor, fill_value: Any, *, dtype: Any = None, device: Any 
     return _finish(np.full(input.shape, fill_value, dtype=_like(input, dtype)), requires_grad, device)
 
 
+# -- Tensor.new_*: the tensor's dtype unless dtype= says otherwise -------------------------------
+def _new_of_size(make: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """Tensor.new_zeros from zeros (and new_ones, new_empty): sizes as varargs, a sequence or size=."""
+    name = f"new_{make.__name__}"
+
+    def method(input: Tensor, *sizes: Any, size: Any = None, dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
+        if size is None and not sizes:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "size"')
+        return make(*(sizes if size is None else (size,)), dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
+
+    method.__name__ = method.__qualname__ = name
+    return method
+
+
+new_zeros, new_ones, new_empty = map(_new_of_size, (zeros, ones, empty))
+
+
+def new_full(input: Tensor, size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    if not isinstance(size, (tuple, list)):
+        raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
+    if isinstance(fill_value, Tensor):
+        if fill_value.ndim:
+            raise TypeError("new_full(): argument 'fill_value' (position 2) must be Number, not Tensor")
+        fill_value = fill_value.item()
+    return full(size, fill_value, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
+
+
+def new_tensor(input: Tensor, data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    """A copy of `data` (never sharing memory, never keeping a graph), of input's dtype unless dtype= is given."""
+    if isinstance(data, Tensor):
+        import warnings
+
+        warnings.warn(
+            "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+            "sourceTensor.detach().clone().requires_grad_(True), rather than tensor.new_tensor(sourceTensor).",
+            UserWarning, stacklevel=2,
+        )
+        data = data.detach()
+    return tensor(data, dtype=_like(input, dtype), device=device, requires_grad=requires_grad)
+
+
 def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     if end is None:
         start, end = 0, start
@@ -223,12 +264,21 @@ def randn(*size: Any, generator: Generator | None = None, dtype: Any = None, dev
     return _finish(_random(_rng(generator).standard_normal, _size(size), _float_or(dtype), 0.5**0.5), requires_grad, device)
 
 
-def randint(low: int, high: int | None = None, size: Sequence[int] | None = None, *, generator: Generator | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def randint(low: int | None = None, high: int | None = None, size: Sequence[int] | None = None, *, generator: Generator | None = None, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    # PyTorch's two overloads: randint(high, size) and randint(low, high, size), any of them by keyword.
+    if size is None and isinstance(high, (tuple, list)):
+        low, high, size = 0, low, high
+    elif high is None and size is not None:
+        low, high = 0, low
+    elif low is None:
+        low = 0
     if high is None or size is None:
-        if size is None and isinstance(high, (tuple, list)):
-            low, high, size = 0, low, high
-        else:
-            raise TypeError("randint() missing required argument 'size'")
+        given = ", ".join(type(a).__name__ for a in (low, high, size) if a is not None)
+        raise TypeError(
+            f"randint() received an invalid combination of arguments - got ({given}), but expected one of:\n"
+            " * (int high, tuple of ints size, *, torch.Generator generator, torch.dtype dtype = None, ...)\n"
+            " * (int low, int high, tuple of ints size, *, torch.Generator generator, torch.dtype dtype = None, ...)"
+        )
     if low >= high:
         raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
     target = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
@@ -264,5 +314,7 @@ FUNCTIONS = {
     "randperm": randperm, "rand_like": rand_like, "randn_like": randn_like, "manual_seed": manual_seed, "seed": seed,
     "initial_seed": initial_seed,
 }
-METHODS: dict[str, object] = {}
+METHODS: dict[str, object] = {
+    "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty, "new_full": new_full, "new_tensor": new_tensor,
+}
 INPLACE = ()

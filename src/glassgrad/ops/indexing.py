@@ -1,8 +1,6 @@
-"""Indexing: `t[index]`, `t[index] = value`, and the gather/scatter pair used by reductions.
+"""Indexing ops: gather/scatter, index_*, masks, take, nonzero, one_hot (and the rearranging ops of rearrange.py).
 
-Basic indexing (ints, slices, None, Ellipsis) is a view and saves nothing;
-advanced indexing (integer or boolean tensors) copies and saves its index
-tensors, as PyTorch's IndexBackward0 does. Repeated indices accumulate.
+`t[index]`, `t[index] = value` and index_put live in subscript.py; index_put is exported from here.
 """
 
 from __future__ import annotations
@@ -14,137 +12,9 @@ import numpy as np
 from .. import _dtype
 from ..tensor import Size, Tensor
 from . import rearrange
-from .shape import as_view, expand, flatten, reshape
-from .table import Derivative, derivative
-
-Index = Any
-
-
-def _is_advanced(part: Any) -> bool:
-    return isinstance(part, (Tensor, np.ndarray, list, bool))
-
-
-def _parts(index: Index) -> tuple[Any, ...]:
-    return index if isinstance(index, tuple) else (index,)
-
-
-def _to_numpy_index(index: Index) -> Any:
-    """Tensors in an index become NumPy arrays; everything else passes through."""
-    converted = []
-    for part in _parts(index):
-        if isinstance(part, Tensor):
-            if part.dtype.is_floating_point:
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            converted.append(part._data)
-        elif isinstance(part, list):
-            converted.append(np.asarray(part))
-        elif isinstance(part, (float, np.floating)):
-            raise IndexError(
-                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid indices "
-                f"(got {type(part).__name__})"
-            )
-        else:
-            converted.append(part)
-    return tuple(converted)
-
-
-def _checked(array: np.ndarray, index: tuple[Any, ...], dims: Size) -> np.ndarray:
-    try:
-        return array[index]
-    except IndexError as err:
-        message = str(err)
-        if "out of bounds" in message:
-            raise IndexError(f"{message.split(' with size')[0].replace('is out of bounds', 'is out of bounds for dimension')} "
-                             f"with size {message.rsplit('size ', 1)[-1]}") from None
-        raise IndexError(f"{message} (tensor of shape {list(dims)})") from None
-
-
-IndexBackward0 = derivative("IndexBackward0", self=lambda grad, self_shape, indices: _index_scatter(grad, self_shape, indices))
-# Basic indexing is one node here but a chain in PyTorch, whose last link names it.
-BASIC_INDEX_ENTRIES = {
-    name: derivative(name, self=lambda grad, self_shape, indices: _index_scatter(grad, self_shape, indices))
-    for name in ("SelectBackward0", "SliceBackward0", "UnsqueezeBackward0", "AliasBackward0")
-}
-IndexScatterBackward = derivative("IndexScatterBackward0", self=lambda grad, indices: getitem(grad, indices))
-
-
-def _basic_entry(index: Index) -> Derivative:
-    for part in reversed(_parts(index)):
-        if part is None:
-            return BASIC_INDEX_ENTRIES["UnsqueezeBackward0"]
-        if isinstance(part, slice) and part != slice(None):
-            return BASIC_INDEX_ENTRIES["SliceBackward0"]
-        if not isinstance(part, slice) and part is not Ellipsis:
-            return BASIC_INDEX_ENTRIES["SelectBackward0"]
-    return BASIC_INDEX_ENTRIES["AliasBackward0"]
-
-
-def getitem(input: Tensor, index: Index) -> Tensor:
-    np_index = _to_numpy_index(index)
-    if any(_is_advanced(p) for p in _parts(index)):
-        out = _checked(input._data, np_index, input.shape)
-        return IndexBackward0.record(out, (input,), self_shape=input.shape, indices=index)
-    if Ellipsis not in np_index:
-        np_index = (*np_index, Ellipsis)  # so that an index of all ints gives a 0-d view, not a copied scalar
-    out = _checked(input._data, np_index, input.shape)
-    result = _basic_entry(index).record(out, (input,), self_shape=input.shape, indices=index)
-    return as_view(result, input, getitem, index)
-
-
-def _index_scatter(grad: Tensor, shape: Size, indices: Index) -> Tensor:
-    """Zeros of `shape` with `grad` summed in at `indices` (repeats accumulate)."""
-    out = np.zeros(shape, dtype=grad._data.dtype)
-    np_index = _to_numpy_index(indices)
-    if any(_is_advanced(p) for p in _parts(indices)):
-        np.add.at(out, np_index, grad._data)
-    else:
-        out[np_index] = grad._data
-    return IndexScatterBackward.record(out, (grad,), indices=indices)
-
-
-IndexPutBackward0 = derivative(
-    "IndexPutBackward0", ("self", "values"),
-    self=lambda grad, indices, accumulate: grad if accumulate else _put(grad, indices, 0.0),
-    values=lambda grad, indices: getitem(grad, indices),
-)
-
-
-def index_put(input: Tensor, indices: tuple[Tensor | None, ...], values: Tensor, accumulate: bool = False) -> Tensor:
-    """Out of place `input[indices] = values` (or `+=` with repeats summed when `accumulate`)."""
-    if not isinstance(indices, (tuple, list)):
-        raise TypeError(f"index_put(): argument 'indices' (position 1) must be tuple of Tensors, not {type(indices).__name__}")
-    return _put(input, tuple(indices), values, accumulate)
-
-
-def _put(input: Tensor, indices: Index, values: Tensor | float, accumulate: bool = False) -> Tensor:
-    from .elementwise import as_tensor_operand
-
-    values_t = as_tensor_operand(values, input.dtype)
-    out = input._data.copy()
-    np_index = _to_numpy_index(indices)
-    region = _checked(out, np_index, input.shape)
-    try:
-        source = np.broadcast_to(values_t._data.astype(out.dtype, copy=False), region.shape)
-    except ValueError:
-        raise RuntimeError(
-            f"shape mismatch: value tensor of shape {list(values_t.shape)} cannot be broadcast to indexing result "
-            f"of shape {list(region.shape)}"
-        ) from None
-    if accumulate:
-        np.add.at(out, np_index, source)
-    else:
-        out[np_index] = source
-    return IndexPutBackward0.record(out, (input, values_t), indices=indices, accumulate=accumulate)
-
-
-def setitem(input: Tensor, index: Index, value: Tensor | float) -> None:
-    """As in PyTorch: index_put_ for advanced indices, else copy_ into the view (a CopySlices node)."""
-    from ..autograd.inplace import apply_inplace, copy_
-
-    if any(_is_advanced(p) for p in _parts(index)):
-        apply_inplace(input, lambda x: _put(x, index, value), any_cast=True)
-    else:
-        copy_(getitem(input, index), value)
+from .shape import expand, flatten, reshape
+from .subscript import index_put
+from .table import derivative
 
 
 # -- gather and scatter: one index per element, along one dim ----------------------------------
@@ -527,13 +397,13 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 TakeBackward0 = derivative(
     "TakeBackward0",
     self=lambda grad, self_shape, index: reshape(
-        _put(_zeros((int(np.prod(self_shape, dtype=np.int64)),), grad), (flatten(index),), flatten(grad), True),
+        index_put(_zeros((int(np.prod(self_shape, dtype=np.int64)),), grad), (flatten(index),), flatten(grad), True),
         self_shape,
     ),
 )
 
 
-def _check_flat_index(idx: np.ndarray, n: int) -> None:
+def check_flat_index(idx: np.ndarray, n: int) -> None:
     bad = idx[(idx < -n) | (idx >= n)]
     if bad.size:
         raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements.")
@@ -541,46 +411,8 @@ def _check_flat_index(idx: np.ndarray, n: int) -> None:
 
 def take(input: Tensor, index: Tensor) -> Tensor:
     idx = _index_array(index, "take")
-    _check_flat_index(idx, input.numel())
+    check_flat_index(idx, input.numel())
     return TakeBackward0.record(input._data.reshape(-1)[idx], (input,), self_shape=input.shape, index=index)
-
-
-PutBackward0 = derivative(
-    "PutBackward0", ("self", "source"),
-    self=lambda grad, index, source_shape, accumulate: grad if accumulate else put(grad, index, _zeros(source_shape, grad)),
-    source=lambda grad, index, source_shape: reshape(take(grad, index), source_shape),
-)
-
-
-def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
-    """input with source's elements written (or, with accumulate, added) at flat positions index, as if 1-d."""
-    for position, (name, value) in enumerate((("index", index), ("source", source)), 1):
-        if not isinstance(value, Tensor):
-            raise TypeError(f"put(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
-    if index.dtype is not _dtype.int64:
-        raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype.scalar_name}")
-    if source.dtype is not input.dtype:
-        raise RuntimeError(
-            f"put_(): self and source expected to have the same dtype, but got self.dtype = {input.dtype.scalar_name} "
-            f"and source.dtype = {source.dtype.scalar_name}"
-        )
-    if index.numel() != source.numel():
-        raise IndexError(
-            "put_(): Expected source and index to have the same number of elements, but got source.numel() = "
-            f"{source.numel()}, index.numel() = {index.numel()}"
-        )
-    if input.numel() == 0 and index.numel():
-        raise IndexError("put_(): Tried to put elements into an empty tensor")
-    idx = index._data.reshape(-1)
-    _check_flat_index(idx, input.numel())
-    out = input._data.reshape(-1).copy()
-    if accumulate:
-        np.add.at(out, idx, source._data.reshape(-1))
-    else:
-        out[idx] = source._data.reshape(-1)
-    return PutBackward0.record(
-        out.reshape(input.shape), (input, source), index=index, source_shape=source.shape, accumulate=accumulate
-    )
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
@@ -636,7 +468,7 @@ _BOTH = {
     "gather": gather, "scatter": scatter, "scatter_add": scatter_add, "scatter_reduce": scatter_reduce,
     "index_select": index_select, "index_add": index_add, "index_copy": index_copy, "index_fill": index_fill,
     "index_put": index_put, "masked_select": masked_select, "masked_scatter": masked_scatter, "take": take,
-    "take_along_dim": take_along_dim, "nonzero": nonzero, "put": put,
+    "take_along_dim": take_along_dim, "nonzero": nonzero,
     **{name: fn for name, fn in rearrange.FUNCTIONS.items() if name != "repeat"},
 }
 FUNCTIONS = {**_BOTH, **rearrange.PIXEL_SHUFFLE}
@@ -644,5 +476,5 @@ METHODS = {**_BOTH, "repeat": rearrange.repeat}
 ALSO = {"glassgrad.nn.functional": {"one_hot": one_hot, **rearrange.PIXEL_SHUFFLE}}
 INPLACE = (
     "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy", "index_fill", "index_put", "masked_scatter",
-    "tril", "triu", "put",
+    "tril", "triu",
 )

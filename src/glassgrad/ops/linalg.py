@@ -513,5 +513,5 @@ _BOTH: dict[str, Callable[..., Any]] = {
 }
 FUNCTIONS = {**_BOTH, "einsum": einsum, "tensordot": tensordot}
 METHODS = dict(_BOTH)
-ALSO = {"glassgrad.linalg": {"multi_dot": multi_dot}}
+ALSO = {"glassgrad.linalg": {"multi_dot": multi_dot, "matmul": matmul}}
 INPLACE = ("addmm", "baddbmm", "addmv")

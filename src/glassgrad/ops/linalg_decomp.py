@@ -402,11 +402,14 @@ def _pinv_back(grad: Tensor, pinvA: Tensor, A: Tensor) -> Tensor:
 LinalgPinvBackward0 = derivative("LinalgPinvBackward0", ("A",), A=lambda grad, A, result: _pinv_back(grad, result, A))
 
 
-def _tolerance(s: np.ndarray, shape: tuple[int, ...], atol: float | None, rtol: float | None) -> np.ndarray:
+def _tolerance(s: np.ndarray, shape: tuple[int, ...], atol: Any, rtol: Any) -> np.ndarray:
+    """PyTorch's cutoff max(atol, rtol * largest) per matrix, kept as a last dim. rtol defaults to eps * max(m, n),
+    or to 0 where atol > 0; either may be an array, one tolerance per matrix of the batch."""
     if rtol is None:
-        rtol = np.finfo(s.dtype).eps * max(shape[-2:]) if not atol else 0.0
-    largest = s.max(axis=-1, keepdims=True, initial=0.0)
-    return np.maximum(atol or 0.0, rtol * largest)
+        default = np.finfo(s.dtype).eps * max(shape[-2:])
+        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
+    largest = s.max(axis=-1, initial=0.0)
+    return np.maximum(0.0 if atol is None else atol, rtol * largest)[..., None]
 
 
 def _pinv_array(a: np.ndarray, atol: float | None, rtol: float | None) -> tuple[np.ndarray, np.ndarray]:

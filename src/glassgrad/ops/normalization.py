@@ -99,7 +99,7 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     if not input.dtype.is_floating_point:
         raise not_implemented_for("rms_norm", input.dtype)
     if weight is not None and weight.dtype is not input.dtype:
-        names = (CPP_NAMES[t.dtype.name] for t in (input, weight))
+        names = (CPP_NAMES[t.dtype] for t in (input, weight))
         warnings.warn(
             "Mismatch dtype between input and weight: input dtype = {}, weight dtype = {}, Cannot dispatch to fused "
             "implementation.".format(*names), UserWarning, stacklevel=2,

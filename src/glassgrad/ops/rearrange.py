@@ -234,6 +234,10 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     return DiagonalCopyBackward0.record(out, (input,), self_shape=input.shape, offset=diagonal, dim1=0, dim2=1)
 
 
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    return diag(reshape(input, -1), offset)
+
+
 def trace(input: Tensor) -> Tensor:
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
@@ -297,7 +301,8 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
 # -- what this module exports (through indexing.py) ----------------------------------------------
 FUNCTIONS = {
     "repeat": repeat, "tile": tile, "repeat_interleave": repeat_interleave, "flip": flip, "fliplr": fliplr, "flipud": flipud, "roll": roll, "rot90": rot90,
-    "tril": tril, "triu": triu, "diagonal": diagonal, "diag_embed": diag_embed, "diag": diag, "trace": trace,
+    "tril": tril, "triu": triu, "diagonal": diagonal, "diag_embed": diag_embed, "diag": diag, "diagflat": diagflat,
+    "trace": trace,
 }
 # torch.pixel_shuffle is F.pixel_shuffle too; neither is a Tensor method.
 PIXEL_SHUFFLE = {"pixel_shuffle": pixel_shuffle, "pixel_unshuffle": pixel_unshuffle}

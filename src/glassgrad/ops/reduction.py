@@ -17,9 +17,10 @@ from ..autograd import grad_mode
 from ..tensor import Size, Tensor
 from .elementwise import abs, pow, sign, where
 from .elementwise import exp as _exp
-from .indexing import ScatterBackward0, along, getitem
+from .indexing import ScatterBackward0, along
 from .logic import isnan, logical_not
 from .shape import broadcast_view, cat, expand, narrow, reshape, transpose, unsqueeze
+from .subscript import getitem
 from .table import Derivative, derivative
 
 Dims = int | Sequence[int] | None

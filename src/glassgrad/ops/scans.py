@@ -1,21 +1,26 @@
-"""Scans beyond cumsum and cumprod (reduction.py's): logcumsumexp, cummax, cummin; and diff, which undoes a cumsum."""
+"""Scans beyond cumsum and cumprod (reduction.py's): logcumsumexp, cummax, cummin; diff, which undoes a cumsum, and
+gradient (finite differences); the trapezoid rule, whole (trapezoid, trapz) and cumulative.
+
+diff, gradient and the trapezoids are PyTorch's compositions of slices and arithmetic (ReduceOps.cpp,
+Integration.cpp), so their graphs and gradients are PyTorch's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .. import _dtype
 from ..tensor import Tensor
-from .creation import zeros_like
+from .creation import zeros, zeros_like
 from .elementwise import abs, exp, log, not_implemented_for, require_tensor, where
 from .indexing import scatter_into_zeros
 from .logic import logical_xor
 from .quiet import quietly
-from .reduction import flip_dim, record_selection, return_type
-from .shape import cat, narrow
+from .reduction import cumsum, flip_dim, record_selection, return_type
+from .reduction import sum as reduce_sum
+from .shape import cat, narrow, reshape, select, view
 from .table import derivative
 
 cummax_result, cummin_result = return_type("cummax"), return_type("cummin")
@@ -121,9 +126,137 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     return x
 
 
+# -- the trapezoid rule ---------------------------------------------------------------------------------
+def _slice(t: Tensor, dim: int, start: int, stop: int | None = None) -> Tensor:
+    """t[start:stop] along dim, negative bounds counting from the end, as at::slice."""
+    size = t.shape[dim]
+    first, last, _ = slice(start, stop).indices(size)
+    return narrow(t, dim, first, max(last - first, 0))
+
+
+def _spacing(y: Tensor, x: Tensor, dim: int, op: str) -> Tensor:
+    """The differences of the sample points x, shaped to broadcast against y's differences along dim."""
+    if y.dtype is _dtype.bool_ or x.dtype is _dtype.bool_:
+        raise RuntimeError(f"{op}: received a bool input for `x` or `y`, but bool is not supported")
+    if x.ndim == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{op}: There must be one `x` value for each sample point")
+        x = view(x, tuple(-1 if i == dim else 1 for i in range(y.ndim)))
+    elif x.ndim < y.ndim:
+        x = view(x, (1,) * (y.ndim - x.ndim) + tuple(x.shape))
+    return _slice(x, dim, 1) - _slice(x, dim, 0, -1)
+
+
+def _check_dx(y: Tensor, dx: Any, op: str) -> float:
+    if y.dtype is _dtype.bool_:
+        raise RuntimeError(f"{op}: received a bool input for `y`, but bool is not supported")
+    if isinstance(dx, (bool, complex)):
+        raise RuntimeError(f"{op}: Currently, we only support dx as a real number.")
+    return float(dx)
+
+
+def trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1) -> Tensor:
+    """The integral of y along dim by the trapezoid rule, at sample points x or spaced dx apart (1 by default)."""
+    if x is not None and dx is not None:
+        raise TypeError("trapezoid() received an invalid combination of arguments - got both 'x' and 'dx'")
+    d = y._wrap_dim(dim)
+    if y.shape[d] == 0:  # no samples: zero, as NumPy says
+        return zeros(tuple(s for i, s in enumerate(y.shape) if i != d), dtype=y.dtype)
+    if x is not None:
+        left, right = _slice(y, d, 0, -1), _slice(y, d, 1)
+        return reduce_sum((left + right) * _spacing(y, x, d, "trapezoid"), d) / 2.0
+    step = _check_dx(y, 1 if dx is None else dx, "trapezoid")
+    return (reduce_sum(y, d) - (select(y, d, 0) + select(y, d, -1)) * 0.5) * step
+
+
+def trapz(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1) -> Tensor:
+    return trapezoid(y, x, dx=dx, dim=dim)
+
+
+def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1) -> Tensor:
+    """The running integral of y along dim by the trapezoid rule (one element fewer than y along dim)."""
+    if x is not None and dx is not None:
+        raise TypeError("cumulative_trapezoid() received an invalid combination of arguments - got both 'x' and 'dx'")
+    d = y._wrap_dim(dim)
+    if x is not None:
+        spacing = _spacing(y, x, d, "cumulative_trapezoid")
+        return cumsum((_slice(y, d, 0, -1) + _slice(y, d, 1)) * spacing, d) / 2.0
+    step = _check_dx(y, 1 if dx is None else dx, "cumulative_trapezoid")
+    return cumsum(step / 2.0 * (_slice(y, d, 0, -1) + _slice(y, d, 1)), d)
+
+
+# -- gradient: central differences inside, one-sided at the edges --------------------------------------------
+def _gradient_at_points(input: Tensor, coordinates: Tensor, d: int, edge_order: int) -> Tensor:
+    """d input / d coordinate along d, for samples at `coordinates` (PyTorch's gradient_helper)."""
+    if coordinates.ndim != 1:
+        raise RuntimeError(
+            "torch.gradient expected each element of spacing to have one dimension, but got an element with "
+            f"{coordinates.ndim} dimensions!"
+        )
+    shape = tuple(-1 if i == d else 1 for i in range(input.ndim))
+    h = diff(coordinates, 1, 0)
+    h1, h2 = _slice(h, 0, 0, -1), _slice(h, 0, 1)
+    a, b, c = (reshape(w, shape) for w in (-h2 / (h1 * (h1 + h2)), (h2 - h1) / (h1 * h2), h1 / (h2 * (h1 + h2))))
+    center = a * _slice(input, d, 0, -2) + b * _slice(input, d, 1, -1) + c * _slice(input, d, 2)
+    if edge_order == 1:
+        first = (_slice(input, d, 1, 2) - _slice(input, d, 0, 1)) / h[0]
+        last = (_slice(input, d, -1) - _slice(input, d, -2, -1)) / h[-1]
+    else:
+        first = (-(2.0 * h[0] + h[1]) / (h[0] * (h[0] + h[1])) * _slice(input, d, 0, 1)
+                 + (h[0] + h[1]) / (h[0] * h[1]) * _slice(input, d, 1, 2)
+                 + (-h[0]) / (h[1] * (h[0] + h[1])) * _slice(input, d, 2, 3))
+        last = (h[-1] / (h[-2] * (h[-1] + h[-2])) * _slice(input, d, -3, -2)
+                - (h[-1] + h[-2]) / (h[-1] * h[-2]) * _slice(input, d, -2, -1)
+                + (2 * h[-1] + h[-2]) / (h[-1] * (h[-1] + h[-2])) * _slice(input, d, -1))
+    return cat([first, center, last], d)
+
+
+def _gradient_spaced(input: Tensor, step: float, d: int, edge_order: int) -> Tensor:
+    """d input / d x along d, for samples `step` apart (PyTorch's gradient_helper_float)."""
+    center = (_slice(input, d, 2) - _slice(input, d, 0, -2)) / step
+    if edge_order == 1:
+        first = (_slice(input, d, 1, 2) - _slice(input, d, 0, 1)) / step
+        last = (_slice(input, d, -1) - _slice(input, d, -2, -1)) / step
+    else:
+        first = (_slice(input, d, 0, 1) * -1.5 + _slice(input, d, 1, 2) * 2 - _slice(input, d, 2, 3) * 0.5) / step
+        last = (_slice(input, d, -3, -2) * 0.5 + _slice(input, d, -2, -1) * -2 + _slice(input, d, -1) * 1.5) / step
+    return cat([first, center / 2, last], d)
+
+
+def gradient(input: Tensor, *, spacing: Any = 1, dim: int | Sequence[int] | None = None, edge_order: int = 1) -> tuple[Tensor, ...]:
+    """The derivative of the sampled function along each dim in `dim` (all by default), by second-order central
+    differences inside and first- or second-order one-sided differences at the edges."""
+    if input.dtype is _dtype.uint8:
+        raise RuntimeError("torch.gradient does not support uint8 input.")
+    dims = list(range(input.ndim)) if dim is None else [dim] if isinstance(dim, int) else list(dim)
+    steps = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(steps) != len(dims):
+        raise RuntimeError(
+            "torch.gradient expected spacing to be unspecified, a scalar or it's spacing and dim arguments to have the "
+            f"same length, but got a spacing argument of length {len(steps)} and a dim argument of length {len(dims)}."
+            if dim is not None else
+            "torch.gradient expected spacing to be unspecified, a scalar, or a list of length equal to 'self.dim() = "
+            f"{input.ndim}', since dim argument was not given, but got a list of length {len(steps)}"
+        )
+    if edge_order not in (1, 2):
+        raise RuntimeError("torch.gradient only supports edge_order=1 and edge_order=2.")
+    wrapped = [input._wrap_dim(d) for d in dims]
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"dim {wrapped[0]} appears multiple times in the list of dims")
+    if any(input.shape[d] < edge_order + 1 for d in wrapped):
+        raise RuntimeError("torch.gradient expected each dimension size to be at least edge_order+1")
+    return tuple(
+        _gradient_at_points(input, step, d, edge_order) if isinstance(step, Tensor) else _gradient_spaced(input, step, d, edge_order)
+        for step, d in zip(steps, wrapped, strict=True)
+    )
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
-FUNCTIONS: dict[str, Callable[..., Any]] = {
+_BOTH: dict[str, Callable[..., Any]] = {
     "logcumsumexp": logcumsumexp, "cummax": cummax, "cummin": cummin, "diff": diff,
 }
-METHODS: dict[str, Callable[..., Any]] = dict(FUNCTIONS)
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    **_BOTH, "gradient": gradient, "trapezoid": trapezoid, "trapz": trapz, "cumulative_trapezoid": cumulative_trapezoid,
+}
+METHODS: dict[str, Callable[..., Any]] = dict(_BOTH)
 INPLACE: tuple[str, ...] = ()

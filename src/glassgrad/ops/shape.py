@@ -19,9 +19,14 @@ Shape = Sequence[int]
 
 
 def as_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args: Any) -> Tensor:
-    """Mark `result` as a view of `input`: same storage, same version counter, replayable from the base."""
+    """Mark `result` as a view of `input` if it shares input's memory (some ops copy only sometimes)."""
     if not np.may_share_memory(result._data, input._data):
         return result
+    return mark_view(result, input, replay, *args)
+
+
+def mark_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args: Any) -> Tensor:
+    """Make `result` a view of `input`: same storage, same version counter, replayable from the base."""
     result._base = input._base if input._base is not None else input
     result._view_chain = (*input._view_chain, (replay, args))
     result._counter = input._version_counter
@@ -408,7 +413,7 @@ def _select_view(input: Tensor, dim: int, index: int, entry: Derivative) -> Tens
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}")
     i = index % size
-    view_index = (slice(None),) * d + (i,)
+    view_index = (slice(None),) * d + (i, Ellipsis)  # the Ellipsis keeps a 0-d result a view, not a scalar copy
     return _record_view(entry, input._data[view_index], input, select, d, i, self_shape=input.shape, dim=d, index=i)
 
 

@@ -26,6 +26,7 @@ Less = Callable[[Item, Item], bool]
 
 sort_result, topk_result = return_type("sort"), return_type("topk")
 kthvalue_result, median_result, mode_result = return_type("kthvalue"), return_type("median"), return_type("mode")
+nanmedian_result = return_type("nanmedian")
 
 
 # -- the comparisons PyTorch's kernels use ------------------------------------------------------
@@ -279,6 +280,8 @@ KthvalueBackward0 = selecting_entry("KthvalueBackward0")
 MedianBackward1 = selecting_entry("MedianBackward1")
 ModeBackward0 = selecting_entry("ModeBackward0")
 MedianBackward0 = derivative("MedianBackward0", self=lambda grad, self, result: evenly_distribute(grad, self, result))
+NanmedianBackward0 = derivative("NanmedianBackward0", self=lambda grad, self, result: evenly_distribute(grad, self, result))
+NanmedianBackward1 = selecting_entry("NanmedianBackward1")
 
 
 def _no_bool(input: Tensor, kernel: str) -> None:
@@ -340,6 +343,29 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
         first_nan = np.argmax(nan_at, axis=d, keepdims=True)
         indices = np.where(nan_at.any(axis=d, keepdims=True), first_nan, indices)
     return record_selection(MedianBackward1, input, d, keepdim, indices, median_result)
+
+
+def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """median of the values that are not NaN; NaN where every value is."""
+    _no_bool(input, "median_out")
+    data = input._data
+    if dim is None:
+        flat = data.reshape(-1)
+        kept = flat[~np.isnan(flat)] if flat.dtype.kind == "f" else flat
+        middle = (kept.size - 1) // 2
+        value = np.partition(kept, middle)[middle] if kept.size else np.nan
+        return NanmedianBackward0.record(np.asarray(value, dtype=data.dtype), (input,))
+    d = check_nonempty_dim(input, dim, "median")
+    rows = _rows(data, d)
+    counts = (~np.isnan(rows)).sum(-1) if rows.dtype.kind == "f" else np.full(len(rows), rows.shape[-1])
+    # The lower median of the values in a stable order, NaN last. A row of NaN only: where PyTorch's nth_element,
+    # asked for position 0 among values that all compare equal, leaves an index.
+    picked = np.take_along_axis(_argsort(rows, -1, False), np.maximum(counts - 1, 0)[:, None] // 2, -1)
+    for r in np.flatnonzero(counts == 0):
+        q = _items(rows[r])
+        _nth_element(q, 0, lambda a, b: False)
+        picked[r, 0] = q[0][1]
+    return record_selection(NanmedianBackward1, input, d, keepdim, _unrows(picked, data, d), nanmedian_result)
 
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
@@ -555,9 +581,9 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "sort": sort, "argsort": argsort, "topk": topk, "kthvalue": kthvalue, "median": median, "mode": mode,
-    "unique": unique, "bincount": bincount, "searchsorted": searchsorted, "bucketize": bucketize, "msort": msort,
-    "unique_consecutive": unique_consecutive, "argwhere": argwhere, "nonzero_static": nonzero_static,
+    "sort": sort, "argsort": argsort, "topk": topk, "kthvalue": kthvalue, "median": median, "nanmedian": nanmedian,
+    "mode": mode, "unique": unique, "bincount": bincount, "searchsorted": searchsorted, "bucketize": bucketize,
+    "msort": msort, "unique_consecutive": unique_consecutive, "argwhere": argwhere, "nonzero_static": nonzero_static,
 }
 METHODS: dict[str, Callable[..., Any]] = {name: fn for name, fn in FUNCTIONS.items() if name not in ("searchsorted", "bucketize")}
 INPLACE: tuple[str, ...] = ()

@@ -1,19 +1,27 @@
 """Lifting and broadcasting several tensors together: atleast_1d/2d/3d, broadcast_tensors and
-broadcast_shapes, and the stacks built on them (hstack, vstack, dstack, meshgrid).
+broadcast_shapes, the stacks built on them (hstack, vstack, column_stack, dstack, meshgrid) and the splits
+that undo them (hsplit, vsplit, dsplit); and the products of several tensors: block_diag, cartesian_prod,
+combinations.
 
-Everything here is a view or a cat of views, so there are no derivative entries of its own: the
-nodes are ViewBackward0, UnsqueezeBackward0, ExpandBackward0 and CatBackward0, as in PyTorch.
+Nearly everything here is a view or a cat (stack) of views, so the nodes are ViewBackward0,
+UnsqueezeBackward0, ExpandBackward0, SliceBackward0 and CatBackward0, as in PyTorch; block_diag alone has
+a node of its own.
 """
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
+
+from .._dtype import result_type
 from ..tensor import Size, Tensor
 from .elementwise import broadcast_shape
-from .shape import _check_many, cat, expand, reshape, unsqueeze, view
+from .indexing import index_select
+from .shape import _check_many, _many, cat, expand, narrow, reshape, stack, tensor_split, unsqueeze, view
 
 
 # -- atleast_1d, atleast_2d, atleast_3d -------------------------------------------------------
@@ -116,6 +124,99 @@ def dstack(tensors: Sequence[Tensor]) -> Tensor:
     return cat(_stacked("dstack", tensors, _atleast_3d), 2)
 
 
+def column_stack(tensors: Sequence[Tensor]) -> Tensor:
+    """hstack of the tensors with every 0-d and 1-d one made a column."""
+    _check_many(tensors, "column_stack")
+    return hstack([reshape(x, (x.numel(), 1)) if x.ndim <= 1 else x for x in tensors])
+
+
+# -- splitting: the inverses of hstack, vstack and dstack -----------------------------------------------
+def _split_along(name: str, input: Tensor, indices_or_sections: Any, dim: int, min_dims: int) -> tuple[Tensor, ...]:
+    if input.ndim < min_dims:
+        raise RuntimeError(
+            f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor with {input.ndim} "
+            "dimensions!"
+        )
+    if isinstance(indices_or_sections, int):
+        size = input.shape[dim]
+        if indices_or_sections == 0 or size % indices_or_sections:
+            raise RuntimeError(
+                f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension {size} is not "
+                f"divisible by the split_size {indices_or_sections}!"
+            )
+    return tensor_split(input, indices_or_sections, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    return _split_along("hsplit", input, indices_or_sections, 1 if input.ndim > 1 else 0, 1)
+
+
+def vsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    return _split_along("vsplit", input, indices_or_sections, 0, 2)
+
+
+def dsplit(input: Tensor, indices_or_sections: int | Sequence[int]) -> tuple[Tensor, ...]:
+    return _split_along("dsplit", input, indices_or_sections, 2, 3)
+
+
+# -- block_diag, cartesian_prod, combinations ----------------------------------------------------------
+def _block(shape: Size) -> tuple[int, int]:
+    """The rows and columns a block_diag operand takes: a 0-d one is 1x1, a 1-d one a row."""
+    return (1, 1) if not shape else (1, shape[0]) if len(shape) == 1 else (shape[0], shape[1])
+
+
+def _block_piece(grad: Tensor, dim: int, sizes: tuple[Size, ...], index: int) -> Tensor:
+    row = sum(_block(s)[0] for s in sizes[:index])
+    col = sum(_block(s)[1] for s in sizes[:index])
+    rows, cols = _block(sizes[index])
+    return reshape(narrow(narrow(grad, 0, row, rows), 1, col, cols), sizes[index])
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The operands along the diagonal of one matrix, zeros elsewhere, in their common dtype."""
+    for i, x in enumerate(tensors):
+        if x.ndim > 2:
+            raise RuntimeError(
+                f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has {x.ndim} dimensions"
+            )
+    blocks = [_block(x.shape) for x in tensors]
+    common = result_type(*tensors) if tensors else None
+    out = np.zeros((sum(r for r, _ in blocks) if tensors else 1, sum(c for _, c in blocks)), dtype=common.np if common else np.float32)
+    row = col = 0
+    for x, (rows, cols) in zip(tensors, blocks, strict=True):
+        out[row : row + rows, col : col + cols] = x._data.reshape(rows, cols)
+        row, col = row + rows, col + cols
+    if not tensors:
+        return Tensor._wrap(out)
+    return _many("BlockDiagBackward0", tensors, out, 0, _block_piece)
+
+
+def _vectors(tensors: Sequence[Tensor]) -> None:
+    for x in tensors:
+        if x.ndim != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(x.shape)}")
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every tuple of one element from each vector, in row-major order, as the rows of a matrix."""
+    _vectors(tensors)
+    if len(tensors) == 1:
+        return tensors[0]
+    return stack([reshape(grid, -1) for grid in meshgrid(*tensors, indexing="ij")], 1)
+
+
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """Every r-element combination of the vector's elements (itertools' order), as the rows of a matrix."""
+    _vectors((input,))
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return Tensor._wrap(np.zeros(0, dtype=input._data.dtype))
+    pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    rows = np.array(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
+    return stack([index_select(input, 0, Tensor._wrap(np.ascontiguousarray(rows[:, k]))) for k in range(r)], 1)
+
+
 def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tuple(tensors[0])
@@ -151,7 +252,9 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "atleast_1d": atleast_1d, "atleast_2d": atleast_2d, "atleast_3d": atleast_3d,
     "broadcast_tensors": broadcast_tensors, "broadcast_shapes": broadcast_shapes,
-    "hstack": hstack, "vstack": vstack, "dstack": dstack, "meshgrid": meshgrid,
+    "hstack": hstack, "vstack": vstack, "row_stack": vstack, "column_stack": column_stack, "dstack": dstack,
+    "meshgrid": meshgrid, "hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit, "block_diag": block_diag,
+    "cartesian_prod": cartesian_prod, "combinations": combinations,
 }
-METHODS: dict[str, Callable[..., Any]] = {}
+METHODS: dict[str, Callable[..., Any]] = {"hsplit": hsplit, "vsplit": vsplit, "dsplit": dsplit}
 INPLACE: tuple[str, ...] = ()

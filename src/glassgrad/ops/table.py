@@ -193,8 +193,8 @@ LINEAR = frozenset({
     "ViewBackward0", "UnsafeViewBackward0", "TransposeBackward0", "PermuteBackward0", "TBackward0", "ExpandBackward0",
     "UnsqueezeBackward0", "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2", "CatBackward0", "StackBackward0",
     "SliceBackward0", "SelectBackward0", "SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0",
-    "SliceBackwardBackward0", "AliasBackward0", "IndexBackward0", "IndexScatterBackward0", "SumBackward0",
-    "SumBackward1", "MeanBackward0", "MeanBackward1", "CumsumBackward0", "ConstantPadNdBackward0", "RollBackward0",
+    "SliceBackwardBackward0", "AliasBackward0", "IndexBackward0", "IndexScatterBackward0", "BasicScatterBackward0",
+    "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "CumsumBackward0", "ConstantPadNdBackward0", "RollBackward0",
     "FlipBackward0", "RepeatBackward0", "WhereBackward0", "CopyBackwards", "ZeroBackward0", "FillBackward2", "FillBackward3",
 })
 
@@ -216,7 +216,7 @@ class _MultiOutputNode(OpNode):
 class MultiOutput(Derivative):
     """A table entry whose formulas take the tuple of output gradients and may name outputs to save."""
 
-    def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...], **formulas: Callable[..., Any]) -> None:
+    def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...], /, **formulas: Callable[..., Any]) -> None:
         super().__init__(name, inputs, formulas)
         self.outputs = outputs
         self.node_class = type(name, (_MultiOutputNode,), {"__slots__": (), "derivative": self})

@@ -2,6 +2,7 @@
 
 from .._missing import module_getattr as _module_getattr
 from . import lr_scheduler
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
 from .adamax import Adamax

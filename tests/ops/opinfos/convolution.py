@@ -262,6 +262,17 @@ _DROPOUT = [
     OpInfo(NN + "dropout", lambda m, x: F(m).dropout(x, 0.3, training=False), id="dropout_eval"),
     OpInfo(NN + "alpha_dropout", seeded(lambda m, x: F(m).alpha_dropout(x, 0.2, training=True)), values=False),
     OpInfo(NN + "alpha_dropout", lambda m, x: F(m).alpha_dropout(x, 0.2), id="alpha_dropout_eval"),
+    # Channel-wise dropout: one draw per (sample, channel), or per channel of an unbatched input.
+    OpInfo(NN + "dropout1d", seeded(lambda m, x: F(m).dropout1d(x, 0.3)), shapes=images(1), values=False,
+           errors=(lambda m: F(m).dropout1d(m.zeros(2, 2, 2, 2)), lambda m: F(m).dropout1d(m.zeros(2, 3), p=2.0))),
+    OpInfo(NN + "dropout2d", seeded(lambda m, x: F(m).dropout2d(x, 0.3)), shapes=images(2, unbatched=False), values=False,
+           errors=(lambda m: F(m).dropout2d(m.zeros(3), 0.5), lambda m: F(m).dropout2d(m.zeros(1, 2, 3, 3), p=-1.0))),
+    OpInfo(NN + "dropout2d", lambda m, x: F(m).dropout2d(x, 0.3, training=False), shapes=images(2), id="dropout2d_eval"),
+    OpInfo(NN + "dropout3d", seeded(lambda m, x: F(m).dropout3d(x, 0.3)), shapes=images(3, 1, 2), values=False),
+    OpInfo(NN + "feature_alpha_dropout", seeded(lambda m, x: F(m).feature_alpha_dropout(x, 0.2, training=True)),
+           shapes=images(2, unbatched=False), values=False, errors=(lambda m: F(m).feature_alpha_dropout(m.zeros(3), 0.5, True),)),
+    OpInfo(NN + "feature_alpha_dropout", lambda m, x: F(m).feature_alpha_dropout(x, 0.2), shapes=images(2),
+           id="feature_alpha_dropout_eval"),
 ]
 
 OPS = [*_CONVS, *_POOLS, *_RESAMPLING, *_PADS, *_DROPOUT]

@@ -62,4 +62,13 @@ OPS = [
     OpInfo("glassgrad.manual_seed", _reseeded, order=0),
     OpInfo("glassgrad.seed", _seeded, order=0),
     OpInfo("glassgrad.initial_seed", _initial, order=0),
+    # Tensor.new_*: the tensor's dtype unless dtype= says otherwise (more in test_creation_extra.py)
+    OpInfo("Tensor.new_zeros", lambda m, x: x.new_zeros(x.shape), order=0, errors=(lambda m: m.ones(1).new_zeros(-1),)),
+    OpInfo("Tensor.new_ones", lambda m, x: x.new_ones(*x.shape, dtype=m.int64), shapes=unary(min_dims=1), order=0,
+           errors=(lambda m: m.ones(1).new_ones(),)),
+    OpInfo("Tensor.new_empty", lambda m, x: x.new_empty(size=x.shape), **_RANDOM),
+    OpInfo("Tensor.new_full", lambda m, x: x.new_full(x.shape, 2.5, requires_grad=True), order=0,
+           errors=(lambda m: m.ones(1).new_full(2, 1.0), lambda m: m.ones(1).new_full((2,), m.ones(2)))),
+    OpInfo("Tensor.new_tensor", lambda m, x: m.ones(1, dtype=m.int64).new_tensor(x.tolist()), order=0,
+           errors=(lambda m: m.ones(1).new_tensor("a"),)),
 ]

@@ -200,7 +200,7 @@ OPS: list[OpInfo] = [
     OpInfo("glassgrad.logaddexp2", call("logaddexp2"), shapes=broadcasting(**SIDE), domains=(ANY, INT), id="logaddexp2_int_other"),
     # ldexp: PyTorch's gradient of self raises 2 to an integer exponent in integers (a negative one gives 0)
     *binary("ldexp", (ANY, Domain(-3, 3))),
-    OpInfo("glassgrad.ldexp", call("ldexp"), shapes=broadcasting(**SIDE), domains=(ANY, index(3)), id="ldexp_int",
+    OpInfo("glassgrad.ldexp", call("ldexp"), shapes=broadcasting(**SIDE), domains=(ANY, index(3)), id="ldexp_int_exponent",
            errors=(lambda m: m.ldexp(m.ones(2), 2), lambda m: m.ldexp(2, m.ones(2)))),
     OpInfo("glassgrad.ldexp", call("ldexp"), shapes=broadcasting(**SIDE), domains=(ANY, index(-1, -3)), id="ldexp_negative_int",
            xfail={"gradcheck": "PyTorch's gradient of ldexp with a negative integer exponent is 0, not 2 ** exponent"}),

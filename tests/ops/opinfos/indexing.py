@@ -181,7 +181,8 @@ OPS = [
              also=() if acc else ("Tensor.put",), errors=_PUT_ERRORS)
       for acc in (False, True)],
     OpInfo("Tensor.put_", lambda m, x, src: x.clone().put_(_flat_positions(m, x, src), src, True),
-           shapes=st.tuples(unary(), st.integers(0, 4)).map(lambda s: (s[0][0], (s[1],))), errors=_PUT_ERRORS),
+           shapes=st.tuples(unary(), st.integers(0, 4)).map(lambda s: (s[0][0], (s[1],))), errors=_PUT_ERRORS,
+           id="put_drawn_"),
     OpInfo("glassgrad.take", lambda m, x, i: m.take(x, i), shapes=_dimwise().map(lambda s: (s[0], s[1][1:])),
            domains=(ANY, Domain(-3, 2, dtype="int64")), also=("Tensor.take",),
            errors=(lambda m: m.zeros(2, 3).take(m.tensor([6])),)),
@@ -255,6 +256,7 @@ OPS = [
     OpInfo("glassgrad.diag", lambda m, x: m.diag(x, 1), shapes=unary(min_dims=1, max_dims=2), also=("Tensor.diag",),
            errors=(lambda m: m.zeros(2, 2, 2).diag(), lambda m: m.zeros(()).diag())),
     OpInfo("glassgrad.diag", lambda m, x: x.diag(-1), shapes=unary(min_dims=1, max_dims=2), id="diag_below"),
+    OpInfo("glassgrad.diagflat", lambda m, x: m.diagflat(x, -1), also=("Tensor.diagflat",)),
     OpInfo("glassgrad.trace", lambda m, x: m.trace(x), shapes=unary(min_dims=2, max_dims=2), also=("Tensor.trace",),
            errors=(lambda m: m.zeros(3).trace(),)),
     OpInfo("glassgrad.trace", lambda m, x: x.trace(), shapes=fixed((3, 2)), domains=Domain(dtype="int64"), order=0, id="trace_int"),

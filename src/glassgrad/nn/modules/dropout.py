@@ -1,4 +1,5 @@
-"""Dropout and AlphaDropout at torch.nn.modules.dropout: random in training, the identity in eval."""
+"""Dropout, its channel-wise forms and AlphaDropout at torch.nn.modules.dropout: random in training, the identity
+in eval."""
 
 from __future__ import annotations
 
@@ -32,3 +33,31 @@ class AlphaDropout(_DropoutNd):
     def forward(self, input: Tensor) -> Tensor:
         # PyTorch accepts `inplace` here but never applies it.
         return F.alpha_dropout(input, self.p, self.training)
+
+
+class Dropout1d(_DropoutNd):
+    """Zeroes whole channels of an (N, C, L) or (C, L) input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    """Zeroes whole channels of an (N, C, H, W) input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    """Zeroes whole channels of an (N, C, D, H, W) or (C, D, H, W) input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout3d(input, self.p, self.training, self.inplace)
+
+
+class FeatureAlphaDropout(_DropoutNd):
+    """AlphaDropout of whole channels."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.feature_alpha_dropout(input, self.p, self.training)

@@ -60,7 +60,10 @@ class RandomSampler(Sampler):
         n = len(self.data_source)
         rng = _fresh_rng(self.generator)
         if self.replacement:
-            yield from rng.integers(0, n, self.num_samples).tolist()
+            # In chunks of 32 as PyTorch draws them: minGPT's trainer asks for num_samples=1e10 and reads a few hundred.
+            for _ in range(self.num_samples // 32):
+                yield from rng.integers(0, n, 32).tolist()
+            yield from rng.integers(0, n, self.num_samples % 32).tolist()
             return
         for _ in range(self.num_samples // n):
             yield from rng.permutation(n).tolist()

@@ -1,0 +1,130 @@
+"""Sampling functions that make a new tensor: torch.normal, torch.bernoulli and torch.multinomial.
+
+The numbers come from glassgrad's generator (so the stream differs from PyTorch's); what matches
+PyTorch is everything else: the overloads, shapes, dtypes and errors, and the graph. As in
+PyTorch's derivatives.yaml, a sample is no reparameterisation: normal's and bernoulli's nodes give
+zero gradients to their tensor arguments (bernoulli with a float p records a node that refuses to
+differentiate), and multinomial's integer indices end the graph.
+
+The in-place fills (normal_, bernoulli_, ...) are another family's; these are the out-of-place ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..tensor import Tensor
+from .creation import Generator, _finish, _float_or, _rng, _size
+from .elementwise import _not_implemented, _zero, broadcast_shape
+from .table import derivative
+
+NormalBackward1 = derivative("NormalBackward1", ("mean",), mean=_zero)  # normal(Tensor mean, float std)
+NormalBackward2 = derivative("NormalBackward2", ("std",), std=_zero)  # normal(float mean, Tensor std)
+NormalBackward3 = derivative("NormalBackward3", ("mean", "std"), mean=_zero, std=_zero)
+BernoulliBackward0 = derivative("BernoulliBackward0", ("self",), self=_zero)
+BernoulliFloatBackward = derivative("NotImplemented", ("self",), self=_not_implemented("bernoulli"))
+
+
+def _floating(t: Tensor, kernel: str) -> None:
+    if not t.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{t.dtype.scalar_name}\'')
+
+
+def normal(mean: Any = 0.0, std: Any = 1.0, size: Sequence[int] | None = None, *, generator: Generator | None = None, out: Any = None, dtype: Any = None, layout: Any = None, device: Any = None, pin_memory: bool = False, requires_grad: bool = False) -> Tensor:
+    """normal(Tensor mean, float std=1) | normal(float mean, Tensor std) | normal(Tensor mean, Tensor std) |
+    normal(float mean, float std, size)."""
+    rng = _rng(generator)
+    mean_t, std_t = isinstance(mean, Tensor), isinstance(std, Tensor)
+    if not mean_t and not std_t:
+        if size is None:
+            raise TypeError(
+                f"normal() received an invalid combination of arguments - got ({type(mean).__name__}, "
+                f"{type(std).__name__}), but expected one of:\n * (Tensor mean, Tensor std, *, torch.Generator generator, "
+                "Tensor out = None)\n * (Tensor mean, float std = 1, *, torch.Generator generator, Tensor out = None)\n"
+                " * (float mean, Tensor std, *, torch.Generator generator, Tensor out = None)\n"
+                " * (float mean, float std, tuple of ints size, *, torch.Generator generator, Tensor out = None, ...)"
+            )
+        _check_std(float(std))
+        shape = _size((size,))
+        sample = rng.standard_normal(shape) * float(std) + float(mean)
+        return _finish(sample.astype(_float_or(dtype)), requires_grad, device)
+    for t in (mean, std):
+        if isinstance(t, Tensor):
+            _floating(t, "normal_kernel_cpu")
+    if std_t:
+        if (std._data < 0).any():
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    else:
+        _check_std(float(std))
+    m = mean._data if mean_t else np.asarray(float(mean))
+    s = std._data if std_t else np.asarray(float(std))
+    shape = broadcast_shape(m.shape, s.shape)
+    result_dtype = (mean if mean_t else std)._data.dtype
+    sample = (rng.standard_normal(shape) * s + m).astype(result_dtype)
+    if mean_t and std_t:
+        return NormalBackward3.record(sample, (mean, std))
+    return NormalBackward1.record(sample, (mean,)) if mean_t else NormalBackward2.record(sample, (std,))
+
+
+def _check_std(std: float) -> None:
+    if not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
+def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | None = None, out: Any = None) -> Tensor:
+    """Ones with probability `input` (elementwise), or `p` for every element, in input's shape and dtype."""
+    rng = _rng(generator)
+    if p is None:
+        _floating(input, "bernoulli_tensor_cpu_p_")
+        probs = input._data
+        if ((probs < 0) | (probs > 1)).any() or np.isnan(probs).any():
+            raise RuntimeError(
+                "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
+                "If so, please report an enhancement request to PyTorch.)"
+            )
+        sample = (rng.random(input.shape) < probs).astype(input._data.dtype)
+        return BernoulliBackward0.record(sample, (input,))
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+    sample = (rng.random(input.shape) < p).astype(input._data.dtype)
+    return BernoulliFloatBackward.record(sample, (input,))
+
+
+def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: Any = None) -> Tensor:
+    """Category indices drawn from each row of (unnormalised) probabilities; without replacement, PyTorch's
+    exponential-race: the categories with the largest p / Exp(1) keys, so zero-probability ones come last."""
+    if input.ndim not in (1, 2):
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {input.dtype.scalar_name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    categories = input.shape[-1]
+    if not replacement and num_samples > categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    probs = np.atleast_2d(input._data).astype(np.float64)
+    if not np.isfinite(probs).all() or (probs < 0).any():
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    totals = probs.sum(axis=1, keepdims=True)
+    if (totals <= 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    rng = _rng(generator)
+    if replacement:
+        cumulative = np.cumsum(probs / totals, axis=1)
+        draws = rng.random((probs.shape[0], num_samples))
+        picks = np.stack([np.searchsorted(row, d, side="right") for row, d in zip(cumulative, draws, strict=True)])
+        picks = np.minimum(picks, categories - 1)
+    else:
+        keys = probs / rng.exponential(size=probs.shape)
+        picks = np.argsort(-keys, axis=1, kind="stable")[:, :num_samples]
+    picks = picks.astype(np.int64)
+    return _finish(picks[0] if input.ndim == 1 else picks, False, None)
+
+
+# -- what this module exports (collected by ops/__init__.py) --------------------------------
+FUNCTIONS = {"normal": normal, "bernoulli": bernoulli, "multinomial": multinomial}
+METHODS = {"bernoulli": bernoulli, "multinomial": multinomial}  # bernoulli_ and normal_ are the in-place fills'
+INPLACE = ()

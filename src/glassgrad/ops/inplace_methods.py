@@ -1,5 +1,5 @@
 """Tensor methods that only exist in place: the view-metadata changes (t_, transpose_, swapaxes_, swapdims_, squeeze_,
-unsqueeze_), resize_ and resize_as_, fill_diagonal_, and the Python callbacks apply_ and map_ (CPU only in PyTorch
+unsqueeze_, as_strided_), resize_ and resize_as_, fill_diagonal_, and the Python callbacks apply_ and map_ (CPU only in PyTorch
 too).
 
 An in-place view op changes the tensor's shape, not its values: as in PyTorch it passes the in-place checks, bumps
@@ -22,6 +22,7 @@ from ..tensor import Size, Tensor
 from .elementwise import _as_number, require_tensor
 from .rearrange import diagonal
 from .shape import expand, squeeze, t, transpose, unsqueeze
+from .strided import as_strided
 from .table import Derivative
 
 # -- view-metadata changes ----------------------------------------------------------------------------------------
@@ -29,6 +30,7 @@ from .table import Derivative
 _IN_PLACE_NAMES = {
     "TBackward0": "TBackward1", "TransposeBackward0": "TransposeBackward1", "UnsqueezeBackward0": "UnsqueezeBackward1",
     "SqueezeBackward0": "SqueezeBackward3", "SqueezeBackward1": "SqueezeBackward4", "SqueezeBackward2": "SqueezeBackward5",
+    "AsStridedBackward0": "AsStridedBackward1",
 }
 _twins: dict[Derivative, type] = {}
 
@@ -76,6 +78,10 @@ def squeeze_(self: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
     return _view_in_place(self, unsqueeze, dim)
+
+
+def as_strided_(self: Tensor, size: Sequence[int], stride: Sequence[int], storage_offset: int | None = None) -> Tensor:
+    return _view_in_place(self, as_strided, size, stride, storage_offset)
 
 
 # -- resize_ ------------------------------------------------------------------------------------------------------
@@ -194,7 +200,7 @@ def map_(self: Tensor, tensor: Tensor, callable: Callable[[Any, Any], Any]) -> T
 FUNCTIONS: dict[str, Callable[..., Any]] = {"resize_as_": resize_as_}
 METHODS: dict[str, Callable[..., Any]] = {
     "t_": t_, "transpose_": transpose_, "swapaxes_": transpose_, "swapdims_": transpose_, "squeeze_": squeeze_,
-    "unsqueeze_": unsqueeze_, "resize_": resize_, "resize_as_": resize_as_, "fill_diagonal_": fill_diagonal_,
+    "unsqueeze_": unsqueeze_, "as_strided_": as_strided_, "resize_": resize_, "resize_as_": resize_as_, "fill_diagonal_": fill_diagonal_,
     "apply_": apply_, "map_": map_,
 }
 INPLACE: tuple[str, ...] = ()

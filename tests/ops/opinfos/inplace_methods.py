@@ -45,6 +45,10 @@ OPS: list[OpInfo] = [
     OpInfo("Tensor.squeeze_", _on_clone("squeeze_", (0, -1)), shapes=unary(min_dims=2, max_side=2), id="squeeze_dims"),
     OpInfo("Tensor.unsqueeze_", _on_clone("unsqueeze_", -1), errors=(lambda m: m.zeros(2, 3).unsqueeze_(5),)),
     OpInfo("Tensor.unsqueeze_", _on_clone("unsqueeze_", 0), id="unsqueeze_front"),
+    # as_strided_ on a clone's own storage: overlapping windows, repeats accumulate in the gradient
+    OpInfo("Tensor.as_strided_", _on_clone("as_strided_", (2, 2), (1, 1), 1), shapes=fixed((4,)),
+           errors=(lambda m: m.ones(3).as_strided_((4,), (1,)), lambda m: m.ones(3, requires_grad=True).as_strided_((2,), (1,)))),
+    OpInfo("Tensor.as_strided_", lambda m, x: x.clone()[1:].as_strided_((2,), (2,)), shapes=fixed((2, 3)), id="as_strided_offset"),
     # resize_: the elements in storage order (a larger size adds uninitialized ones, so only the old ones are compared)
     OpInfo("Tensor.resize_", _on_copy(lambda m, y: y.resize_(max(y.numel() - 1, 0))), order=0,
            errors=(lambda m: m.ones(3, requires_grad=True).resize_(2), lambda m: m.ones(3).resize_(2.5),

@@ -73,6 +73,10 @@ def numel(input: Tensor) -> _builtins.int:
     return input.numel()
 
 
+def detach(input: Tensor) -> Tensor:
+    return input.detach()
+
+
 watch = diagnostics.watch  # `with glassgrad.watch():` turns the graph-lifetime watches on
 
 __version__ = "0.1.0"

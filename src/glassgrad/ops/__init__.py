@@ -31,11 +31,13 @@ from . import (
     complex_ops,
     convolution,
     creation,
+    ctc,
     distance,
     draws,
     elementwise,
     embedding,
     fft,
+    grid_sampling,
     histograms,
     householder,
     indexing,
@@ -49,11 +51,14 @@ from . import (
     logic,
     losses,
     lowrank,
+    margin_losses,
     matrix_functions,
     normalization,
     numeric,
+    pooling,
     products,
     reduction,
+    resampling,
     sampling,
     scans,
     scatters,
@@ -68,9 +73,9 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, strided, scatters,
-    indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, convolution,
-    embedding, normalization, distance, attention, complex_ops, fft, special, draws, legacy, sampling, statistics,
-    histograms, products, householder, lowrank, inplace_methods,
+    indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
+    ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
+    fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

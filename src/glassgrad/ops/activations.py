@@ -1,4 +1,5 @@
-"""Activation functions of glassgrad.nn.functional, with linear layers, softmax and vector similarities.
+"""Activation functions of glassgrad.nn.functional, with linear layers and softmax (vector norms and similarities
+are in distance.py).
 
 Forwards run on NumPy in numerically stable forms (softmax shifts by the max, logsigmoid and
 softplus never exponentiate a large positive number); each derivative is a table entry written
@@ -16,25 +17,20 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from .._dtype import result_type
 from ..autograd.inplace import apply_inplace
 from ..tensor import Tensor
 from .creation import default_generator
 from .elementwise import (
     abs,
     add,
-    broadcast_shape,
     clamp,
     div,
     erf,
     exp,
-    mul,
     neg,
     not_implemented_for,
-    pow,
     require_tensor,
     sigmoid,
-    sign,
     sub,
     tanh,
     where,
@@ -43,8 +39,9 @@ from .elementwise import (
     relu as _relu,
 )
 from .linalg import matmul
+from .reduction import max as reduce_max
 from .reduction import sum as reduce_sum
-from .shape import cat, expand, narrow, permute, reshape, t, unsqueeze
+from .shape import cat, narrow, permute, reshape, t, unsqueeze
 from .table import derivative
 
 NAMESPACE = "glassgrad.nn.functional"
@@ -483,6 +480,21 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     return _softmax(neg(input), _implicit_dim("softmin", input) if dim is None else dim, dtype, log=False)
 
 
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """softmax((logits + Gumbel(0, 1) noise) / tau), the noise drawn from glassgrad's generator. With hard=True, the
+    one-hot of the sample's argmax whose gradient is the soft sample's (straight-through), as in PyTorch."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -np.log(default_generator._rng.exponential(size=logits.shape))
+    y_soft = tensor_softmax((logits + Tensor._wrap(gumbels.astype(logits._data.dtype))) / tau, dim)
+    if not hard:
+        return y_soft
+    _, index = reduce_max(y_soft, dim, keepdim=True)
+    one_hot = np.zeros_like(y_soft._data)
+    np.put_along_axis(one_hot, index._data, 1, axis=y_soft._wrap_dim(dim))
+    return Tensor._wrap(one_hot) - y_soft.detach() + y_soft
+
+
 def _glu_grad(grad: Tensor, self: Tensor, dim: int) -> Tensor:
     half = self.shape[dim] // 2
     a, s = narrow(self, dim, 0, half), sigmoid(narrow(self, dim, half, half))
@@ -544,97 +556,14 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     return out if bias is None else add(out, bias)
 
 
-# -- norms and similarities ------------------------------------------------------------------------
-def _norm_grad(grad: Tensor, self: Tensor, result: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
-    """PyTorch's norm_backward: ties of the inf-norm share the gradient; zero norms give zero gradient."""
-    if not keepdim and self.ndim:
-        grad, result = unsqueeze(grad, dim), unsqueeze(result, dim)
-    if p == 0:
-        return expand(grad * 0, self.shape)
-    if p == 1:
-        return sign(self) * grad
-    if math.isinf(p):
-        mask = (abs(self) == result).to(grad.dtype)
-        return sign(self) * mask * (grad / reduce_sum(mask, dim, keepdim=True))
-    scaled = self / result if p == 2 else sign(self) * pow(abs(self), p - 1) / pow(result, p - 1)
-    if p < 1:
-        scaled = where(self == 0, 0.0, scaled)
-    # Masked before the product, so that the second derivative in `grad` is 0 there, not 0 * nan.
-    return where(result == 0, 0.0, scaled) * grad
-
-
-NormBackward1 = derivative("NormBackward1", self=_norm_grad)
-
-
-def vector_norm(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
-    """The p-norm along one dim (what F.normalize, cosine_similarity and pairwise_distance reduce with)."""
-    if not input.dtype.is_floating_point:
-        raise RuntimeError(
-            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {input.dtype.name.capitalize()}"
-        )
-    d = input._wrap_dim(dim)
-    data = input._data.reshape(input._data.shape or (1,))
-    magnitude = np.abs(data)
-    if math.isinf(p) and data.shape[d] == 0:
-        raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation "
-                           "does not have an identity")
-    with np.errstate(all="ignore"):
-        if p == 0:
-            out = np.sum(data != 0, axis=d, keepdims=True).astype(data.dtype)
-        elif math.isinf(p):
-            out = (np.max if p > 0 else np.min)(magnitude, axis=d, keepdims=True)
-        else:  # scaled by the largest entry, so that tiny entries do not underflow when raised to p
-            largest = np.max(magnitude, axis=d, keepdims=True, initial=0.0)
-            scale = np.where((largest == 0) | np.isinf(largest), 1.0, largest)
-            out = scale * np.sum((magnitude / scale) ** p, axis=d, keepdims=True) ** (1 / p)
-    if not keepdim and input.ndim:
-        out = np.squeeze(out, axis=d)
-    return NormBackward1.record(out.reshape(out.shape if input.ndim else ()), (input,), p=p, dim=d, keepdim=keepdim)
-
-
-def clamped_value(x: Tensor, min: float) -> Tensor:
-    """x with its value clamped below at `min` but its gradient untouched (PyTorch clamps under no_grad)."""
-    detached = x.detach()
-    return x + (clamp(detached, min=min) - detached)
-
-
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
-    if out is not None:
-        raise TypeError("normalize(): the out= argument is not supported by glassgrad")
-    denominator = clamp(vector_norm(input, p, dim, keepdim=True), min=eps)
-    return div(input, expand(denominator, input.shape))
-
-
-def _broadcast_pair(x1: Tensor, x2: Tensor) -> tuple[Tensor, Tensor]:
-    shape = broadcast_shape(x1.shape, x2.shape)
-    return expand(x1, shape), expand(x2, shape)
-
-
-def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
-    common = result_type(x1, x2)
-    if not common.is_floating_point:
-        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {common.name.capitalize()}")
-    a, b = (x if x.dtype.is_floating_point else x.to(common) for x in (x1, x2))
-    a, b = _broadcast_pair(a, b)
-    # Each side is divided by its own norm first, which keeps the result inside [-1, 1].
-    na = clamped_value(vector_norm(a, 2, dim, keepdim=True), eps)
-    nb = clamped_value(vector_norm(b, 2, dim, keepdim=True), eps)
-    return reduce_sum(mul(div(a, na), div(b, nb)), dim)
-
-
-def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
-    innermost = max(x1.ndim, x2.ndim) - 1
-    return vector_norm(add(sub(x1, x2), eps), p, innermost, keepdim)
-
-
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "relu": relu, "relu6": relu6, "hardtanh": hardtanh, "leaky_relu": leaky_relu, "elu": elu, "selu": selu,
     "celu": celu, "gelu": gelu, "silu": silu, "mish": mish, "softplus": softplus, "softsign": softsign,
     "hardsigmoid": hardsigmoid, "hardswish": hardswish, "tanhshrink": tanhshrink, "logsigmoid": logsigmoid,
-    "softmax": softmax, "log_softmax": log_softmax, "softmin": softmin, "glu": glu, "linear": linear,
-    "bilinear": bilinear, "normalize": normalize, "cosine_similarity": cosine_similarity,
-    "pairwise_distance": pairwise_distance, "threshold": threshold, "threshold_": threshold_, "hardshrink": hardshrink,
+    "softmax": softmax, "log_softmax": log_softmax, "softmin": softmin, "gumbel_softmax": gumbel_softmax, "glu": glu,
+    "linear": linear,
+    "bilinear": bilinear, "threshold": threshold, "threshold_": threshold_, "hardshrink": hardshrink,
     "softshrink": softshrink, "prelu": prelu, "rrelu": rrelu, "rrelu_": rrelu_, "relu_": relu_, "elu_": elu_,
     "selu_": selu_, "celu_": celu_, "leaky_relu_": leaky_relu_, "hardtanh_": hardtanh_,
 }
@@ -644,9 +573,8 @@ METHODS: dict[str, Callable[..., Any]] = {
 # PyTorch also has these as torch.X, with the same signatures.
 ALSO: dict[str, dict[str, Callable[..., Any]]] = {
     "glassgrad": {
-        **METHODS, "selu": selu, "celu": celu, "bilinear": bilinear, "cosine_similarity": cosine_similarity,
-        "pairwise_distance": pairwise_distance, "threshold": threshold, "threshold_": threshold_, "selu_": selu_,
-        "celu_": celu_, "rrelu_": rrelu_,
+        **METHODS, "selu": selu, "celu": celu, "bilinear": bilinear, "threshold": threshold, "threshold_": threshold_,
+        "selu_": selu_, "celu_": celu_, "rrelu_": rrelu_,
     },
 }
 INPLACE: tuple[str, ...] = ()

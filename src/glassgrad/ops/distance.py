@@ -1,6 +1,7 @@
-"""Pairwise distances: cdist, on PyTorch's two paths.
+"""Distances, norms and similarities: cdist (on PyTorch's two paths), pdist, pairwise_distance, cosine_similarity and
+normalize, over one vector_norm whose derivative follows PyTorch's norm_backward.
 
-For p = 2 with more than 25 rows on a side (or compute_mode="use_mm_for_euclid_dist") PyTorch expands the
+For cdist with p = 2 and more than 25 rows on a side (or compute_mode="use_mm_for_euclid_dist") PyTorch expands the
 squared distance into matrix products (_euclidean_dist, EuclideanDistBackward0: differentiable again). Otherwise
 it computes |x1_i - x2_j| directly (CdistBackward0), and its gradient, _cdist_backward, has no derivative of its
 own: a second derivative through it raises NotImplementedError, in PyTorch and here.
@@ -14,8 +15,9 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import result_type
 from ..tensor import Tensor
-from .elementwise import broadcast_shape, where
+from .elementwise import abs, add, broadcast_shape, clamp, div, mul, pow, sign, sub, where
 from .linalg import matmul
 from .quiet import quietly
 from .reduction import sum as reduce_sum
@@ -65,14 +67,16 @@ def _distance_grads(grad: np.ndarray, a: np.ndarray, b: np.ndarray, p: float, di
     return pairs.sum(-2)
 
 
-def _second_derivative(grad: Tensor) -> Tensor:
-    raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
+def _no_second_derivative(name: str, inputs: tuple[str, ...], backward: str) -> Any:
+    """The node of a gradient that PyTorch cannot differentiate: differentiating it raises PyTorch's error."""
+
+    def refuse(grad: Tensor) -> Tensor:
+        raise NotImplementedError(f"the derivative for '{backward}' is not implemented.")
+
+    return derivative(name, inputs, **dict.fromkeys(inputs, refuse))
 
 
-CdistBackwardBackward0 = derivative(
-    "CdistBackwardBackward0", ("grad", "x1", "x2", "cdist"),
-    grad=_second_derivative, x1=_second_derivative, x2=_second_derivative, cdist=_second_derivative,
-)
+CdistBackwardBackward0 = _no_second_derivative("CdistBackwardBackward0", ("grad", "x1", "x2", "cdist"), "_cdist_backward")
 
 
 def _cdist_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, cdist: Tensor) -> Tensor:
@@ -149,7 +153,134 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     return CdistBackward0.record(np.asarray(out, dtype=x1._data.dtype), (x1, x2), p=p)
 
 
+# -- norms and similarities ------------------------------------------------------------------------
+def _norm_grad(grad: Tensor, self: Tensor, result: Tensor, p: float, dim: int, keepdim: bool) -> Tensor:
+    """PyTorch's norm_backward: ties of the inf-norm share the gradient; zero norms give zero gradient."""
+    if not keepdim and self.ndim:
+        grad, result = unsqueeze(grad, dim), unsqueeze(result, dim)
+    if p == 0:
+        return expand(grad * 0, self.shape)
+    if p == 1:
+        return sign(self) * grad
+    if math.isinf(p):
+        mask = (abs(self) == result).to(grad.dtype)
+        return sign(self) * mask * (grad / reduce_sum(mask, dim, keepdim=True))
+    scaled = self / result if p == 2 else sign(self) * pow(abs(self), p - 1) / pow(result, p - 1)
+    if p < 1:
+        scaled = where(self == 0, 0.0, scaled)
+    # Masked before the product, so that the second derivative in `grad` is 0 there, not 0 * nan.
+    return where(result == 0, 0.0, scaled) * grad
+
+
+NormBackward1 = derivative("NormBackward1", self=_norm_grad)
+
+
+def vector_norm(input: Tensor, p: float, dim: int, keepdim: bool = False) -> Tensor:
+    """The p-norm along one dim (what F.normalize, cosine_similarity and pairwise_distance reduce with)."""
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            f"linalg.vector_norm: Expected a floating point or complex tensor as input. Got {input.dtype.name.capitalize()}"
+        )
+    d = input._wrap_dim(dim)
+    data = input._data.reshape(input._data.shape or (1,))
+    magnitude = np.abs(data)
+    if math.isinf(p) and data.shape[d] == 0:
+        raise RuntimeError("linalg.vector_norm cannot compute the inf norm on an empty tensor because the operation "
+                           "does not have an identity")
+    with np.errstate(all="ignore"):
+        if p == 0:
+            out = np.sum(data != 0, axis=d, keepdims=True).astype(data.dtype)
+        elif math.isinf(p):
+            out = (np.max if p > 0 else np.min)(magnitude, axis=d, keepdims=True)
+        else:  # scaled by the largest entry, so that tiny entries do not underflow when raised to p
+            largest = np.max(magnitude, axis=d, keepdims=True, initial=0.0)
+            scale = np.where((largest == 0) | np.isinf(largest), 1.0, largest)
+            out = scale * np.sum((magnitude / scale) ** p, axis=d, keepdims=True) ** (1 / p)
+    if not keepdim and input.ndim:
+        out = np.squeeze(out, axis=d)
+    return NormBackward1.record(out.reshape(out.shape if input.ndim else ()), (input,), p=p, dim=d, keepdim=keepdim)
+
+
+def clamped_value(x: Tensor, min: float) -> Tensor:
+    """x with its value clamped below at `min` but its gradient untouched (PyTorch clamps under no_grad)."""
+    detached = x.detach()
+    return x + (clamp(detached, min=min) - detached)
+
+
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        raise TypeError("normalize(): the out= argument is not supported by glassgrad")
+    denominator = clamp(vector_norm(input, p, dim, keepdim=True), min=eps)
+    return div(input, expand(denominator, input.shape))
+
+
+def _broadcast_pair(x1: Tensor, x2: Tensor) -> tuple[Tensor, Tensor]:
+    shape = broadcast_shape(x1.shape, x2.shape)
+    return expand(x1, shape), expand(x2, shape)
+
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    common = result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {common.name.capitalize()}")
+    a, b = (x if x.dtype.is_floating_point else x.to(common) for x in (x1, x2))
+    a, b = _broadcast_pair(a, b)
+    # Each side is divided by its own norm first, which keeps the result inside [-1, 1].
+    na = clamped_value(vector_norm(a, 2, dim, keepdim=True), eps)
+    nb = clamped_value(vector_norm(b, 2, dim, keepdim=True), eps)
+    return reduce_sum(mul(div(a, na), div(b, nb)), dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    innermost = max(x1.ndim, x2.ndim) - 1
+    return vector_norm(add(sub(x1, x2), eps), p, innermost, keepdim)
+
+
+PdistBackwardBackward0 = _no_second_derivative("PdistBackwardBackward0", ("grad", "self", "pdist"), "_pdist_backward")
+
+
+def _pairs(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The row pairs i < j in pdist's order, and those rows as one-row batches (P, 1, d) for the cdist kernels."""
+    first, second = np.triu_indices(x.shape[0], 1)
+    return first, second, x[first][:, None, :], x[second][:, None, :]
+
+
+def _pdist_backward(grad: Tensor, self: Tensor, p: float, result: Tensor) -> Tensor:
+    """Each pair's gradient (cdist's kernel, zero at a zero distance) added to its first row and taken from its second."""
+    first, second, a, b = _pairs(self._data)
+    per_pair = quietly(_distance_grads, grad._data[:, None, None], a, b, p, result._data[:, None, None])[:, 0]
+    out = np.zeros_like(self._data)
+    np.add.at(out, first, per_pair)
+    np.add.at(out, second, -per_pair)
+    return PdistBackwardBackward0.record(out, (grad, self, result))
+
+
+PdistBackward0 = derivative("PdistBackward0", self=lambda grad, self, p, result: _pdist_backward(grad, self, p, result))
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-distance between every two rows i < j of a 2-d input, in row-major order of the pairs, as PyTorch's
+    kernel computes it (sqrt of the sum of squares for p = 2, which underflows where vector_norm would not)."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    _, _, a, b = _pairs(input._data)
+    out = quietly(_distances, a, b, p)[:, 0, 0] if input.shape[1] else np.zeros(len(a))
+    return PdistBackward0.record(np.asarray(out, dtype=input._data.dtype), (input,), p=p)
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
-FUNCTIONS: dict[str, Callable[..., Any]] = {"cdist": cdist}
+FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "cdist": cdist, "pdist": pdist, "cosine_similarity": cosine_similarity, "pairwise_distance": pairwise_distance,
+}
+# The similarities are also F.*, and F.normalize has no torch.* twin.
+ALSO: dict[str, dict[str, Callable[..., Any]]] = {
+    "glassgrad.nn.functional": {
+        "pdist": pdist, "cosine_similarity": cosine_similarity, "pairwise_distance": pairwise_distance, "normalize": normalize,
+    },
+}
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: tuple[str, ...] = ()

@@ -17,9 +17,10 @@ import numpy as np
 from .._dtype import result_type
 from ..autograd import grad_mode
 from ..tensor import Tensor
-from .activations import clamped_value, logsigmoid, pairwise_distance, tensor_log_softmax
-from .binary import minimum, xlogy
+from .activations import logsigmoid, tensor_log_softmax
+from .binary import xlogy
 from .creation import ones_like
+from .distance import clamped_value
 from .elementwise import (
     abs,
     add,
@@ -556,25 +557,6 @@ def cosine_embedding_loss(
     return _reduce(add(positive, negative), reduction)
 
 
-def triplet_margin_loss(
-    anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2, eps: float = 1e-6,
-    swap: bool = False, size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
-) -> Tensor:
-    reduction = _reduction(reduction, size_average, reduce)
-    if margin <= 0:
-        raise ValueError(f"margin must be greater than 0, got {margin}")
-    if not anchor.ndim == positive.ndim == negative.ndim:
-        raise RuntimeError(
-            "The anchor, positive, and negative tensors are expected to have the same number of dimensions, but got: "
-            f"anchor {anchor.ndim}D, positive {positive.ndim}D, and negative {negative.ndim}D inputs"
-        )
-    to_positive = pairwise_distance(anchor, positive, p, eps)
-    to_negative = pairwise_distance(anchor, negative, p, eps)
-    if swap:
-        to_negative = minimum(to_negative, pairwise_distance(positive, negative, p, eps))
-    return _reduce(clamp(sub(add(to_positive, margin), to_negative), min=0), reduction)
-
-
 def poisson_nll_loss(
     input: Tensor, target: Tensor, log_input: bool = True, full: bool = False, size_average: bool | None = None,
     eps: float = 1e-8, reduce: bool | None = None, reduction: str = "mean",
@@ -619,7 +601,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "cross_entropy": cross_entropy, "nll_loss": nll_loss, "binary_cross_entropy": binary_cross_entropy,
     "binary_cross_entropy_with_logits": binary_cross_entropy_with_logits, "kl_div": kl_div,
     "margin_ranking_loss": margin_ranking_loss, "hinge_embedding_loss": hinge_embedding_loss,
-    "cosine_embedding_loss": cosine_embedding_loss, "triplet_margin_loss": triplet_margin_loss,
+    "cosine_embedding_loss": cosine_embedding_loss,
     "poisson_nll_loss": poisson_nll_loss, "gaussian_nll_loss": gaussian_nll_loss, "soft_margin_loss": soft_margin_loss,
 }
 METHODS: dict[str, Callable[..., Any]] = {}

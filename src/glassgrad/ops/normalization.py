@@ -16,9 +16,11 @@ import numpy as np
 from .._dtype import CPP_NAMES, float16, float32
 from ..autograd.inplace import bump_version
 from ..tensor import Size, Tensor
+from .convolution import pad
 from .elementwise import not_implemented_for, pow, rsqrt, sqrt
+from .pooling import avg_pool2d, avg_pool3d
 from .reduction import mean
-from .shape import reshape
+from .shape import reshape, squeeze, unsqueeze
 
 NAMESPACE = "glassgrad.nn.functional"
 
@@ -193,9 +195,50 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
     return _affine(reshape(y, input.shape), weight, bias, _channel_shape(input))
 
 
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """input / (k + alpha * mean of squares over `size` neighbouring channels)^beta, composed as PyTorch composes it."""
+    if input.ndim < 3:
+        # PyTorch's message carries the run of spaces its source line continuation leaves.
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {input.ndim} dimensions)")
+    if input.numel() == 0:
+        return input
+    squares = input * input
+    # The channel dim becomes a spatial dim of a one-channel pool, padded by size // 2 before and (size - 1) // 2 after.
+    if input.ndim == 3:
+        padded = pad(unsqueeze(squares, 1), (0, 0, size // 2, (size - 1) // 2))
+        div = squeeze(avg_pool2d(padded, (size, 1), stride=1), 1)
+    else:
+        shape = input.shape
+        padded = pad(reshape(squares, (shape[0], 1, shape[1], shape[2], -1)), (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        div = reshape(squeeze(avg_pool3d(padded, (size, 1, 1), stride=1), 1), shape)
+    return input / pow(div * alpha + k, beta)
+
+
+# torch.batch_norm/layer_norm/group_norm: ATen's signatures, which end in a cuDNN flag (a CPU build ignores it) and
+# put batch_norm's weight and bias before the running statistics.
+def _aten_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+                     running_var: Tensor | None, training: bool, momentum: float, eps: float, cudnn_enabled: bool) -> Tensor:
+    return batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _aten_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None, bias: Tensor | None = None,
+                     eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    return layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def _aten_group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+                     eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    return group_norm(input, num_groups, weight, bias, eps)
+
+
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "layer_norm": layer_norm, "rms_norm": rms_norm, "batch_norm": batch_norm, "instance_norm": instance_norm, "group_norm": group_norm,
+    "local_response_norm": local_response_norm,
 }
 METHODS: dict[str, Callable[..., Any]] = {}
-ALSO: dict[str, dict[str, Callable[..., Any]]] = {"glassgrad": {"rms_norm": rms_norm}}
+ALSO: dict[str, dict[str, Callable[..., Any]]] = {
+    "glassgrad": {
+        "rms_norm": rms_norm, "batch_norm": _aten_batch_norm, "layer_norm": _aten_layer_norm, "group_norm": _aten_group_norm,
+    },
+}
 INPLACE: tuple[str, ...] = ()

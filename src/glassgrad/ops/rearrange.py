@@ -254,9 +254,13 @@ PixelUnshuffleBackward0 = derivative(
 )
 
 
+def _check_int(name: str, value: Any, what: str) -> None:
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+        raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not {type(value).__name__}")
+
+
 def _check_shuffle(name: str, input: Tensor, factor: int, what: str) -> None:
-    if not isinstance(factor, (int, np.integer)) or isinstance(factor, bool):
-        raise TypeError(f"{name}(): argument '{what}' (position 2) must be int, not {type(factor).__name__}")
+    _check_int(name, factor, what)
     if input.ndim < 3:
         raise RuntimeError(
             f"{name} expects input to have at least 3 dimensions, but got input with {input.ndim} dimension(s)"
@@ -298,11 +302,33 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
     return PixelUnshuffleBackward0.record(out, (input,), downscale_factor=r)
 
 
+# Shuffling back with C / groups groups undoes a shuffle with `groups`.
+ChannelShuffleBackward0 = derivative("ChannelShuffleBackward0", self=lambda grad, groups: channel_shuffle(grad, grad.shape[1] // groups))
+
+
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """(N, C, *) with its channels read group by group and written interleaved: (N, g, C/g, *) transposed to (N, C/g, g, *)."""
+    _check_int("channel_shuffle", groups, "groups")
+    if input.ndim <= 2:
+        raise RuntimeError(f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}")
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of groups:{groups}")
+    n, c, *rest = input.shape
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups.")
+    out = input._data.reshape(n, groups, c // groups, *rest).swapaxes(1, 2).reshape(input.shape)
+    return ChannelShuffleBackward0.record(out, (input,), groups=int(groups))
+
+
 # -- what this module exports (through indexing.py) ----------------------------------------------
 FUNCTIONS = {
     "repeat": repeat, "tile": tile, "repeat_interleave": repeat_interleave, "flip": flip, "fliplr": fliplr, "flipud": flipud, "roll": roll, "rot90": rot90,
     "tril": tril, "triu": triu, "diagonal": diagonal, "diag_embed": diag_embed, "diag": diag, "diagflat": diagflat,
     "trace": trace,
 }
-# torch.pixel_shuffle is F.pixel_shuffle too; neither is a Tensor method.
-PIXEL_SHUFFLE = {"pixel_shuffle": pixel_shuffle, "pixel_unshuffle": pixel_unshuffle}
+# The shuffles: torch.X is F.X too, and none is a Tensor method. native_channel_shuffle is channel_shuffle
+# (PyTorch's has no derivative; this one has channel_shuffle's).
+PIXEL_SHUFFLE = {
+    "pixel_shuffle": pixel_shuffle, "pixel_unshuffle": pixel_unshuffle, "channel_shuffle": channel_shuffle,
+    "native_channel_shuffle": channel_shuffle,
+}

@@ -94,7 +94,10 @@ class LRScheduler:
 _LRScheduler = LRScheduler
 
 
-class LambdaLR(LRScheduler):
+class _LambdaScheduler(LRScheduler):
+    """LambdaLR's and MultiplicativeLR's one function per param group, and their state_dict: functions are not
+    saved, only the __dict__ of callable objects, as in PyTorch."""
+
     def __init__(
         self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]], last_epoch: int = -1
     ) -> None:
@@ -107,7 +110,6 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> dict[str, Any]:
-        # Functions are not saved, only the __dict__ of callable objects, as in PyTorch.
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy() for fn in self.lr_lambdas]
         return state
@@ -120,8 +122,29 @@ class LambdaLR(LRScheduler):
             if saved is not None:
                 fn.__dict__.update(saved)
 
+
+class LambdaLR(_LambdaScheduler):
+    """lr = initial lr * lr_lambda(epoch)."""
+
     def get_lr(self) -> list[float]:
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)]
+
+
+class MultiplicativeLR(_LambdaScheduler):
+    """lr = previous lr * lr_lambda(epoch), from the first step on."""
+
+    def __init__(
+        self, optimizer: Optimizer, lr_lambda: Callable[[int], float] | Sequence[Callable[[int], float]], last_epoch: int = -1
+    ) -> None:
+        for fn in lr_lambda if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, lr_lambda, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self._is_initial:
+            return _lrs(self.optimizer)
+        return [lr * fn(self.last_epoch) for fn, lr in zip(self.lr_lambdas, _lrs(self.optimizer), strict=True)]
 
 
 class StepLR(LRScheduler):
@@ -153,6 +176,27 @@ class MultiStepLR(LRScheduler):
     def _get_closed_form_lr(self) -> list[float]:
         milestones = sorted(self.milestones.elements())
         return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """lr = initial lr * factor until total_iters epochs have passed, then the initial lr."""
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5, last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self.last_epoch == 0:
+            return [lr * self.factor for lr in _lrs(self.optimizer)]
+        if self.last_epoch != self.total_iters:
+            return _lrs(self.optimizer)
+        return [lr * (1.0 / self.factor) for lr in _lrs(self.optimizer)]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        return [base_lr * (self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor)) for base_lr in self.base_lrs]
 
 
 class LinearLR(LRScheduler):
@@ -197,6 +241,25 @@ class ExponentialLR(LRScheduler):
         return [base_lr * self.gamma**self.last_epoch for base_lr in self.base_lrs]
 
 
+class PolynomialLR(LRScheduler):
+    """lr = initial lr * (1 - epoch / total_iters) ** power, reaching zero at total_iters."""
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0, last_epoch: int = -1) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list[float]:
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _lrs(self.optimizer)
+        decay = ((1.0 - self.last_epoch / self.total_iters) / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [lr * decay for lr in _lrs(self.optimizer)]
+
+    def _get_closed_form_lr(self) -> list[float]:
+        progress = min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base_lr * (1.0 - progress) ** self.power for base_lr in self.base_lrs]
+
+
 class CosineAnnealingLR(LRScheduler):
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0, last_epoch: int = -1) -> None:
         self.T_max = T_max
@@ -224,27 +287,50 @@ class CosineAnnealingLR(LRScheduler):
         ]
 
 
-class SequentialLR(LRScheduler):
+class _Composite(LRScheduler):
+    """SequentialLR's and ChainedScheduler's checks of their schedulers, and a state_dict that nests theirs."""
+
+    _schedulers: Sequence[LRScheduler]
+
+    def _check_schedulers(self, optimizer: Optimizer, schedulers: Sequence[LRScheduler], kind: str) -> None:
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{name} expects at least one scheduler{kind}, but got no scheduler.")
+        for idx, scheduler in enumerate(schedulers):
+            if not hasattr(scheduler, "optimizer"):
+                raise TypeError(f"{name} at index {idx} should have `optimizer` as its attribute.")
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(
+                    f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional kwargs to be "
+                    f"specified when calling `step`, but got one at index {idx} in the given schedulers sequence."
+                )
+            if scheduler.optimizer is not optimizer:
+                raise ValueError(
+                    f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                    f"{type(scheduler).__name__} at index {idx} has {scheduler.optimizer}, which is different from "
+                    f"{type(optimizer).__name__}."
+                )
+
+    def state_dict(self) -> dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        state = dict(state_dict)
+        saved = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for scheduler, s in zip(self._schedulers, saved, strict=True):
+            scheduler.load_state_dict(s)
+
+
+class SequentialLR(_Composite):
     """Hands over from one scheduler to the next at each milestone."""
 
     def __init__(
         self, optimizer: Optimizer, schedulers: list[LRScheduler], milestones: list[int], last_epoch: int = -1
     ) -> None:
-        if len(schedulers) < 1:
-            raise ValueError(f"{type(self).__name__} expects at least one scheduler, but got no scheduler.")
-        for idx, scheduler in enumerate(schedulers):
-            if isinstance(scheduler, ReduceLROnPlateau):
-                raise ValueError(
-                    f"{type(self).__name__} does not support `ReduceLROnPlateau` scheduler as it requires additional "
-                    f"kwargs to be specified when calling `step`, but got one at index {idx} in the given schedulers "
-                    "sequence."
-                )
-            if scheduler.optimizer is not optimizer:
-                raise ValueError(
-                    f"{type(self).__name__} expects all schedulers to belong to the same optimizer, but got scheduler "
-                    f"{type(scheduler).__name__} at index {idx} has {scheduler.optimizer}, which is different from "
-                    f"{type(optimizer).__name__}."
-                )
+        self._check_schedulers(optimizer, schedulers, "")
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 "Sequential Schedulers expects number of schedulers provided to be one more than the number of "
@@ -273,112 +359,23 @@ class SequentialLR(LRScheduler):
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
 
-    def state_dict(self) -> dict[str, Any]:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
 
-    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
-        state = dict(state_dict)
-        saved = state.pop("_schedulers")
-        self.__dict__.update(state)
-        for scheduler, s in zip(self._schedulers, saved, strict=True):
-            scheduler.load_state_dict(s)
+class ChainedScheduler(_Composite):
+    """Steps every scheduler at each step, so that their factors compound."""
 
-
-class OneCycleLR(LRScheduler):
-    """The 1cycle policy: warm up to max_lr, then anneal to max_lr / div_factor / final_div_factor (momentum inversely)."""
-
-    def __init__(
-        self, optimizer: Optimizer, max_lr: float | list[float], total_steps: int | None = None,
-        epochs: int | None = None, steps_per_epoch: int | None = None, pct_start: float = 0.3,
-        anneal_strategy: str = "cos", cycle_momentum: bool = True, base_momentum: float | list[float] = 0.85,
-        max_momentum: float | list[float] = 0.95, div_factor: float = 25.0, final_div_factor: float = 1e4,
-        three_phase: bool = False, last_epoch: int = -1,
-    ) -> None:
-        if not isinstance(optimizer, Optimizer):
-            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+    def __init__(self, schedulers: Sequence[LRScheduler], optimizer: Optimizer | None = None) -> None:
+        if len(schedulers) < 1:
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler to be chained, but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        self._check_schedulers(optimizer, schedulers, " to be chained")
+        self._schedulers = schedulers
         self.optimizer = optimizer
-        if total_steps is not None:
-            if total_steps <= 0 or not isinstance(total_steps, int):
-                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
-            self.total_steps = total_steps
-        elif epochs is not None and steps_per_epoch is not None:
-            if not isinstance(epochs, int) or epochs <= 0:
-                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
-            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
-                raise ValueError(f"Expected positive integer steps_per_epoch, but got {steps_per_epoch}")
-            self.total_steps = epochs * steps_per_epoch
-        else:
-            raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
-        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
-            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
-        if anneal_strategy not in ("cos", "linear"):
-            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
-        self._anneal_func_type = anneal_strategy
-        warmup_end = float(pct_start * self.total_steps) - 1
-        # Each phase: (end_step, start_lr key, end_lr key, start_momentum key, end_momentum key).
-        if three_phase:
-            self._schedule_phases = [
-                (warmup_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                (float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr", "base_momentum", "max_momentum"),
-                (self.total_steps - 1, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
-            ]
-        else:
-            self._schedule_phases = [
-                (warmup_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
-                (self.total_steps - 1, "max_lr", "min_lr", "base_momentum", "max_momentum"),
-            ]
-        max_lrs = _per_group("max_lr", optimizer, max_lr)
-        if last_epoch == -1:
-            for group, lr in zip(optimizer.param_groups, max_lrs, strict=True):
-                group["initial_lr"] = lr / div_factor
-                group["max_lr"] = lr
-                group["min_lr"] = group["initial_lr"] / final_div_factor
-        self.cycle_momentum = cycle_momentum
-        if cycle_momentum:
-            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
-            self.use_beta1 = "betas" in optimizer.defaults
-            if last_epoch == -1:
-                for m_max, m_base, group in zip(
-                    _per_group("max_momentum", optimizer, max_momentum),
-                    _per_group("base_momentum", optimizer, base_momentum),
-                    optimizer.param_groups,
-                    strict=True,
-                ):
-                    self._set_momentum(group, m_max)
-                    group["max_momentum"] = m_max
-                    group["base_momentum"] = m_base
-        super().__init__(optimizer, last_epoch)
+        self._last_lr = _lrs(schedulers[-1].optimizer)
 
-    def _set_momentum(self, group: dict[str, Any], value: float) -> None:
-        if self.use_beta1:
-            group["betas"] = (value, *group["betas"][1:])
-        else:
-            group["momentum"] = value
-
-    def _anneal(self, start: float, end: float, pct: float) -> float:
-        if self._anneal_func_type == "cos":
-            return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
-        return (end - start) * pct + start
-
-    def get_lr(self) -> list[float]:
-        step_num = self.last_epoch
-        if step_num > self.total_steps:
-            raise ValueError(f"Tried to step {step_num} times. The specified number of total steps is {self.total_steps}")
-        lrs = []
-        for group in self.optimizer.param_groups:
-            start_step = 0.0
-            for i, (end_step, lr_from, lr_to, m_from, m_to) in enumerate(self._schedule_phases):
-                if step_num <= end_step or i == len(self._schedule_phases) - 1:
-                    pct = (step_num - start_step) / (end_step - start_step)
-                    lrs.append(self._anneal(group[lr_from], group[lr_to], pct))
-                    if self.cycle_momentum:
-                        self._set_momentum(group, self._anneal(group[m_from], group[m_to], pct))
-                    break
-                start_step = end_step
-        return lrs
+    def step(self) -> None:  # type: ignore[override]
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _lrs(self._schedulers[-1].optimizer)
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -448,5 +445,10 @@ class ReduceLROnPlateau(LRScheduler):
     @property
     def in_cooldown(self) -> bool:
         return self.cooldown_counter > 0
+
+# The cyclical schedulers live in their own module, which builds on the classes above.
+from ._cyclic_lr import CosineAnnealingWarmRestarts as CosineAnnealingWarmRestarts  # noqa: E402
+from ._cyclic_lr import CyclicLR as CyclicLR  # noqa: E402
+from ._cyclic_lr import OneCycleLR as OneCycleLR  # noqa: E402
 
 __getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -104,4 +104,17 @@ OPS = [
     OpInfo(NN + "group_norm", lambda m, x, w, b: F(m).group_norm(x, 1 + (x.shape[1] % 2 == 0), w, b),
            shapes=normalized(2, 4, min_batch=2), domains=(_SPREAD, Domain(), Domain()), rtol=1e-6, atol=1e-8,
            errors=(lambda m: F(m).group_norm(m.zeros(2, 3, 4), 2),)),
+    # torch.* twins with ATen's argument order and cuDNN flag.
+    OpInfo("glassgrad.batch_norm", lambda m, x, w, b: m.batch_norm(x, w, b, *_running(m, x.shape[1]), False, 0.1, 1e-5, True),
+           shapes=normalized(), rtol=1e-6, atol=1e-8),
+    OpInfo("glassgrad.batch_norm", lambda m, x: m.batch_norm(x, None, None, None, None, True, 0.1, 0.5, False),
+           shapes=normalized(min_batch=2, affine=False), domains=_SPREAD, rtol=1e-6, atol=1e-8, id="torch_batch_norm_train"),
+    OpInfo("glassgrad.layer_norm", lambda m, x, w, b: m.layer_norm(x, x.shape[-1:], w, b, 1e-5, True), shapes=layer_shapes(),
+           domains=_SPREAD, rtol=1e-6, atol=1e-8),
+    OpInfo("glassgrad.group_norm", lambda m, x, w, b: m.group_norm(x, 1, w, b, 1e-5, True), shapes=normalized(2, 4, min_batch=2),
+           domains=(_SPREAD, Domain(), Domain()), rtol=1e-6, atol=1e-8),
+    OpInfo(NN + "local_response_norm", lambda m, x: F(m).local_response_norm(x, 3), shapes=normalized(3, 3, affine=False),
+           errors=(lambda m: F(m).local_response_norm(m.zeros(2, 3), 2),)),
+    OpInfo(NN + "local_response_norm", lambda m, x: F(m).local_response_norm(x, 2, alpha=0.5, beta=0.6, k=2.0),
+           shapes=normalized(4, 5, affine=False), id="local_response_norm_4d"),
 ]

@@ -247,6 +247,15 @@ class Softmin(_SoftmaxFamily):
     _function = F.softmin
 
 
+class Softmax2d(Module):
+    """Softmax over the channels of a (N, C, H, W) or (C, H, W) input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3)
+
+
 class MultiheadAttention(Module):
     """Attention(Q, K, V) over num_heads heads of embed_dim // num_heads, as torch.nn.MultiheadAttention.
 

@@ -1,21 +1,25 @@
-"""BatchNorm1d and BatchNorm2d at torch.nn.modules.batchnorm: batch statistics in training, running ones in eval."""
+"""BatchNorm1d/2d/3d and their lazy forms at torch.nn.modules.batchnorm (batch statistics in training, running ones
+in eval), and the _NormBase and _LazyNormBase they share with the instance norms: affine parameters, running
+statistics and their reset."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from ... import _dtype
 from ...autograd import grad_mode
 from ...ops.creation import ones, tensor, zeros
 from ...tensor import Tensor
 from .. import functional as F
+from ..parameter import UninitializedBuffer, UninitializedParameter
+from .lazy import LazyModuleMixin
 from .module import Module
 from .normalization import register_affine, reset_affine
 
 
-class _BatchNorm(Module):
+class _NormBase(Module):
     _version = 2  # PyTorch's: its state dicts carry num_batches_tracked
-    _expected_dims: tuple[int, ...]
+    _expected_dims: ClassVar[tuple[int, ...]]
 
     def __init__(
         self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
@@ -53,6 +57,48 @@ class _BatchNorm(Module):
             wanted = " or ".join(f"{d}D" for d in self._expected_dims)
             raise ValueError(f"expected {wanted} input (got {input.dim()}D input)")
 
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
+        )
+
+
+class _LazyNormBase(LazyModuleMixin, _NormBase):
+    """num_features from the first input's dim 1 (for an unbatched instance norm input too, as in PyTorch)."""
+
+    def __init__(
+        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True, track_running_stats: bool = True,
+        device: Any = None, dtype: Any = None, *, bias: bool = True,
+    ) -> None:
+        # Built without parameters or statistics, then given placeholders: nothing is drawn for an unknown shape.
+        super().__init__(0, eps, momentum, False, False, device, dtype, bias=False)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            if bias:
+                self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = tensor(0, dtype=_dtype.int64)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if not self.has_uninitialized_params():
+            return
+        self.num_features = input.shape[1]
+        for t in (self.weight, self.bias, self.running_mean, self.running_var):
+            if t is not None:
+                t.materialize((self.num_features,))
+        self.reset_parameters()
+
+
+class _BatchNorm(_NormBase):
     def forward(self, input: Tensor) -> Tensor:
         self._check_input_dim(input)
         factor = 0.0 if self.momentum is None else self.momentum
@@ -69,12 +115,6 @@ class _BatchNorm(Module):
             use_batch_stats, factor, self.eps,
         )
 
-    def extra_repr(self) -> str:
-        return (
-            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-            f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}"
-        )
-
 
 class BatchNorm1d(_BatchNorm):
     _expected_dims = (2, 3)
@@ -82,3 +122,22 @@ class BatchNorm1d(_BatchNorm):
 
 class BatchNorm2d(_BatchNorm):
     _expected_dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    _expected_dims = (5,)
+
+
+class LazyBatchNorm1d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm1d
+    _expected_dims = BatchNorm1d._expected_dims
+
+
+class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm2d
+    _expected_dims = BatchNorm2d._expected_dims
+
+
+class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
+    cls_to_become = BatchNorm3d
+    _expected_dims = BatchNorm3d._expected_dims

@@ -14,6 +14,7 @@ from ...ops.losses import _reduction
 from ...tensor import Tensor
 from .. import functional as F
 from .activation import constructor_options
+from .distance import PairwiseDistance
 from .module import Module
 
 
@@ -174,3 +175,51 @@ class GaussianNLLLoss(_Loss):
 
 class SoftMarginLoss(_Loss):
     _function = F.soft_margin_loss
+
+
+class MultiMarginLoss(_WeightedLoss):
+    _function = F.multi_margin_loss
+
+    def __init__(
+        self, p: int = 1, margin: float = 1.0, weight: Tensor | None = None, size_average: bool | None = None,
+        reduce: bool | None = None, reduction: str = "mean",
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p not in (1, 2):
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead")
+        self.p = p
+        self.margin = margin
+
+
+class MultiLabelMarginLoss(_Loss):
+    _function = F.multilabel_margin_loss
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    _function = F.multilabel_soft_margin_loss
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    _function = F.triplet_margin_with_distance_loss
+
+    def __init__(
+        self, *, distance_function: Callable[[Tensor, Tensor], Tensor] | None = None, margin: float = 1.0,
+        swap: bool = False, reduction: str = "mean",
+    ) -> None:
+        super().__init__(reduction=reduction)
+        if margin <= 0:
+            raise ValueError(f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead")
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin = margin
+        self.swap = swap
+
+
+class CTCLoss(_Loss):
+    _function = F.ctc_loss
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False) -> None:
+        super().__init__(reduction=reduction)
+        self.blank = blank
+        self.zero_infinity = zero_infinity

@@ -11,7 +11,7 @@ from ... import _device, _dtype
 from ...autograd import grad_mode
 from ...autograd.graph import RemovableHandle, add_hook
 from ...tensor import Tensor, device
-from ..parameter import Buffer, Parameter
+from ..parameter import Buffer, Parameter, UninitializedBuffer, is_lazy
 from ._backward_hooks import BackwardHook
 
 _IncompatibleKeysBase = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -170,14 +170,15 @@ class Module:
             if value is not None:
                 raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' (torch.nn.Module or None expected)")
             self._modules[name] = value
-        elif isinstance(value, Buffer) or name in self.__dict__.get("_buffers", ()):
+        elif isinstance(value, (Buffer, UninitializedBuffer)) or name in self.__dict__.get("_buffers", ()):
             if value is not None and not isinstance(value, Tensor):
                 raise TypeError(
                     f"cannot assign '{typename(value)}' as buffer '{name}' (torch.nn.Buffer, torch.Tensor or None expected)"
                 )
-            if isinstance(value, Buffer):
+            if isinstance(value, (Buffer, UninitializedBuffer)):
                 self._discard(name, self._parameters, self._modules)
-                self.register_buffer(name, value.detach(), persistent=value.persistent)
+                # A lazy module's placeholder is kept itself: materializing it later must change the registered buffer.
+                self.register_buffer(name, value if is_lazy(value) else value.detach(), persistent=value.persistent)
             else:
                 self._buffers[name] = value
         else:
@@ -429,6 +430,8 @@ class Module:
                     missing_keys.append(key)
                 continue
             value = state_dict[key]
+            if is_lazy(param):  # a lazy module's placeholder that the checkpoint leaves uninitialized too
+                continue
             if not isinstance(value, Tensor):
                 error_msgs.append(
                     f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like object from '

@@ -1,4 +1,5 @@
-"""LayerNorm, GroupNorm and RMSNorm at torch.nn.modules.normalization, plus the affine parameters every norm layer shares."""
+"""LayerNorm, GroupNorm, RMSNorm, LocalResponseNorm and CrossMapLRN2d at torch.nn.modules.normalization, plus the affine
+parameters every norm layer shares."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ...ops.creation import empty
 from ...tensor import Tensor
 from .. import functional as F
 from .. import init
+from .._functions import CrossMapLRN2d as _cross_map_lrn2d
 from ..parameter import Parameter
 from .module import Module
 
@@ -110,3 +112,35 @@ class RMSNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class _ResponseNorm(Module):
+    """LocalResponseNorm's and CrossMapLRN2d's options (their defaults differ only in k's type, which repr shows)."""
+
+    def __init__(self, size: int, alpha: float, beta: float, k: float) -> None:
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class LocalResponseNorm(_ResponseNorm):
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+
+class CrossMapLRN2d(_ResponseNorm):
+    """LocalResponseNorm's legacy 4-d form, with PyTorch's own forward and backward (see nn/_functions.py)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _cross_map_lrn2d.apply(input, self.size, self.alpha, self.beta, self.k)

@@ -1,4 +1,5 @@
-"""PixelShuffle and PixelUnshuffle at torch.nn.modules.pixelshuffle: channels to space and back."""
+"""PixelShuffle and PixelUnshuffle at torch.nn.modules.pixelshuffle (channels to space and back), and ChannelShuffle
+at torch.nn.modules.channelshuffle."""
 
 from __future__ import annotations
 
@@ -33,3 +34,17 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class ChannelShuffle(Module):
+    """(N, C, *) with its channels interleaved across `groups` groups."""
+
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"

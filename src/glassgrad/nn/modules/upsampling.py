@@ -1,4 +1,5 @@
-"""Upsample at torch.nn.modules.upsampling: F.interpolate with its arguments kept on the module."""
+"""Upsample, UpsamplingNearest2d and UpsamplingBilinear2d at torch.nn.modules.upsampling: F.interpolate with its
+arguments kept on the module."""
 
 from __future__ import annotations
 
@@ -32,3 +33,15 @@ class Upsample(Module):
     def extra_repr(self) -> str:
         shown = f"scale_factor={self.scale_factor!r}" if self.scale_factor is not None else f"size={self.size!r}"
         return f"{shown}, mode={self.mode!r}"
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size: int | Sequence[int] | None = None, scale_factor: float | tuple[float, ...] | None = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    """Bilinear with align_corners=True, as this legacy layer always was."""
+
+    def __init__(self, size: int | Sequence[int] | None = None, scale_factor: float | tuple[float, ...] | None = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

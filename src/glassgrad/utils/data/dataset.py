@@ -1,4 +1,5 @@
-"""Datasets: map-style (Dataset, TensorDataset, Subset, ConcatDataset), IterableDataset, and random_split."""
+"""Datasets: map-style (Dataset, TensorDataset, StackDataset, Subset, ConcatDataset), IterableDataset and ChainDataset,
+and random_split."""
 
 from __future__ import annotations
 
@@ -45,6 +46,32 @@ class TensorDataset(Dataset):
         return self.tensors[0].size(0)
 
 
+class StackDataset(Dataset):
+    """Several datasets of one length side by side: sample i is the tuple (positional) or dict (keyword) of their i-th."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if args and kwargs:
+            raise ValueError(
+                "Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output, but both types "
+                "are given."
+            )
+        if not args and not kwargs:
+            raise ValueError("At least one dataset should be passed")
+        datasets = list(args or kwargs.values())
+        self._length = len(datasets[0])
+        if any(self._length != len(d) for d in datasets):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets: tuple[Any, ...] | dict[str, Any] = args or kwargs
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
+
+
 class Subset(Dataset):
     """The samples of `dataset` at `indices`."""
 
@@ -84,6 +111,26 @@ class ConcatDataset(Dataset):
         which = bisect.bisect_right(self.cumulative_sizes, idx)
         offset = self.cumulative_sizes[which - 1] if which > 0 else 0
         return self.datasets[which][idx - offset]
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable datasets, one after the other (checked lazily, when iterated or measured, as in PyTorch)."""
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        self.datasets = datasets
+
+    def _iterables(self) -> Iterator[Any]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield d
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self._iterables():
+            yield from d
+
+    def __len__(self) -> int:
+        return sum(len(d) for d in self._iterables())
 
 
 def random_split(

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ...ops.creation import Generator, default_generator
+from ...tensor import Tensor
 
 
 class Sampler:
@@ -86,6 +87,45 @@ class SubsetRandomSampler(Sampler):
 
     def __len__(self) -> int:
         return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """num_samples indices drawn with probabilities proportional to weights, from glassgrad's generator
+    (PyTorch draws them with torch.multinomial from its own: same distribution, another stream)."""
+
+    def __init__(self, weights: Any, num_samples: int, replacement: bool = True, generator: Generator | None = None) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights = np.asarray(weights.numpy() if isinstance(weights, Tensor) else weights, dtype=np.float64)
+        if weights.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(weights.shape)}")
+        self.weights = Tensor._wrap(weights)
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        # torch.multinomial's checks, with its messages.
+        w = self.weights._data
+        if not np.all(np.isfinite(w)) or np.any(w < 0):
+            raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+        if w.sum() <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not self.replacement and self.num_samples > len(w):
+            raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+        rng = (self.generator or default_generator)._rng
+        if self.replacement:
+            yield from rng.choice(len(w), self.num_samples, p=w / w.sum()).tolist()
+            return
+        # PyTorch's draw without replacement: the largest w / Exp(1) keys (successive weighted draws, in
+        # distribution), which reaches zero-weight indices once the others are taken.
+        keys = w / rng.exponential(size=len(w))
+        yield from np.argsort(-keys, kind="stable")[: self.num_samples].tolist()
+
+    def __len__(self) -> int:
+        return self.num_samples
 
 
 class BatchSampler(Sampler):

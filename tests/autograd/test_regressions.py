@@ -83,3 +83,19 @@ def test_set_num_threads_limits_blas_and_get_num_threads_reports_it() -> None:
         glassgrad.set_num_threads(before)
     with pytest.raises(RuntimeError):
         glassgrad.set_num_threads(0)
+
+
+def _anomaly_names_the_nan_op(m: Any) -> tuple[str, bool]:
+    """Anomaly mode records each node's forward stack and names the node whose backward gave nan."""
+    x = m.tensor([0.0, 1.0], requires_grad=True)
+    with pytest.warns(UserWarning), m.autograd.detect_anomaly():
+        y = m.sqrt(x) * 0
+        try:
+            y.sum().backward()
+        except RuntimeError as err:
+            return str(err), "traceback_" in y.grad_fn.next_functions[0][0].metadata
+    return "no error", False
+
+
+def test_anomaly_mode_keeps_forward_stacks_and_finds_nan() -> None:
+    assert _anomaly_names_the_nan_op(glassgrad) == _anomaly_names_the_nan_op(torch)

@@ -102,9 +102,9 @@ class Node:
         self._step = steps.current
         if watches.state is not None:
             watches.state.track(self)
+        self._saved: dict[str, Any] = {}  # before the forward stack, which anomaly mode keeps in it (as metadata)
         if anomaly.enabled:
             anomaly.record_stack(self)
-        self._saved: dict[str, Any] = {}
         # What the engine and the diagnostics fill in later: the backward call that freed this node or ran it with
         # retain_graph=True, node hooks, tensor hooks (by output) and retain_grad() tensors (by output).
         self._freed_by = self._retained_by = self._hooks = self._pre_hooks = self._tensor_pre_hooks = self._retains_grad = None
@@ -405,12 +405,14 @@ def explain_freed(node: Node, saved: SavedTensor | None) -> str:
 def explain_version(node: Node, saved: SavedTensor) -> str:
     from ..diagnostics import explain
 
-    what = describe_saved(saved)
+    tensor = None if saved.is_output else saved._tensor
+    # A saved input is the tensor itself to PyTorch, so its shape is the one it has now (after t_, unsqueeze_, ...).
+    what = describe_saved(saved) if tensor is None else f"[{type_name(saved.dtype)} [{', '.join(map(str, tensor.shape))}]]"
     # PyTorch names a saved output's own node, but a saved input's grad_fn as it is now (after the in-place
-    # op), and it names the forward op: "Exp" for ExpBackward0, "Cube" for a Function Cube.
-    producer = node if saved.is_output else saved._tensor.grad_fn if saved._tensor is not None else None
+    # op), and it names the forward op: "Exp" for ExpBackward0, "Cube" for a Function Cube, "Elu1" for EluBackward1.
+    producer = node if saved.is_output else tensor.grad_fn if tensor is not None else None
     if producer is not None:
-        what += f", which is output {saved.output_nr} of {re.sub(r'Backward[0-9]*$', '', producer.name())},"
+        what += f", which is output {saved.output_nr} of {re.sub(r'Backward(0$|(?=[0-9]+$)|$)', '', producer.name())},"
     message = (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"{what} is at version {saved.version_counter.value}; expected version {saved.saved_version} instead. "

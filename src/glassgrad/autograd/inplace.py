@@ -9,6 +9,7 @@ the change.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Container
 from typing import Any
 
@@ -71,6 +72,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
     if not data.flags.writeable and has_internal_overlap(data):
         raise RuntimeError(OVERLAP_MESSAGE)
     result = compute(t)
+    assert result is not t, "an in-place op's out-of-place half returned its input: its history would be taken for new"
     if not any_cast and result.dtype._category > t.dtype._category:
         raise RuntimeError(
             f"result type {result.dtype.scalar_name} can't be cast to the desired output type {t.dtype.scalar_name}"
@@ -133,14 +135,50 @@ def replay_view(base: Tensor, chain: tuple[tuple[Callable[..., Tensor], tuple[An
     return view
 
 
+# Bases whose shape or strides an in-place op changed (t_, squeeze_, resize_, ...): views taken of them before the
+# change may no longer replay from them. A view's own change is not noted: views of the same base replay around it.
+# Keyed by id: a WeakSet would compare tensors with ==, which is elementwise. An entry leaves with its tensor.
+_reshaped_bases: weakref.WeakValueDictionary[int, Tensor] = weakref.WeakValueDictionary()
+
+
+def note_metadata_change(t: Tensor) -> None:
+    if t._base is None:
+        _reshaped_bases[id(t)] = t
+
+
+STALE_VIEW_MESSAGE = (
+    "glassgrad cannot record this in-place op on a view: the view's base changed its shape or strides in place "
+    "(t_, transpose_, squeeze_, unsqueeze_, resize_, ...) after the view was taken, so the view can no longer be "
+    "replayed from it. Take the view again after that change."
+)
+
+
+def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and a.strides == b.strides and (
+        a.size == 0 or a.__array_interface__["data"][0] == b.__array_interface__["data"][0]
+    )
+
+
 def _rebase_view(view: Tensor, node: Node) -> None:
     base = view._base
     assert base is not None
+    previous = (base.grad_fn, base._output_nr, base._requires_grad)
     copy_slices = CopySlices(base, view._view_chain, node)
     base._with_history(copy_slices, 0)
-    with grad_mode.enable_grad():
-        fresh = replay_view(base, view._view_chain)
-    view._with_history(fresh.grad_fn, fresh._output_nr)  # type: ignore[arg-type]
+    # glassgrad replays a view from its base's current shape (PyTorch from strides): once the base's metadata changed
+    # in place, the replay may pick other elements (or fail), and the gradient would be wrong.
+    reshaped = _reshaped_bases.get(id(base)) is base
+    try:
+        with grad_mode.enable_grad():
+            fresh: Tensor | None = replay_view(base, view._view_chain)
+    except (IndexError, RuntimeError):
+        if not reshaped:
+            raise
+        fresh = None
+    if reshaped and (fresh is None or not _same_layout(fresh._data, view._data)):
+        base.grad_fn, base._output_nr, base._requires_grad = previous
+        raise RuntimeError(STALE_VIEW_MESSAGE)
+    view._with_history(fresh.grad_fn, fresh._output_nr)  # type: ignore[union-attr]
 
 
 class CopySlices(Node):

@@ -5,7 +5,10 @@
 - METHODS:   `Tensor.<name>` (the tensor comes first),
 - INPLACE:   method names that also get an in-place `Tensor.<name>_`,
 and optionally ALSO: {namespace: {name: function}} for functions PyTorch has in a second namespace,
-and INPLACE_FUNCTIONS: names among INPLACE whose in-place form PyTorch also has as a function (torch.relu_).
+INPLACE_FUNCTIONS: names among INPLACE whose in-place form PyTorch also has as a function (torch.relu_),
+INPLACE_KERNELS: {name: function} for names among INPLACE whose in-place form computes something other than the
+method (an in-place comparison keeps the tensor's dtype and records a node), and
+PROPERTIES: {name: getter} for `Tensor.<name>` attributes that are ops (Tensor.real, Tensor.H).
 
 REGISTRY is their union, keyed by public name; the test-suite enumerates it so that no op
 escapes testing. Adding an op is: its function (and derivative entry) in a family module,
@@ -38,6 +41,7 @@ from . import (
     histograms,
     householder,
     indexing,
+    inplace_methods,
     inplace_ops,
     legacy,
     linalg,
@@ -50,6 +54,7 @@ from . import (
     margin_losses,
     matrix_functions,
     normalization,
+    numeric,
     pooling,
     products,
     reduction,
@@ -67,10 +72,10 @@ from . import (
 )
 
 FAMILIES = (
-    creation, elementwise, binary, logic, reduction, scans, sorting, shape, stacking, strided, scatters, indexing, linalg,
-    linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses, ctc, convolution,
-    embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops, fft, special, draws,
-    legacy, sampling, statistics, histograms, products, householder, lowrank,
+    creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, strided, scatters,
+    indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
+    ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
+    fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -78,12 +83,15 @@ NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
 }
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: dict[str, Callable[..., Any]] = {}
+PROPERTIES: dict[str, Callable[[Tensor], Any]] = {}
 for _family in FAMILIES:
     NAMESPACES.setdefault(getattr(_family, "NAMESPACE", "glassgrad"), {}).update(_family.FUNCTIONS)
     for _namespace, _functions in getattr(_family, "ALSO", {}).items():  # e.g. torch.softmax beside F.softmax
         NAMESPACES[_namespace].update(_functions)
     METHODS.update(_family.METHODS)
-    INPLACE.update({f"{name}_": _family.METHODS[name] for name in _family.INPLACE})
+    _kernels = getattr(_family, "INPLACE_KERNELS", {})
+    INPLACE.update({f"{name}_": _kernels.get(name, _family.METHODS[name]) for name in _family.INPLACE})
+    PROPERTIES.update(getattr(_family, "PROPERTIES", {}))
 
 
 # Arithmetic whose in-place form can write straight into the tensor when there is no graph to record
@@ -128,7 +136,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__mod__": elementwise.remainder, "__rmod__": _reflected(elementwise.remainder),
     "__pow__": elementwise.pow, "__rpow__": _reflected(elementwise.pow),
     "__matmul__": linalg.matmul, "__rmatmul__": _reflected(linalg.matmul),
-    "__neg__": elementwise.neg, "__pos__": lambda self: self, "__abs__": elementwise.abs,
+    "__neg__": elementwise.neg, "__pos__": numeric.positive, "__abs__": elementwise.abs,
     "__eq__": logic.eq, "__ne__": logic.ne, "__lt__": logic.lt, "__le__": logic.le, "__gt__": logic.gt, "__ge__": logic.ge,
     "__and__": logic.bitwise_and, "__or__": logic.bitwise_or, "__xor__": logic.bitwise_xor,
     "__rand__": logic.bitwise_and, "__ror__": logic.bitwise_or, "__rxor__": logic.bitwise_xor,
@@ -156,6 +164,7 @@ REGISTRY: dict[str, Callable[..., Any]] = {
     **{f"{space}.{name}": fn for space, functions in NAMESPACES.items() for name, fn in functions.items()},
     **{f"Tensor.{name}": fn for name, fn in METHODS.items()},
     **{f"Tensor.{name}": fn for name, fn in INPLACE.items()},
+    **{f"Tensor.{name}": fn for name, fn in PROPERTIES.items()},
 }
 
 
@@ -166,11 +175,11 @@ def install_tensor_methods() -> None:
         setattr(Tensor, name, fn)
     for name, fn in OPERATORS.items():
         setattr(Tensor, name, fn)
+    for name, fn in PROPERTIES.items():
+        setattr(Tensor, name, property(fn))
     Tensor._legacy_new = staticmethod(legacy.legacy_new)  # type: ignore[assignment]
     Tensor.T = property(lambda self: shape.permute(self, tuple(reversed(range(self.ndim)))))  # type: ignore[attr-defined]
     Tensor.mT = property(shape.mT)  # type: ignore[attr-defined]
-    for name, fn in complex_ops.PROPERTIES.items():
-        setattr(Tensor, name, property(fn))
 
 
 install_tensor_methods()

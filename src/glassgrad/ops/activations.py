@@ -88,6 +88,32 @@ LeakyReluBackward0 = derivative(
 )
 EluBackward0 = derivative("EluBackward0", self=_elu_grad)
 CeluBackward0 = derivative("CeluBackward0", self=_elu_grad)
+# In place, PyTorch saves the result instead of the overwritten input (the Backward1 nodes), which only determines
+# the input where the slope is not negative.
+_NEGATIVE_SLOPE_IN_PLACE = (
+    "In-place {} backward calculation is triggered with a negative slope which is not supported. This is caused by "
+    "calling in-place forward function with a negative slope, please call out-of-place version instead."
+)
+
+
+def _elu_result_grad(grad: Tensor, result: Tensor, alpha: float, scale: float, input_scale: float) -> Tensor:
+    if alpha < 0:
+        raise RuntimeError(_NEGATIVE_SLOPE_IN_PLACE.format("elu"))
+    return where(result <= 0, grad * input_scale * (result + alpha * scale), grad * scale)
+
+
+def _leaky_relu_result_grad(grad: Tensor, result: Tensor, negative_slope: float) -> Tensor:
+    if negative_slope < 0:
+        raise RuntimeError(
+            _NEGATIVE_SLOPE_IN_PLACE.format("leakyReLu") + " File an issue at https://github.com/pytorch/pytorch if you "
+            "do require supporting in-place leakRelu backward calculation with negative slope"
+        )
+    return where(result > 0, grad, grad * negative_slope)
+
+
+EluBackward1 = derivative("EluBackward1", self=_elu_result_grad)
+CeluBackward1 = derivative("CeluBackward1", self=_elu_result_grad)
+LeakyReluBackward1 = derivative("LeakyReluBackward1", self=_leaky_relu_result_grad)
 GeluBackward0 = derivative("GeluBackward0", self=_gelu_grad)
 SiluBackward0 = derivative("SiluBackward0", self=_silu_grad)
 MishBackward0 = derivative("MishBackward0", self=_mish_grad)
@@ -129,7 +155,10 @@ def relu(input: Tensor, inplace: bool = False) -> Tensor:
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
+    return _hardtanh(input, min_val, max_val, inplace)
 
+
+def _hardtanh(input: Tensor, min_val: float, max_val: float, inplace: bool) -> Tensor:
     def compute(x: Tensor) -> Tensor:  # integer inputs are accepted and keep their dtype
         out = np.clip(require_tensor("hardtanh", "input", 1, x)._data, min_val, max_val).astype(x._data.dtype)
         return HardtanhBackward0.record(out, (x,), min_val=min_val, max_val=max_val)
@@ -143,28 +172,58 @@ def relu6(input: Tensor, inplace: bool = False) -> Tensor:
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     return _pointwise(
-        LeakyReluBackward0, "leaky_relu", "leaky_relu_cpu", lambda x: np.where(x > 0, x, x * negative_slope), input,
-        inplace, negative_slope=negative_slope,
+        LeakyReluBackward1 if inplace else LeakyReluBackward0, "leaky_relu", "leaky_relu_cpu",
+        lambda x: np.where(x > 0, x, x * negative_slope), input, inplace, negative_slope=negative_slope,
     )
 
 
-def _elu(entry: Any, name: str, input: Tensor, alpha: float, scale: float, input_scale: float, inplace: bool) -> Tensor:
+def _elu(entries: tuple[Any, Any], name: str, input: Tensor, alpha: float, scale: float, input_scale: float,
+         inplace: bool) -> Tensor:
+    """`entries`: the out-of-place node and the in-place one."""
     return _pointwise(
-        entry, name, "elu_cpu", lambda x: np.where(x > 0, x * scale, np.expm1(x * input_scale) * (alpha * scale)), input,
-        inplace, alpha=alpha, scale=scale, input_scale=input_scale,
+        entries[inplace], name, "elu_cpu", lambda x: np.where(x > 0, x * scale, np.expm1(x * input_scale) * (alpha * scale)),
+        input, inplace, alpha=alpha, scale=scale, input_scale=input_scale,
     )
+
+
+_ELU, _CELU = (EluBackward0, EluBackward1), (CeluBackward0, CeluBackward1)
 
 
 def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _elu(EluBackward0, "elu", input, alpha, 1.0, 1.0, inplace)
+    return _elu(_ELU, "elu", input, alpha, 1.0, 1.0, inplace)
 
 
 def selu(input: Tensor, inplace: bool = False) -> Tensor:
-    return _elu(EluBackward0, "selu", input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
+    return _elu(_ELU, "selu", input, _SELU_ALPHA, _SELU_SCALE, 1.0, inplace)
 
 
 def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
-    return _elu(CeluBackward0, "celu", input, alpha, 1.0, 1.0 / alpha, inplace)
+    return _elu(_CELU, "celu", input, alpha, 1.0, 1.0 / alpha, inplace)
+
+
+# PyTorch's in-place functions: F.elu_ and the others are `inplace=True`.
+def relu_(input: Tensor) -> Tensor:
+    return relu(input, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return _hardtanh(input, min_val, max_val, inplace=True)  # unchecked: min_val > max_val gives max_val, as PyTorch's
 
 
 def _gelu_forward(x: np.ndarray, approximate: str) -> np.ndarray:
@@ -505,7 +564,8 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "softmax": softmax, "log_softmax": log_softmax, "softmin": softmin, "gumbel_softmax": gumbel_softmax, "glu": glu,
     "linear": linear,
     "bilinear": bilinear, "threshold": threshold, "threshold_": threshold_, "hardshrink": hardshrink,
-    "softshrink": softshrink, "prelu": prelu, "rrelu": rrelu, "rrelu_": rrelu_,
+    "softshrink": softshrink, "prelu": prelu, "rrelu": rrelu, "rrelu_": rrelu_, "relu_": relu_, "elu_": elu_,
+    "selu_": selu_, "celu_": celu_, "leaky_relu_": leaky_relu_, "hardtanh_": hardtanh_,
 }
 METHODS: dict[str, Callable[..., Any]] = {
     "softmax": tensor_softmax, "log_softmax": tensor_log_softmax, "hardshrink": hardshrink, "prelu": prelu,
@@ -514,6 +574,7 @@ METHODS: dict[str, Callable[..., Any]] = {
 ALSO: dict[str, dict[str, Callable[..., Any]]] = {
     "glassgrad": {
         **METHODS, "selu": selu, "celu": celu, "bilinear": bilinear, "threshold": threshold, "threshold_": threshold_,
+        "selu_": selu_, "celu_": celu_, "rrelu_": rrelu_,
     },
 }
 INPLACE: tuple[str, ...] = ()

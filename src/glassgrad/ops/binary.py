@@ -1,5 +1,5 @@
-"""Multi-input math: atan2, hypot, logaddexp, logaddexp2, copysign, clamp_min, clamp_max, fmax, fmin, lerp, addcmul,
-addcdiv.
+"""Multi-input math: atan2, hypot, logaddexp, logaddexp2, ldexp, nextafter, heaviside, copysign, clamp_min, clamp_max,
+fmax, fmin, lerp, addcmul, addcdiv.
 
 maximum, minimum and xlogy are registered here but defined in elementwise.py, where losses.py and
 reduction.py import them from.
@@ -7,6 +7,8 @@ reduction.py import them from.
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -21,9 +23,11 @@ from .elementwise import (
     Operand,
     _binary,
     _cast,
+    _not_implemented,
     _run,
     _zero,
     exp,
+    exp2,
     not_implemented_for,
     pow,
     require_tensor,
@@ -128,10 +132,76 @@ def _float_binary(name: str, entry: Derivative, kernel: Kernel, integers: bool) 
     return op
 
 
+def _powers_of_two(other: Tensor, like: Tensor) -> Tensor:
+    # PyTorch's formula raises 2 to an integer exponent in integer arithmetic, where a negative power is 0.
+    scale = exp2(other.to(like.dtype))
+    return scale if other.dtype.is_floating_point else where(other < 0, 0.0, scale)
+
+
+LdexpBackward0 = derivative(
+    "LdexpBackward0", ("self", "other"),
+    self=lambda grad, other: grad * _powers_of_two(other, grad),
+    other=lambda grad, result: grad * result * math.log(2),
+)
+# Where self == other the result is other, and PyTorch gives self no gradient there.
+NextafterBackward0 = derivative(
+    "NextafterBackward0", ("self", "other"), self=lambda grad, self, other: where(self == other, 0.0, grad), other=_zero
+)
+
+
 atan2 = _float_binary("atan2", Atan2Backward0, np.arctan2, integers=True)
 hypot = _float_binary("hypot", HypotBackward0, np.hypot, integers=False)
 logaddexp = _float_binary("logaddexp", LogaddexpBackward0, np.logaddexp, integers=False)
 logaddexp2 = _float_binary("logaddexp2", Logaddexp2Backward0, np.logaddexp2, integers=False)
+_ldexp = _float_binary("ldexp", LdexpBackward0, lambda a, b: a * np.exp2(b), integers=True)
+_RESIZE_WARNING = (
+    "An output with one or more elements was resized since it had shape [{}], which does not match the required output "
+    "shape [{}]. This behavior is deprecated, and in a future PyTorch release outputs will not be resized unless they "
+    "have zero elements. You can explicitly reuse an out tensor t by resizing it, inplace, to zero elements with "
+    "t.resize_(0)."
+)
+
+
+def ldexp(input: Tensor, other: Tensor) -> Tensor:
+    """input * 2 ** other. A float input with an integer exponent takes PyTorch's own kernel, which writes into an
+    output shaped like the input: it refuses a bool exponent and warns when broadcasting resizes that output."""
+    own_kernel = (
+        isinstance(input, Tensor) and isinstance(other, Tensor)
+        and input.dtype.is_floating_point and not other.dtype.is_floating_point
+    )
+    if own_kernel and other.dtype is _dtype.bool_:
+        raise not_implemented_for("ldexp_cpu_exp", other.dtype)
+    out = _ldexp(input, other)
+    if own_kernel and out.shape != input.shape and input.numel():
+        shapes = (", ".join(map(str, s)) for s in (input.shape, out.shape))
+        warnings.warn(_RESIZE_WARNING.format(*shapes), UserWarning, stacklevel=2)
+    return out
+
+
+nextafter = _float_binary("nextafter", NextafterBackward0, np.nextafter, integers=False)
+
+
+# -- heaviside ---------------------------------------------------------------------------------
+def _step(x: np.ndarray, values: np.ndarray) -> np.ndarray:
+    # A NaN input is not above 0, so it steps to 0, as in PyTorch's kernel.
+    return np.where(x == 0, values, x > 0).astype(x.dtype, copy=False)
+
+
+def _heaviside(aten_name: str) -> Callable[[Tensor, Tensor], Tensor]:
+    """heaviside, or what heaviside_ computes: PyTorch records a node whose backward raises, naming the op."""
+    no_derivative = _not_implemented(aten_name)
+    entry = derivative("NotImplemented", ("self", "values"), self=no_derivative, values=no_derivative)
+
+    def heaviside(input: Tensor, values: Tensor) -> Tensor:
+        require_tensor("heaviside", "input", 1, input)
+        if require_tensor("heaviside", "values", 2, values).dtype is not input.dtype:
+            raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+        return _binary(entry, _step, input, values)
+
+    return heaviside
+
+
+heaviside = _heaviside("heaviside")
 
 
 # -- copysign, clamp_min, clamp_max ----------------------------------------------------------
@@ -297,10 +367,14 @@ _BOTH: dict[str, Callable[..., Any]] = {
     "atan2": atan2, "hypot": hypot, "logaddexp": logaddexp, "logaddexp2": logaddexp2, "xlogy": xlogy,
     "maximum": maximum, "minimum": minimum, "fmax": fmax, "fmin": fmin, "lerp": lerp, "addcmul": addcmul,
     "addcdiv": addcdiv, "copysign": copysign, "clamp_min": clamp_min, "clamp_max": clamp_max,
+    "ldexp": ldexp, "nextafter": nextafter, "heaviside": heaviside,
+    "arctan2": atan2,  # PyTorch's alias
 }
 FUNCTIONS: dict[str, Callable[..., Any]] = dict(_BOTH)
 METHODS: dict[str, Callable[..., Any]] = dict(_BOTH)
 INPLACE: tuple[str, ...] = (
-    "atan2", "hypot", "xlogy", "lerp", "addcmul", "addcdiv", "copysign", "clamp_min", "clamp_max",
+    "atan2", "arctan2", "hypot", "xlogy", "lerp", "addcmul", "addcdiv", "copysign", "clamp_min", "clamp_max", "ldexp",
+    "nextafter", "heaviside",
 )
 INPLACE_FUNCTIONS: tuple[str, ...] = ("clamp_min", "clamp_max")
+INPLACE_KERNELS: dict[str, Callable[..., Any]] = {"heaviside": _heaviside("heaviside_")}

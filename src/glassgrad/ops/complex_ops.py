@@ -11,6 +11,7 @@ but is_conj() is always False and writing into a conj() result does not reach th
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -83,6 +84,7 @@ def imag(input: Tensor) -> Tensor:
 # -- conjugates ------------------------------------------------------------------------------------------------
 ConjBackward0 = complex_derivative("ConjBackward0", self=lambda grad: conj(grad))
 ConjPhysicalBackward0 = complex_derivative("ConjPhysicalBackward0", self=lambda grad: conj_physical(grad))
+ConjPhysicalBackward1 = complex_derivative("ConjPhysicalBackward1", self=lambda grad: conj_physical(grad))
 
 
 def conj(input: Tensor) -> Tensor:
@@ -98,6 +100,11 @@ def conj_physical(input: Tensor) -> Tensor:
     return ConjPhysicalBackward0.record(np.conj(input._data), (input,))
 
 
+def _conj_physical_in_place(input: Tensor) -> Tensor:
+    """What conj_physical_ computes: a new node even for a real tensor, whose out-of-place conjugate is itself."""
+    return ConjPhysicalBackward1.record(np.conj(require_tensor("conj_physical_", "input", 1, input)._data), (input,))
+
+
 def resolve_conj(input: Tensor) -> Tensor:
     """No glassgrad tensor carries a lazy conjugate (conj() computes it), so there is nothing to resolve."""
     return require_tensor("resolve_conj", "input", 1, input)
@@ -105,6 +112,41 @@ def resolve_conj(input: Tensor) -> Tensor:
 
 def resolve_neg(input: Tensor) -> Tensor:
     return require_tensor("resolve_neg", "input", 1, input)
+
+
+def isreal(input: Tensor) -> Tensor:
+    """Where the imaginary part is 0: everywhere for a real tensor."""
+    data = require_tensor("isreal", "input", 1, input)._data
+    return Tensor._wrap(data.imag == 0 if data.dtype.kind == "c" else np.ones(data.shape, np.bool_))
+
+
+# -- adjoints: the conjugate transpose of the last two dims ----------------------------------------------------
+def _adjoint(input: Tensor, what: str, batches: bool) -> Tensor:
+    """`what` is how PyTorch's messages name the op; `batches`: whether more than two dims are allowed (mH, adjoint)."""
+    ndim = require_tensor(what, "input", 1, input).ndim
+    if ndim == 0:
+        name = "adjoint()" if what == "adjoint" else f"Tensor.{what}"
+        warnings.warn(f"{name} is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=3)
+        return conj(input)
+    if ndim == 1 or (ndim > 2 and not batches):
+        subject = "tensor.adjoint()" if what == "adjoint" else f"tensor.{what}"
+        if batches:
+            raise RuntimeError(f"{subject} is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        hint = ". For batches of matrices, consider using tensor.mH" if ndim > 2 else "."
+        raise RuntimeError(f"{subject} is only supported on matrices (2-D tensors). Got {ndim}-D tensor{hint}")
+    return conj(mT(input))
+
+
+def adjoint(input: Tensor) -> Tensor:
+    return _adjoint(input, "adjoint", batches=True)
+
+
+def matrix_H(input: Tensor) -> Tensor:
+    return _adjoint(input, "H", batches=False)
+
+
+def matrix_mH(input: Tensor) -> Tensor:
+    return _adjoint(input, "mH", batches=True)
 
 
 # -- magnitude, phase, sign ------------------------------------------------------------------------------------
@@ -268,7 +310,7 @@ for_complex(
 # -- what this module exports (collected by ops/__init__.py) ----------------------------------------------------
 _BOTH: dict[str, Callable[..., Any]] = {
     "conj": conj, "conj_physical": conj_physical, "resolve_conj": resolve_conj, "resolve_neg": resolve_neg,
-    "sgn": sgn, "angle": angle,
+    "sgn": sgn, "angle": angle, "isreal": isreal, "adjoint": adjoint,
 }
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **_BOTH, "view_as_real": view_as_real, "view_as_complex": view_as_complex, "real": real, "imag": imag,
@@ -276,4 +318,5 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
 }
 METHODS: dict[str, Callable[..., Any]] = dict(_BOTH)
 INPLACE: tuple[str, ...] = ("sgn", "conj_physical")
-PROPERTIES: dict[str, Callable[[Tensor], Tensor]] = {"real": real, "imag": imag}
+INPLACE_KERNELS: dict[str, Callable[..., Any]] = {"conj_physical": _conj_physical_in_place}
+PROPERTIES: dict[str, Callable[[Tensor], Tensor]] = {"real": real, "imag": imag, "H": matrix_H, "mH": matrix_mH}

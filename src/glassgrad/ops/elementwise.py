@@ -675,7 +675,8 @@ _BOTH = {
     "trunc": trunc, "frac": frac, "relu": relu, "clamp": clamp, "nan_to_num": nan_to_num, "masked_fill": masked_fill,
     # PyTorch's aliases
     "clip": clamp, "negative": neg, "multiply": mul, "subtract": sub, "divide": div, "true_divide": div,
-    "absolute": abs,
+    "absolute": abs, "arcsin": asin, "arccos": acos, "arctan": atan, "arcsinh": asinh, "arccosh": acosh,
+    "arctanh": atanh, "fix": trunc,
 }
 FUNCTIONS = {**_BOTH, "rsub": rsub, "where": where}
 METHODS = {**_BOTH, "where": lambda self, condition, other: where(condition, self, other)}
@@ -685,5 +686,7 @@ INPLACE = (
     "sign", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sqrt", "rsqrt", "reciprocal", "sin", "cos",
     "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh", "sigmoid", "logit", "erf",
     "erfc", "erfinv", "floor", "ceil", "round", "trunc", "frac", "relu", "clamp", "clip", "nan_to_num", "masked_fill",
+    "negative", "multiply", "subtract", "divide", "absolute", "arcsin", "arccos", "arctan", "arcsinh", "arccosh",
+    "arctanh", "fix",
 )
 INPLACE_FUNCTIONS = ("relu",)

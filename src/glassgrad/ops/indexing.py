@@ -403,12 +403,15 @@ TakeBackward0 = derivative(
 )
 
 
-def take(input: Tensor, index: Tensor) -> Tensor:
-    idx = _index_array(index, "take")
-    n = input.numel()
+def check_flat_index(idx: np.ndarray, n: int) -> None:
     bad = idx[(idx < -n) | (idx >= n)]
     if bad.size:
         raise IndexError(f"out of range: tried to access index {bad.flat[0]} on a tensor of {n} elements.")
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    idx = _index_array(index, "take")
+    check_flat_index(idx, input.numel())
     return TakeBackward0.record(input._data.reshape(-1)[idx], (input,), self_shape=input.shape, index=index)
 
 

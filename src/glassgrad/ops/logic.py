@@ -12,7 +12,8 @@ from .._dtype import result_type
 from ..tensor import Tensor
 
 # isnan is defined in elementwise and only registered here: reduction.py imports it from there.
-from .elementwise import Kernel, Operand, _cast, _run, not_implemented_for, require_tensor
+from .elementwise import Kernel, Operand, _cast, _run, _zero, not_implemented_for, require_tensor
+from .table import derivative
 
 
 def _compare(name: str, kernel: Kernel) -> Callable[[Tensor, Operand], Tensor]:
@@ -75,6 +76,60 @@ bitwise_or = _bitwise("bitwise_or", np.bitwise_or, "bitwise_or_cpu")
 bitwise_xor = _bitwise("bitwise_xor", np.bitwise_xor, "bitwise_xor_cpu")
 bitwise_left_shift = _bitwise("bitwise_left_shift", _shift(np.left_shift), "lshift_cpu", bools=False)
 bitwise_right_shift = _bitwise("bitwise_right_shift", _shift(np.right_shift), "rshift_cpu", bools=False)
+
+
+def _integer_binary(name: str, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
+    """gcd and lcm: the bitwise ops' dtype rules without bools, on two tensors only."""
+    op = _bitwise(name, kernel, f"{name}_cpu", bools=False)
+
+    def checked(input: Tensor, other: Tensor) -> Tensor:
+        require_tensor(name, "input", 1, input)
+        return op(input, require_tensor(name, "other", 2, other))
+
+    checked.__name__ = checked.__qualname__ = name
+    return checked
+
+
+gcd = _integer_binary("gcd", np.gcd)
+lcm = _integer_binary("lcm", np.lcm)
+
+
+def _compare_in_place(compare: Callable[[Tensor, Operand], Tensor]) -> Callable[[Tensor, Operand], Tensor]:
+    """What `Tensor.eq_` (and the other in-place comparisons) computes: the comparison in the tensor's own dtype.
+
+    Written into a float tensor, PyTorch records it with a zero gradient (EqBackward0 for a number, EqBackward1
+    for a tensor), where the out-of-place comparison's bool result ends the graph.
+    """
+    stem = compare.__name__.capitalize()
+    by_number = derivative(f"{stem}Backward0", ("self",), self=_zero)
+    by_tensor = derivative(f"{stem}Backward1", ("self", "other"), self=_zero, other=_zero)
+
+    def kernel(input: Tensor, other: Operand) -> Tensor:
+        out = compare(input, other)._data.astype(input._data.dtype)
+        if isinstance(other, Tensor):
+            return by_tensor.record(out, (input, other))
+        return by_number.record(out, (input,))
+
+    kernel.__name__ = kernel.__qualname__ = compare.__name__
+    return kernel
+
+
+def isin(elements: Operand, test_elements: Operand, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each element is among test_elements, compared after type promotion (NaN is in nothing)."""
+    tensors = [x for x in (elements, test_elements) if isinstance(x, Tensor)]
+    if not tensors:
+        raise TypeError(
+            f"isin() received an invalid combination of arguments - got ({type(elements).__name__}, "
+            f"{type(test_elements).__name__}), but expected one of: (Tensor elements, Tensor test_elements), "
+            "(Number element, Tensor test_elements), (Tensor elements, Number test_element)"
+        )
+    if any(t.dtype is _dtype.bool_ for t in tensors):
+        raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    common = result_type(elements, test_elements)
+    a, b = (_cast(np.asarray(x._data if isinstance(x, Tensor) else x), common) for x in (elements, test_elements))
+    return Tensor._wrap(np.asarray(np.isin(a, b, assume_unique=assume_unique, invert=invert)))
+
+
 # -- predicates ------------------------------------------------------------------------------
 def _predicate(name: str, kernel: Kernel) -> Callable[[Tensor], Tensor]:
     def op(input: Tensor) -> Tensor:
@@ -178,14 +233,19 @@ _BOTH: dict[str, Callable[..., Any]] = {
     "eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge,
     "logical_and": logical_and, "logical_or": logical_or, "logical_xor": logical_xor, "logical_not": logical_not,
     "bitwise_and": bitwise_and, "bitwise_or": bitwise_or, "bitwise_xor": bitwise_xor, "bitwise_not": bitwise_not,
-    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift,
+    "bitwise_left_shift": bitwise_left_shift, "bitwise_right_shift": bitwise_right_shift, "gcd": gcd, "lcm": lcm,
     "isnan": isnan, "isinf": isinf, "isfinite": isfinite, "isposinf": isposinf, "isneginf": isneginf, "signbit": signbit,
     # PyTorch's aliases
     "greater": gt, "greater_equal": ge, "less": lt, "less_equal": le, "not_equal": ne,
 }
 _CLOSENESS = (isclose, allclose, equal)
-FUNCTIONS: dict[str, Callable[..., Any]] = {**_BOTH, **{fn.__name__: fn for fn in _CLOSENESS}}
+FUNCTIONS: dict[str, Callable[..., Any]] = {**_BOTH, **{fn.__name__: fn for fn in _CLOSENESS}, "isin": isin}
 METHODS: dict[str, Callable[..., Any]] = {**_BOTH, **{fn.__name__: _method(fn) for fn in _CLOSENESS}}
+_COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less", "less_equal", "not_equal")
+# The logical ones write their bool result back and leave the tensor's history as it was, as PyTorch's do.
 INPLACE: tuple[str, ...] = (
-    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift", "gcd", "lcm",
+    "logical_and", "logical_or", "logical_xor", "logical_not", *_COMPARISONS,
 )
+_IN_PLACE_COMPARISONS = {fn: _compare_in_place(fn) for fn in (eq, ne, lt, le, gt, ge)}
+INPLACE_KERNELS: dict[str, Callable[..., Any]] = {name: _IN_PLACE_COMPARISONS[_BOTH[name]] for name in _COMPARISONS}

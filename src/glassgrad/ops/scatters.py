@@ -14,7 +14,7 @@ import numpy as np
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from .creation import zeros, zeros_like
-from .indexing import _scatter_reduce_backward, scatter_reduce, take
+from .indexing import _scatter_reduce_backward, check_flat_index, scatter_reduce, take
 from .rearrange import _diagonal_dims, diagonal
 from .shape import narrow, reshape, select
 from .strided import as_strided, check_geometry, positions
@@ -186,6 +186,9 @@ PutBackward0 = derivative(
 
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    for position, (name, value) in enumerate((("index", index), ("source", source)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"put(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
     if index.dtype.name != "int64":
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {index.dtype.scalar_name}")
     if source.dtype is not input.dtype:
@@ -198,11 +201,10 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
             "put_(): Expected source and index to have the same number of elements, but got source.numel() = "
             f"{source.numel()}, index.numel() = {index.numel()}"
         )
-    n = input.numel()
+    if input.numel() == 0 and index.numel():
+        raise IndexError("put_(): Tried to put elements into an empty tensor")
     idx = index._data.reshape(-1)
-    bad = idx[(idx < -n) | (idx >= n)]
-    if bad.size:
-        raise IndexError(f"out of range: tried to access index {bad[0]} on a tensor of {n} elements.")
+    check_flat_index(idx, input.numel())
     out = input._data.copy()
     flat, values = out.reshape(-1), source._data.reshape(-1)
     if accumulate:
@@ -217,6 +219,6 @@ _BOTH: dict[str, Callable[..., Any]] = {
     "select_scatter": select_scatter, "slice_scatter": slice_scatter, "diagonal_scatter": diagonal_scatter,
     "as_strided_scatter": as_strided_scatter, "index_reduce": index_reduce,
 }
-FUNCTIONS = dict(_BOTH)
+FUNCTIONS = {**_BOTH, "put": put}
 METHODS = {**_BOTH, "put": put}
 INPLACE = ("index_reduce", "put")

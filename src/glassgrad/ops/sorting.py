@@ -1,5 +1,5 @@
-"""Sorting, selection, searching and counting: sort, argsort, topk, kthvalue, median, mode, unique, searchsorted,
-bucketize, bincount.
+"""Sorting, selection, searching and counting: sort, argsort, msort, topk, kthvalue, median, mode, unique,
+unique_consecutive, searchsorted, bucketize, argwhere, nonzero_static, bincount.
 
 Which of several equal elements an op returns follows PyTorch's CPU kernels. Where the answer
 is unique (no ties in a slice) NumPy computes it; slices with ties replay the very algorithm
@@ -17,6 +17,7 @@ import numpy as np
 from .. import _dtype
 from ..tensor import Tensor
 from .elementwise import _not_implemented, as_tensor_operand, not_implemented_for, require_tensor
+from .indexing import nonzero
 from .reduction import check_nonempty_dim, evenly_distribute, record_selection, return_type, selecting_entry
 from .table import derivative
 
@@ -300,6 +301,10 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: b
     return sort(input, dim, descending, stable=stable).indices
 
 
+def msort(input: Tensor) -> Tensor:
+    return sort(require_tensor("msort", "input", 1, input), 0).values
+
+
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     if input.dtype.name == "bool":
         raise RuntimeError("topk does not support bool dtypes on CPU")
@@ -380,18 +385,57 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
         entry = Unique2Backward0
     else:
         d = input._wrap_dim(dim)
-        empty = [i for i, size in enumerate(input.shape) if size == 0]
-        if len(empty) > 1:
-            raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
-        if empty and empty != [d]:
-            raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
-        if empty:
-            return _unique_outputs(UniqueDimBackward0, input, input._data, np.zeros(0, np.int64), np.zeros(0, np.int64),
-                                   return_inverse, return_counts)
+        if _selects_the_empty_dim(input, d):
+            return _no_slices(UniqueDimBackward0, input, return_inverse, return_counts)
         values, inverse, counts = np.unique(input._data, return_inverse=True, return_counts=True, axis=d)
         inverse = inverse.reshape(-1)
         entry = UniqueDimBackward0
     return _unique_outputs(entry, input, values, inverse, counts, return_inverse, return_counts)
+
+
+def _selects_the_empty_dim(input: Tensor, d: int) -> bool:
+    """unique(dim=d) of a tensor with a zero-size dim: fine when that dim is d, PyTorch's error otherwise."""
+    empty = [i for i, size in enumerate(input.shape) if size == 0]
+    if len(empty) > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    if empty and empty != [d]:
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    return bool(empty)
+
+
+def _no_slices(entry: Any, input: Tensor, return_inverse: bool, return_counts: bool) -> Any:
+    none = np.zeros(0, np.int64)
+    return _unique_outputs(entry, input, input._data, none, none, return_inverse, return_counts)
+
+
+def _no_unique_consecutive_derivative(grad: Tensor) -> Tensor:
+    raise NotImplementedError("the derivative for 'unique_consecutive' is not implemented.")
+
+
+UniqueConsecutiveBackward0 = derivative("UniqueConsecutiveBackward0", self=_no_unique_consecutive_derivative)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: int | None = None) -> Any:
+    """The first of each run of equal elements (of equal slices along dim); NaN equals nothing, as in PyTorch."""
+    data = require_tensor("unique_consecutive", "input", 1, input)._data
+    if dim is None:
+        runs = data.reshape(-1)
+    else:
+        if input.ndim == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        d = input._wrap_dim(dim)
+        if _selects_the_empty_dim(input, d):
+            return _no_slices(UniqueConsecutiveBackward0, input, return_inverse, return_counts)
+        runs = np.moveaxis(data, d, 0).reshape(data.shape[d], -1)
+    starts = np.ones(len(runs), np.bool_)
+    changed = runs[1:] != runs[:-1]
+    starts[1:] = changed if dim is None else changed.any(axis=1)
+    first = np.flatnonzero(starts)
+    values = runs[first] if dim is None else np.take(data, first, axis=d)
+    inverse = np.cumsum(starts) - 1
+    counts = np.diff(np.append(first, len(runs)))
+    return _unique_outputs(UniqueConsecutiveBackward0, input, values, inverse.reshape(input.shape) if dim is None else inverse,
+                           counts, return_inverse, return_counts)
 
 
 def _unique_outputs(entry: Any, input: Tensor, values: np.ndarray, inverse: np.ndarray, counts: np.ndarray,
@@ -402,6 +446,25 @@ def _unique_outputs(entry: Any, input: Tensor, values: np.ndarray, inverse: np.n
     if return_counts:
         out.append(Tensor._wrap(counts.astype(np.int64)))
     return out[0] if len(out) == 1 else tuple(out)
+
+
+# -- nonzero positions -------------------------------------------------------------------------------
+def argwhere(input: Tensor) -> Tensor:
+    return nonzero(require_tensor("argwhere", "input", 1, input))
+
+
+def nonzero_static(input: Tensor, *, size: int, fill_value: int = -1) -> Tensor:
+    """nonzero's (n, ndim) positions cut or padded with fill_value to exactly `size` rows."""
+    require_tensor("nonzero_static", "input", 1, input)
+    for name, value in (("size", size), ("fill_value", fill_value)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError(f"nonzero_static(): argument '{name}' must be int, not {type(value).__name__}")
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    found = nonzero(input)._data[:size]
+    out = np.full((size, found.shape[1]), fill_value, np.int64)
+    out[: len(found)] = found
+    return Tensor._wrap(out)
 
 
 # -- searchsorted, bucketize ----------------------------------------------------------------------
@@ -518,8 +581,9 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "sort": sort, "argsort": argsort, "topk": topk, "kthvalue": kthvalue, "median": median, "nanmedian": nanmedian, "mode": mode,
-    "unique": unique, "bincount": bincount, "searchsorted": searchsorted, "bucketize": bucketize,
+    "sort": sort, "argsort": argsort, "topk": topk, "kthvalue": kthvalue, "median": median, "nanmedian": nanmedian,
+    "mode": mode, "unique": unique, "bincount": bincount, "searchsorted": searchsorted, "bucketize": bucketize,
+    "msort": msort, "unique_consecutive": unique_consecutive, "argwhere": argwhere, "nonzero_static": nonzero_static,
 }
 METHODS: dict[str, Callable[..., Any]] = {name: fn for name, fn in FUNCTIONS.items() if name not in ("searchsorted", "bucketize")}
 INPLACE: tuple[str, ...] = ()

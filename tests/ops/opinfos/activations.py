@@ -128,6 +128,20 @@ OPS = [
     OpInfo(f"{F}.gelu", lambda m, x: _f(m).gelu(x), domains=Domain(-4, 4), id="gelu",
            errors=(lambda m: _f(m).gelu(m.ones(2), approximate="fast"), lambda m: _f(m).gelu(m.ones(2, dtype=m.int64)))),
     _activation("gelu", approximate="tanh"),
+    # PyTorch's in-place functions (torch.selu_ and torch.celu_ are F's): their nodes save the result, which is why a
+    # negative slope is refused in backward
+    *[OpInfo(f"{F}.{name}", _clone_then(lambda m, y, name=name, args=args: getattr(_f(m), name)(y, *args)), domains=domains,
+             order=order, id=f"F_{name}{'_'.join(map(str, args))}")
+      for name, args, domains, order in (
+          ("elu_", (), Domain(-4, 4, kinks=_KINK), 2), ("elu_", (0.5,), Domain(-4, 4, kinks=_KINK), 2),
+          ("celu_", (0.7,), Domain(-4, 4, kinks=_KINK), 2), ("selu_", (), Domain(-4, 4, kinks=_KINK), 2),
+          ("leaky_relu_", (0.2,), Domain(-4, 4, kinks=_KINK), 1), ("hardtanh_", (-0.5, 0.5), Domain(-3, 3, kinks=(-0.5, 0.5)), 1),
+          ("hardtanh_", (2.0, 1.0), Domain(-3, 3, kinks=(1.0, 2.0)), 1), ("relu_", (), Domain(-4, 4, kinks=_KINK), 1),
+      )],
+    *[OpInfo(f"{F}.{name}", _clone_then(lambda m, y, name=name: getattr(_f(m), name)(y, -0.5)), domains=Domain(-4, 4, kinks=_KINK),
+             order=1, id=f"F_{name}negative", xfail={"gradcheck": "PyTorch refuses this backward, and glassgrad does too"})
+      for name in ("elu_", "celu_", "leaky_relu_")],
+    OpInfo(f"{F}.elu_", lambda m, x: _f(m).elu_(x.long()), order=0, id="F_elu_int", errors=(lambda m: _f(m).elu_(m.ones(2, requires_grad=True)),)),
     _activation("silu"),
     _inplace("silu"),
     _activation("mish"),

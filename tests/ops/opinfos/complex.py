@@ -105,6 +105,25 @@ OPS = [
     OpInfo("glassgrad.resolve_conj", lambda m, a, b: m.view_as_real(m.resolve_conj(c(m, a, b))), broadcasting(2, **SIDE),
            also=("Tensor.resolve_conj",)),
     OpInfo("glassgrad.resolve_neg", lambda m, x: m.resolve_neg(x) * 2, also=("Tensor.resolve_neg",)),
+    # conj_physical_ records a node of its own even where the conjugate is the tensor itself (test_inplace_extra.py
+    # checks the history it leaves)
+    inplace(OpInfo("glassgrad.conj_physical", lambda m, x: m.conj_physical(x)), "conj_physical_", id="conj_physical_real_"),
+    OpInfo("Tensor.conj_physical_", lambda m, x: x.long().conj_physical_(), order=0, id="conj_physical_int_"),
+    OpInfo("glassgrad.isreal", lambda m, x: m.isreal(x), order=0, also=("Tensor.isreal",)),
+    OpInfo("glassgrad.isreal", lambda m, a, b: m.isreal(c(m, a, b)), broadcasting(2, **SIDE), domains=Domain(-1, 1, integral=True),
+           order=0, id="isreal_complex"),
+    # adjoints: the transpose of the last two dims, conjugated (0-d: a deprecation warning, an error under -W error)
+    OpInfo("glassgrad.adjoint", lambda m, x: m.adjoint(x), unary(min_dims=2), also=("Tensor.adjoint",),
+           errors=(lambda m: m.adjoint(m.ones(3)), lambda m: m.ones(()).adjoint())),
+    OpInfo("glassgrad.adjoint", lambda m, a, b: m.view_as_real(m.adjoint(c(m, a, b)).resolve_conj()),
+           broadcasting(2, min_dims=2, **SIDE), id="adjoint_complex"),
+    OpInfo("Tensor.H", lambda m, x: x.H, unary(min_dims=2, max_dims=2),
+           errors=(lambda m: m.ones(3).H, lambda m: m.ones(2, 2, 2).H, lambda m: m.ones(()).H)),
+    OpInfo("Tensor.H", lambda m, a, b: m.view_as_real(c(m, a, b).H.resolve_conj()), broadcasting(2, min_dims=2, max_dims=2, **SIDE),
+           id="H_complex"),
+    OpInfo("Tensor.mH", lambda m, x: x.mH, unary(min_dims=2), errors=(lambda m: m.ones(3).mH, lambda m: m.ones(()).mH)),
+    OpInfo("Tensor.mH", lambda m, a, b: m.view_as_real(c(m, a, b).mH.resolve_conj()), broadcasting(2, min_dims=2, **SIDE),
+           id="mH_complex"),
     # real ops whose complex formulas complex_ops.py gives (PyTorch's, conjugated)
     binary_complex("mul", lambda z, w: z * w),
     binary_complex("div", lambda z, w: z / w, domains=(ANY, ANY, AWAY_FROM_ZERO, AWAY_FROM_ZERO)),

@@ -23,6 +23,22 @@ _NONZERO = Domain(kinks=(0.0,))  # prod's gradient divides by the inputs
 _rest = hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3)
 
 
+def _flat_positions(m: Any, x: Any, src: Any) -> Any:
+    """Positions for put: len(src) of them over x's elements, negative ones included, repeats once src outgrows x."""
+    n = max(x.numel(), 1)
+    return (m.arange(src.numel()) * 5) % n - (m.arange(src.numel()) % 2) * n
+
+
+_PUT_ERRORS = (
+    lambda m: m.zeros(2, 3).put(m.tensor([0, 6]), m.tensor([1.0, 2.0])),
+    lambda m: m.zeros(2, 3).put(m.tensor([0, 1], dtype=m.int32), m.tensor([1.0, 2.0])),
+    lambda m: m.zeros(2, 3).put(m.tensor([0, 1]), m.tensor([1.0, 2.0], dtype=m.float64)),
+    lambda m: m.zeros(2, 3).put(m.tensor([0, 1]), m.tensor([1.0, 2.0, 3.0])),
+    lambda m: m.zeros(2, 3).put(m.tensor([0, 1]), 1.0),
+    lambda m: m.zeros(0).put(m.tensor([0]), m.tensor([1.0])),
+)
+
+
 @st.composite
 def _dimwise(draw: st.DrawFn, src: bool = False) -> Shapes:
     """(input, index[, src]) for gather/scatter along dim 0 of size 3: index no larger than input (or src) elsewhere."""
@@ -159,6 +175,14 @@ OPS = [
            errors=(lambda m: m.zeros(2, 3).take_along_dim(m.tensor([0]), dim=1),)),
     OpInfo("glassgrad.take_along_dim", lambda m, x, i: x.take_along_dim(i), shapes=_dimwise(), domains=_along_dim0,
            id="take_along_dim_flat"),
+    # put: flat positions spread over the input by the source's own length, repeats included
+    *[OpInfo("glassgrad.put", lambda m, x, src, acc=acc: m.put(x, _flat_positions(m, x, src), src, accumulate=acc),
+             shapes=st.tuples(unary(), st.integers(0, 4)).map(lambda s: (s[0][0], (s[1],))), id=f"put_{acc}",
+             also=() if acc else ("Tensor.put",), errors=_PUT_ERRORS)
+      for acc in (False, True)],
+    OpInfo("Tensor.put_", lambda m, x, src: x.clone().put_(_flat_positions(m, x, src), src, True),
+           shapes=st.tuples(unary(), st.integers(0, 4)).map(lambda s: (s[0][0], (s[1],))), errors=_PUT_ERRORS,
+           id="put_drawn_"),
     OpInfo("glassgrad.take", lambda m, x, i: m.take(x, i), shapes=_dimwise().map(lambda s: (s[0], s[1][1:])),
            domains=(ANY, Domain(-3, 2, dtype="int64")), also=("Tensor.take",),
            errors=(lambda m: m.zeros(2, 3).take(m.tensor([6])),)),

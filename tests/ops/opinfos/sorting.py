@@ -111,6 +111,33 @@ OPS = [
            order=0, id="unique_dim"),
     OpInfo("glassgrad.unique", lambda m, x: m.unique(_with_nan(m, x), return_counts=True), domains=NAN_TIES, order=0,
            id="unique_nan"),
+    # unique_consecutive: runs of ties; NaN equals nothing; its backward raises NotImplementedError, as PyTorch's
+    OpInfo("glassgrad.unique_consecutive", lambda m, x: m.unique_consecutive(x), domains=TIES, order=0,
+           errors=(lambda m: m.unique_consecutive(m.ones(2, 2), dim=2), lambda m: m.unique_consecutive(m.tensor(1.0), dim=0),
+                   lambda m: m.unique_consecutive(m.ones(2, 0), dim=0), lambda m: m.unique_consecutive(m.ones(0, 0), dim=0))),
+    OpInfo("glassgrad.unique_consecutive", lambda m, x: x.unique_consecutive(return_inverse=True, return_counts=True),
+           domains=TIES, order=0, id="unique_consecutive_inverse_counts"),
+    OpInfo("glassgrad.unique_consecutive", lambda m, x: m.unique_consecutive(_with_nan(m, x), return_counts=True), domains=NAN_TIES,
+           order=0, id="unique_consecutive_nan"),
+    *[OpInfo("glassgrad.unique_consecutive", lambda m, x, dim=dim: m.unique_consecutive(x, True, True, dim=dim), shapes=MATRIX,
+             domains=Domain(0, 1, integral=True), order=0, id=f"unique_consecutive_dim{dim}") for dim in (0, -1)],
+    OpInfo("glassgrad.unique_consecutive", lambda m, x: m.unique_consecutive(x * 2), order=1, id="unique_consecutive_backward",
+           xfail={"gradcheck": "PyTorch has no derivative for unique_consecutive, nor has glassgrad"}),
+    OpInfo("glassgrad.msort", lambda m, x: m.msort(x), also=("Tensor.msort",), errors=(lambda m: m.msort(2),)),
+    OpInfo("glassgrad.msort", lambda m, x: x.msort(), domains=TIES, order=0, id="msort_ties"),
+    # isin: after type promotion, numbers on either side, NaN in nothing
+    OpInfo("glassgrad.isin", lambda m, x, y: m.isin(x, y), shapes=st.tuples(unary(), unary()).map(lambda s: (s[0][0], s[1][0])),
+           domains=TIES, order=0, errors=(lambda m: m.isin(2, 2), lambda m: m.isin(m.tensor([True]), m.tensor([1])),
+                                          lambda m: m.isin(m.tensor([1]), m.tensor([True])))),
+    OpInfo("glassgrad.isin", lambda m, x, y: m.isin(_with_nan(m, x), y.long(), invert=True, assume_unique=True),
+           shapes=st.tuples(unary(), unary()).map(lambda s: (s[0][0], s[1][0])), domains=NAN_TIES, order=0, id="isin_mixed"),
+    OpInfo("glassgrad.isin", lambda m, x: m.isin(x, 1) + m.isin(1.0, x), domains=TIES, order=0, id="isin_numbers"),
+    # argwhere, nonzero_static: nonzero's positions, cut or padded to `size` rows
+    OpInfo("glassgrad.argwhere", lambda m, x: m.argwhere(x), domains=Domain(-1, 1, integral=True), order=0, also=("Tensor.argwhere",)),
+    *[OpInfo("glassgrad.nonzero_static", lambda m, x, size=size: x.nonzero_static(size=size, fill_value=-7) if size else
+             m.nonzero_static(x, size=size), domains=Domain(-1, 1, integral=True), order=0, id=f"nonzero_static_{size}",
+             errors=(lambda m: m.nonzero_static(m.ones(2), size=-1), lambda m: m.nonzero_static(m.ones(2), size=2, fill_value=0.5)))
+      for size in (0, 3, 70)],
     # searchsorted, bucketize: ties on both sides of the search, NaNs where PyTorch's bisection meets them
     _searched(lambda m, b, v: m.searchsorted(_sorted(m, b), v), errors=_SEARCH_ERRORS),
     _searched(lambda m, b, v: m.searchsorted(_sorted(m, b), v, right=True), id="searchsorted_right"),

@@ -73,6 +73,7 @@ class Tensor:
         "_requires_grad",
         "_retains_grad",
         "_view_chain",
+        "_views",
         "grad_fn",
     )
 
@@ -94,6 +95,7 @@ class Tensor:
         self._output_nr = 0
         self._base: Tensor | None = None
         self._view_chain: tuple[tuple[Callable[..., Tensor], tuple[Any, ...]], ...] = ()
+        self._views: list[weakref.ref[Tensor]] | None = None  # on a base: its views autograd sees (see inplace.py)
         self._accumulator: weakref.ref[AccumulateGrad] | None = None
         self._backward_hooks: dict[int, Callable[..., Any]] | None = None
         self._post_accumulate_hooks: dict[int, Callable[..., Any]] | None = None

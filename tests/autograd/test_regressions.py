@@ -6,6 +6,7 @@ import copy
 import pickle
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 
@@ -99,3 +100,28 @@ def _anomaly_names_the_nan_op(m: Any) -> tuple[str, bool]:
 
 def test_anomaly_mode_keeps_forward_stacks_and_finds_nan() -> None:
     assert _anomaly_names_the_nan_op(glassgrad) == _anomaly_names_the_nan_op(torch)
+
+
+@pytest.mark.parametrize("change", ["base", "another_view", "another_view_twice"])
+def test_an_in_place_change_reaches_the_other_views_of_its_base(change: str) -> None:
+    """A view taken before its base (or a sibling view) changed in place differentiates the changed values: its
+    gradient was the old one, silently (PyTorch regenerates the view's grad_fn when the base's version moves)."""
+
+    def run(m: Any) -> tuple[np.ndarray, tuple[int, ...]]:
+        a = m.tensor(np.arange(6.0), requires_grad=True)
+        e = a * 1.0
+        f = e.view(3, 2)
+        if change == "base":
+            e.mul_(2)
+        elif change == "another_view":
+            e[0:2].mul_(3)
+        else:
+            g = e.view(2, 3)
+            g.add_(1)
+            g.mul_(2)
+        (f * m.tensor(np.arange(6.0).reshape(3, 2))).sum().backward()
+        return a.grad.numpy(), tuple(f.shape)
+
+    (ours, our_shape), (theirs, their_shape) = run(glassgrad), run(torch)
+    np.testing.assert_array_equal(ours, theirs)
+    assert our_shape == their_shape

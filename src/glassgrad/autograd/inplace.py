@@ -94,7 +94,42 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
         _rebase_view(t, node)
     else:
         t._with_history(node, 0)
+    base = t._base if t._base is not None else t
+    if base._views:
+        _refresh_views(base, t)
     return t
+
+
+def track_view(base: Tensor, view: Tensor) -> None:
+    """Remember a view autograd sees, so that an in-place change through its base or another view reaches it."""
+    views = base._views
+    if views is None:
+        base._views = [weakref.ref(view)]
+        return
+    views.append(weakref.ref(view))
+    if len(views) >= 32 and len(views) & (len(views) - 1) == 0:  # at 32, 64, 128...: drop the dead, keep it bounded
+        base._views = [ref for ref in views if ref() is not None]
+
+
+def _refresh_views(base: Tensor, changed: Tensor) -> None:
+    """The base's other views now read values an in-place op wrote: each one's history becomes its view replayed
+    from the base's new history, as PyTorch regenerates a view's grad_fn once its base's version moved on."""
+    alive = []
+    for ref in base._views or ():
+        view = ref()
+        if view is None:
+            continue
+        alive.append(ref)
+        if view is changed or view._version_counter is not changed._version_counter:
+            continue
+        try:
+            with grad_mode.enable_grad():
+                fresh = replay_view(base, view._view_chain)
+        except (IndexError, RuntimeError):
+            continue  # the base's shape changed in place: that view is stale (_rebase_view raises when it is written)
+        if fresh.grad_fn is not None and _same_layout(fresh._data, view._data):
+            view._with_history(fresh.grad_fn, fresh._output_nr)
+    base._views = alive
 
 
 def bump_version(t: Tensor) -> None:

@@ -57,3 +57,22 @@ def assert_same_outcome(snippet: Snippet, *, compare_warnings: bool = True) -> N
     if not compare_warnings:
         expected, actual = expected[:-1], actual[:-1]
     assert actual == expected, f"torch: {expected}\n glassgrad: {actual}"
+
+
+def expression(source: str, **names: Any) -> Any:
+    """A pytest param running the expression `source` with `m` (torch or glassgrad) and `names` in scope."""
+    import pytest
+
+    return pytest.param(lambda m: eval(source, {"m": m, **names}), id=source)
+
+
+def statements(source: str, **names: Any) -> Any:
+    """A pytest param running the statements `source` with `m` and `names` in scope; its result is `r` afterwards."""
+    import pytest
+
+    def run(m: Any) -> Any:
+        scope = {"m": m, **names}
+        exec(source, scope)
+        return scope.get("r")
+
+    return pytest.param(run, id=source)

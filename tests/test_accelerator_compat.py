@@ -9,22 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from .outcome import assert_same_outcome
+from .outcome import assert_same_outcome, expression, statements
 
 pytestmark = pytest.mark.torch_oracle
-
-
-def expression(source: str) -> pytest.param:
-    return pytest.param(lambda m: eval(source, {"m": m}), id=source)
-
-
-def statements(source: str) -> pytest.param:
-    def run(m):
-        scope = {"m": m}
-        exec(source, scope)
-        return scope.get("r")
-
-    return pytest.param(run, id=source)
 
 
 CALLS = [

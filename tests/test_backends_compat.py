@@ -7,7 +7,7 @@ import torch
 
 import glassgrad
 
-from .outcome import assert_same_outcome
+from .outcome import assert_same_outcome, statements
 
 pytestmark = pytest.mark.torch_oracle
 
@@ -32,15 +32,6 @@ def _flags_restored():
             setattr(getattr(m.backends, module), name, value)
         for name, value in zip(MATMUL, matmul, strict=True):
             setattr(m.backends.cuda.matmul, name, value)
-
-
-def statements(source: str) -> pytest.param:
-    def run(m):
-        scope = {"m": m}
-        exec(source, scope)
-        return scope.get("r")
-
-    return pytest.param(run, id=source)
 
 
 CASES = [

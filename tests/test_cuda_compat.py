@@ -13,24 +13,9 @@ import torch
 
 import glassgrad
 
-from .outcome import assert_same_outcome
+from .outcome import assert_same_outcome, expression, statements
 
 pytestmark = pytest.mark.torch_oracle
-
-
-def expression(source: str) -> pytest.param:
-    return pytest.param(lambda m: eval(source, {"m": m}), id=source)
-
-
-def statements(source: str) -> pytest.param:
-    """Statements run with `m` bound; the value of `r` afterwards is the result."""
-
-    def run(m):
-        scope = {"m": m}
-        exec(source, scope)
-        return scope.get("r")
-
-    return pytest.param(run, id=source)
 
 
 CALLS = [

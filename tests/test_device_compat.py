@@ -12,13 +12,14 @@ import pytest
 
 import glassgrad
 
-from .outcome import assert_same_outcome, first_sentence
+from .outcome import assert_same_outcome, first_sentence, statements
+from .outcome import expression as _expression
 
 pytestmark = pytest.mark.torch_oracle
 
 
 def expression(source: str) -> pytest.param:
-    return pytest.param(lambda m: eval(source, {"m": m, "pickle": pickle}), id=source)
+    return _expression(source, pickle=pickle)  # some cases pickle a device
 
 
 DEVICES = [
@@ -77,15 +78,6 @@ MODULES = [
         "m.nn.ReLU().to('gpu')", "m.nn.BatchNorm1d(2, affine=False).cuda()",
     )
 ]
-
-
-def statements(source: str) -> pytest.param:
-    def run(m):
-        scope = {"m": m}
-        exec(source, scope)
-        return scope.get("r")
-
-    return pytest.param(run, id=source)
 
 
 # `with torch.device(d):` places what factories make (layers' parameters too); entering never fails.

@@ -12,17 +12,7 @@ import pytest
 
 import glassgrad
 
-from ..outcome import assert_same_outcome
-
-
-def statements(source: str) -> pytest.param:
-    def run(m):
-        scope = {"m": m}
-        exec(source, scope)
-        return scope.get("r")
-
-    return pytest.param(run, id=source)
-
+from ..outcome import assert_same_outcome, statements
 
 GRAPHS = [
     statements(

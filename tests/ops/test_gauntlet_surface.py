@@ -8,20 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from ..outcome import assert_same_outcome
+from ..outcome import assert_same_outcome, statements
 
 pytestmark = pytest.mark.torch_oracle
-
-
-def statements(source: str) -> pytest.param:
-    """Statements run with `m` bound to torch or glassgrad; the value of `r` afterwards is the result."""
-
-    def run(m):
-        scope = {"m": m}
-        exec(source, scope)
-        return scope.get("r")
-
-    return pytest.param(run, id=source)
 
 
 CASES = [

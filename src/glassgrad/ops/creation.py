@@ -81,12 +81,45 @@ def _infer_dtype(data: Any) -> _dtype.dtype:
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-def _unwrap_nested(data: Any) -> Any:
+_PYTHON_SCALARS = frozenset({float, int, bool, complex})
+
+
+def _python_scalar_dtype(kind: type) -> _dtype.dtype:
+    if kind is float:
+        return _dtype.get_default_dtype()
+    if kind is int:
+        return _dtype.int64
+    return _dtype.bool_ if kind is bool else _dtype.default_complex()
+
+
+def _promote(found: _dtype.dtype | None, other: _dtype.dtype | None) -> _dtype.dtype | None:
+    if found is None or found is other:
+        return other
+    return found if other is None else _dtype.promote_types(found, other)
+
+
+def _unwrap_nested(data: Any) -> tuple[Any, _dtype.dtype | None]:
+    """Nested sequences as NumPy reads them (tensors replaced by their arrays), and PyTorch's dtype for them: every
+    element's own type promoted together, a Python float counting as the default dtype, an int as int64, and a
+    NumPy scalar or array or a tensor as its dtype (None when nothing tells, or for what NumPy will refuse)."""
     if isinstance(data, Tensor):
-        return data._data
-    if isinstance(data, (list, tuple)):
-        return [_unwrap_nested(x) for x in data]
-    return data
+        return data._data, data.dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return data, _dtype.from_numpy_dtype(data.dtype) if data.dtype.kind in "biufc" else None
+    if not isinstance(data, (list, tuple)):
+        return data, _python_scalar_dtype(type(data)) if type(data) in _PYTHON_SCALARS else None
+    kinds = set(map(type, data))
+    found: _dtype.dtype | None = None
+    if kinds <= _PYTHON_SCALARS:  # by the kinds present, not item by item: a million floats are one kind
+        for kind in kinds:
+            found = _promote(found, _python_scalar_dtype(kind))
+        return data, found
+    unwrapped = []
+    for item in data:
+        array, item_dtype = _unwrap_nested(item)
+        unwrapped.append(array)
+        found = _promote(found, item_dtype)
+    return unwrapped, found
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -97,7 +130,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         array = np.array(data)
         _dtype.from_numpy_dtype(array.dtype)
     else:
-        unwrapped = _unwrap_nested(data)
+        unwrapped, inferred = _unwrap_nested(data)
         try:
             raw = np.array(unwrapped)
         except ValueError as err:
@@ -105,7 +138,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         if raw.dtype == object or raw.dtype.kind in "US":
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
         # with dtype given, cast once: through the default float32 first would round 0.1 and flush 1e-300
-        array = raw.astype(_infer_dtype(raw).np if dtype is None else _dtype.to_dtype(dtype).np, copy=False)
+        array = raw.astype((inferred or _infer_dtype(raw)).np if dtype is None else _dtype.to_dtype(dtype).np, copy=False)
     if dtype is not None:
         array = array.astype(_dtype.to_dtype(dtype).np, copy=False)
     return _finish(array, requires_grad, device)

@@ -26,9 +26,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from . import explain, sites, steps, transforms
+from .. import _sites as sites
+from .._sites import Position, Site
+from ..autograd import steps
+from . import explain, transforms
 from .inspect import SavedBuffer, SiteBytes
-from .sites import Position, Site
 from .views import GraphView
 from .watches import WatchState
 

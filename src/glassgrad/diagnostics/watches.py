@@ -25,10 +25,9 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from ..autograd import transform_calls
-from . import steps
+from .._sites import Site, format_site, source_line
+from ..autograd import seams, steps, transform_calls
 from .holders import Holder, holder_of
-from .sites import Site, format_site, source_line
 from .views import NATIVE, GraphView
 
 
@@ -265,32 +264,29 @@ def _reaches_old(view: GraphView, start: Any, boundary: int, memo: dict[Any, boo
     return memo[start]
 
 
-state: WatchState | None = None  # the watches on glassgrad's own engine
-
-
 def enable() -> None:
-    """Turn the watches on for the rest of the program (or until disable())."""
-    global state
-    if state is None:
-        state = WatchState(previous_boundary=steps.current, transforms=transform_calls.CALLS)
+    """Turn the watches on for the rest of the program (or until disable()): the engine's seam holds them."""
+    if seams.watcher is None:
+        seams.watcher = WatchState(previous_boundary=steps.current, transforms=transform_calls.CALLS)
 
 
 def disable() -> list[str]:
     """Turn the watches off; returns every warning they gave."""
-    global state
+    state = seams.watcher
     if state is None:
         return []
+    assert isinstance(state, WatchState)
     state.flush()
-    messages, state = state.messages, None
-    return messages
+    seams.watcher = None
+    return state.messages
 
 
 @contextmanager
 def watch() -> Iterator[WatchState]:
     """`with glassgrad.diagnostics.watch():` turns the watches on inside the block."""
     enable()
-    assert state is not None
-    current = state
+    current = seams.watcher
+    assert isinstance(current, WatchState)
     try:
         yield current
     finally:

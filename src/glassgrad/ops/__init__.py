@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.inplace import apply_inplace, copy_
+from ..autograd.inplace import apply_inplace
 from ..tensor import Tensor
 from . import (
     activations,
@@ -111,6 +111,10 @@ def _inplace_method(fn: Callable[..., Any]) -> Callable[..., Tensor]:
     return method
 
 
+def _copy_(self: Tensor, src: Tensor | float, non_blocking: bool = False) -> Tensor:
+    return apply_inplace(self, lambda x: inplace_ops.copy_from(x, src), any_cast=True)
+
+
 def _zero_(self: Tensor) -> Tensor:
     return apply_inplace(self, inplace_ops.zeroed, any_cast=True)
 
@@ -152,7 +156,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__ixor__": _inplace_method(logic.bitwise_xor), "__ilshift__": _inplace_method(logic.bitwise_left_shift),
     "__irshift__": _inplace_method(logic.bitwise_right_shift),
 }
-METHODS.update(copy_=copy_, zero_=_zero_, fill_=_fill_)
+METHODS.update(copy_=_copy_, zero_=_zero_, fill_=_fill_)
 
 # One wrapper per in-place op: `Tensor.relu_` and, where PyTorch has it, `glassgrad.relu_` are the same function.
 INPLACE_METHODS = {name: _inplace_method(fn) for name, fn in INPLACE.items()}

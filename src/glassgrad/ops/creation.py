@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from .. import _device, _dtype
-from ..autograd import grad_mode
 from ..tensor import Size, Tensor
 
 
@@ -329,14 +328,6 @@ def rand_like(input: Tensor, *, dtype: Any = None, generator: Generator | None =
 
 def randn_like(input: Tensor, *, dtype: Any = None, generator: Generator | None = None) -> Tensor:
     return randn(input.shape, generator=generator, dtype=dtype or input.dtype)
-
-
-def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
-    """Unpickling target for Tensor.__reduce_ex__."""
-    with grad_mode.no_grad():
-        t = Tensor._wrap(np.array(array))
-    t._requires_grad = requires_grad
-    return t
 
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------

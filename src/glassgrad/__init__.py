@@ -2,6 +2,10 @@
 
 `import glassgrad as torch` runs PyTorch programs unchanged, within the
 surface implemented so far.
+
+Floors, bottom up (docs/architecture.md; tests/test_layering.py checks them): tensor.py and
+autograd's graph; the engine; ops/ and diagnostics/; then nn/, optim/ and the rest. Importing this
+package installs the ops' tensor methods and registers the diagnostics with the core.
 """
 
 from __future__ import annotations

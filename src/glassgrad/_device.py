@@ -177,6 +177,15 @@ def refuse(target: device, *, creating: bool) -> NoReturn:
     raise RuntimeError(f"PyTorch is not linked with support for {target.type} devices" + _explained(target))
 
 
+def place_linked(spec: Any) -> device:
+    """The device of a call that reaches it through PyTorch's device guard (asarray, torch.Stream): the CPU,
+    and 'not linked with support' for any other."""
+    target = as_device(spec)
+    if target.type != "cpu":
+        raise RuntimeError(f"PyTorch is not linked with support for {target.type} devices" + _explained(target))
+    return CPU
+
+
 def require_device(kind: str, spec: Any) -> NoReturn:
     """Tensor.cuda/xpu/ipu/mtia(device): PyTorch's CPU-only build refuses every argument, each in its own words."""
     if spec is not None:
@@ -253,9 +262,7 @@ def _stream_device(owner: str, args: tuple[Any, ...], kwargs: dict[str, Any]) ->
         position = " (position 1)" if args else ""
         raise TypeError(f"{owner}(): argument 'device'{position} must be torch.device, not {_typename(spec)}")
     target = device(spec)
-    if target.type not in _STREAM_DEVICE_TYPES:
-        raise RuntimeError(f"PyTorch is not linked with support for {target.type} devices" + _explained(target))
-    return device(target.type)
+    return device("meta") if target.type == "meta" else place_linked(target)  # streams also exist on meta
 
 
 def _no_events() -> NoReturn:

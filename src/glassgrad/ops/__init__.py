@@ -43,6 +43,7 @@ from . import (
     indexing,
     inplace_methods,
     inplace_ops,
+    interchange,
     legacy,
     linalg,
     linalg_decomp,
@@ -76,6 +77,7 @@ FAMILIES = (
     indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
     ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
     fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
+    interchange,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

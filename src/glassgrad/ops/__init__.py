@@ -49,6 +49,7 @@ from . import (
     linalg_decomp,
     linalg_derived,
     linalg_lu,
+    linear_cross_entropy,
     logic,
     losses,
     lowrank,
@@ -77,7 +78,7 @@ FAMILIES = (
     indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
     ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
     fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
-    interchange,
+    interchange, linear_cross_entropy,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

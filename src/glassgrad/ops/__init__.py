@@ -64,6 +64,7 @@ from . import (
     sampling,
     scans,
     scatters,
+    segments,
     shape,
     sorting,
     special,
@@ -78,7 +79,7 @@ FAMILIES = (
     indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
     ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
     fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
-    interchange, linear_cross_entropy,
+    interchange, linear_cross_entropy, segments,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

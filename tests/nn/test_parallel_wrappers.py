@@ -81,3 +81,16 @@ def test_converted_batch_norm_shares_parameters_and_statistics_like_torch() -> N
                 int(bn.num_batches_tracked))
 
     assert run(glassgrad) == run(torch)
+
+
+def test_sync_batch_norm_refuses_cpu_tensors_across_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What PyTorch 2.13's SyncBatchNorm.forward does in a process group of two on the CPU (a ValueError before any
+    statistics are gathered); in eval mode nothing is synced, so it runs."""
+    from glassgrad import distributed
+
+    monkeypatch.setattr(distributed, "is_initialized", lambda: True)
+    monkeypatch.setattr(distributed, "get_world_size", lambda group=None: 2)
+    layer = glassgrad.nn.SyncBatchNorm(2)
+    with pytest.raises(ValueError, match=r"^SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone\."):
+        layer(glassgrad.ones(3, 2))
+    assert layer.eval()(glassgrad.ones(3, 2)).shape == (3, 2)

@@ -164,7 +164,7 @@ class SyncBatchNorm(_BatchNorm):
     def forward(self, input: Tensor) -> Tensor:
         if self.training and self._processes() > 1:
             raise ValueError(
-                "SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone: glassgrad's tensors are on "
+                "SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone. glassgrad's tensors are on "
                 "the CPU, where PyTorch cannot sync batch statistics across processes. Convert the layers back to "
                 "BatchNorm (per-process statistics) for CPU training."
             )

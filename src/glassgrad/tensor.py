@@ -387,8 +387,16 @@ class Tensor:
     def cpu(self) -> Tensor:
         return self
 
-    def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
-        _device.require_cuda(device)
+    def pin_memory(self, device: Any = None) -> Tensor:
+        _device.refuse_pinning(device)
+
+    def record_stream(self, stream: Any) -> None:
+        if isinstance(stream, _device.Stream):
+            raise NotImplementedError(
+                "Could not run 'aten::record_stream' with arguments from the 'CPU' backend. A CPU tensor is never in "
+                "use by another stream, so there is nothing to record."
+            )
+        raise RuntimeError("unknown parameter type")
 
     def float(self) -> Tensor:
         return self.to(_dtype.float32)
@@ -444,6 +452,18 @@ class Tensor:
         memo[id(self)] = copy
         return copy
 
+
+def _move_to_accelerator(kind: str) -> Callable[..., Tensor]:
+    def move(self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
+        _device.require_device(kind, device)
+
+    move.__name__ = move.__qualname__ = kind
+    return move
+
+
+# Tensor.cuda() and its kin: a CPU-only PyTorch refuses each move, in its own words.
+for _kind in ("cuda", "xpu", "ipu", "mtia"):
+    setattr(Tensor, _kind, _move_to_accelerator(_kind))
 
 # Where a tensor lives and how it is stored, as PyTorch's CPU build answers for a dense CPU tensor: scripts branch
 # on these (pytorch/examples' dcgan asks `input.is_cuda or input.is_xpu` before splitting work over GPUs).

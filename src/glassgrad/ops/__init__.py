@@ -43,11 +43,13 @@ from . import (
     indexing,
     inplace_methods,
     inplace_ops,
+    interchange,
     legacy,
     linalg,
     linalg_decomp,
     linalg_derived,
     linalg_lu,
+    linear_cross_entropy,
     logic,
     losses,
     lowrank,
@@ -62,6 +64,7 @@ from . import (
     sampling,
     scans,
     scatters,
+    segments,
     shape,
     sorting,
     special,
@@ -76,6 +79,7 @@ FAMILIES = (
     indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
     ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
     fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
+    interchange, linear_cross_entropy, segments,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -63,8 +63,15 @@ def _finish(array: np.ndarray, requires_grad: bool, dev: Any) -> Tensor:
         _device.place(dev, creating=True)
     t = Tensor._wrap(array)
     if requires_grad:
+        check_grad_dtype(array.dtype)
         t.requires_grad_(True)
     return t
+
+
+def check_grad_dtype(np_dtype: np.dtype) -> None:
+    """A factory's requires_grad=True on an integer or bool tensor, refused in PyTorch's words for factories."""
+    if np_dtype.kind not in "fc":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
 
 
 def _infer_dtype(data: Any) -> _dtype.dtype:
@@ -275,6 +282,32 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, 
     return _finish(np.eye(n, n if m is None else m, dtype=_float_or(dtype)), requires_grad, device)
 
 
+def _triangle_indices(name: str, row: int, col: int, offset: int, dtype: Any, upper: bool) -> np.ndarray:
+    for position, (argument, value) in enumerate((("row", row), ("col", col), ("offset", offset)), start=1):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be int, not {type(value).__name__}")
+    target = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
+    if target not in (_dtype.int64, _dtype.int32):
+        raise NotImplementedError(f'"{name}" not implemented for \'{target.scalar_name}\'')
+    for argument, value in (("row", row), ("col", col)):
+        if value < 0:
+            raise RuntimeError(f"{argument} must be non-negative, got{value}")
+    rows, cols = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
+    return np.stack((rows, cols)).astype(target.np).reshape(2, -1)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, layout: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+    """The (row, column) coordinates of a row x col matrix's lower triangle (on and below diagonal `offset`), by rows."""
+    return _finish(_triangle_indices("tril_indices", row, col, offset, dtype, upper=False), requires_grad, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, layout: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+    """The (row, column) coordinates of a row x col matrix's upper triangle (on and above diagonal `offset`), by rows."""
+    return _finish(_triangle_indices("triu_indices", row, col, offset, dtype, upper=True), requires_grad, device)
+
+
 def _rng(generator: Generator | None) -> np.random.Generator:
     return (generator or default_generator)._rng
 
@@ -336,7 +369,7 @@ FUNCTIONS = {
     "full": full, "zeros_like": zeros_like, "ones_like": ones_like, "empty_like": empty_like, "full_like": full_like,
     "arange": arange, "linspace": linspace, "eye": eye, "rand": rand, "randn": randn, "randint": randint,
     "randperm": randperm, "rand_like": rand_like, "randn_like": randn_like, "manual_seed": manual_seed, "seed": seed,
-    "initial_seed": initial_seed,
+    "initial_seed": initial_seed, "tril_indices": tril_indices, "triu_indices": triu_indices,
 }
 METHODS: dict[str, object] = {
     "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty, "new_full": new_full, "new_tensor": new_tensor,

@@ -24,8 +24,9 @@ from typing import Any
 
 from ..autograd import engine, grad_mode
 from ..autograd.graph import AccumulateGrad, Node, _sequence
-from ..ops.creation import zeros_like
+from ..ops.creation import ones_like, zeros_like
 from ..tensor import Tensor
+from ._batched import core, levels_of, rewrap, spread
 
 
 class Level:
@@ -40,11 +41,12 @@ class Level:
         """The tensor a differentiated argument is replaced with inside the transform."""
         if not isinstance(x, Tensor):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-        if self.outer_grad and x.requires_grad:
-            return x.view_as(x)  # a new tensor to differentiate by, whose history runs on into the outer graph
-        leaf = x.detach().requires_grad_()
+        plain, rewrap_like_x = spread(x)  # inside vmap: batched at every level, for per-element gradients
+        if self.outer_grad and plain.requires_grad:
+            return rewrap_like_x(plain.view_as(plain))  # a new tensor to differentiate by, whose history runs on
+        leaf = plain.detach().requires_grad_()
         self.leaves[id(leaf)] = leaf
-        return leaf
+        return rewrap_like_x(leaf)
 
     def reaches_outside(self, tensors: Sequence[Any]) -> bool:
         """Whether the graph of any of `tensors` reaches a leaf or a node this level did not make."""
@@ -54,6 +56,7 @@ class Level:
         for t in tensors:
             if not isinstance(t, Tensor) or not t.requires_grad:
                 continue
+            t = core(t)
             if t.grad_fn is None:
                 if id(t) not in self.leaves:
                     return True
@@ -103,17 +106,32 @@ class Level:
         cots = [None] * len(outputs) if cotangents is None else list(cotangents)
         pairs = [(o, c) for o, c in zip(outputs, cots, strict=True) if o.requires_grad]
         if not pairs:
-            return tuple(zeros_like(x) for x in inputs)
+            return tuple(rewrap(zeros_like(core(x)), levels_of(x)) for x in inputs)
         with grad_mode.enable_grad():
+            # On the plain tensors that hold the graph: inside vmap, every element's gradient is its own slice.
             grads = engine.grad(
-                [o for o, _ in pairs],
-                list(inputs),
-                None if cotangents is None else [c for _, c in pairs],
+                [core(o) for o, _ in pairs],
+                [core(x) for x in inputs],
+                [_cotangent_core(o, c) for o, c in pairs],
                 retain_graph=retain_graph,
                 create_graph=create_graph,
                 allow_unused=True,
             )
-        return tuple(
-            zeros_like(x) if g is None else self.unwrap(g) if create_graph else g
-            for g, x in zip(grads, inputs, strict=True)
+        grads = tuple(
+            rewrap(zeros_like(core(x)) if g is None else g, levels_of(x)) for g, x in zip(grads, inputs, strict=True)
         )
+        return tuple(self.unwrap(g) if create_graph else g for g in grads)
+
+
+def _cotangent_core(output: Tensor, cotangent: Tensor | None) -> Tensor | None:
+    """The cotangent's core tensor, batched at the output's vmap levels to match the output's core tensor (ones
+    for a batched output with none: each element's own scalar)."""
+    levels = levels_of(output)
+    if cotangent is None:
+        return ones_like(core(output)) if levels else None
+    if not set(levels_of(cotangent)) <= set(levels):
+        raise NotImplementedError(
+            "vmap over a vjp whose cotangents are batched where the outputs are not (the Jacobian-by-vmap(vjp_fn) "
+            "pattern): glassgrad's vmap cannot batch a backward pass yet; use jacrev, or loop over the cotangents."
+        )
+    return spread(cotangent, levels)[0]

@@ -32,7 +32,7 @@ from typing import Any
 from .. import ops
 from ..ops import creation
 from ..tensor import Tensor
-from . import _rules
+from . import _layer_rules, _rules  # noqa: F401  (_layer_rules registers its rules into _rules.RULES)
 from ._batched import LEVELS, BatchedTensor, VmapLevel, level_of, select
 from ._pytree import tree_flatten, tree_unflatten
 

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from .._dtype import bool_
 from ..tensor import Tensor
 from ._batched import BatchedTensor, VmapLevel, unwrap
 
@@ -201,17 +202,17 @@ def dims(*names: str, extra: int = 0, flat_when_none: bool = False) -> Rule:
 
     def rule(call: Call) -> Any:
         bound = call.bind()
-        first, *rest = bound.arguments.values()
+        arguments = bound.arguments
+        given = [arguments[name] for name in names]
+        if any(isinstance(g, Tensor) for g in given):  # max(a, b) is maximum(a, b)
+            return pointwise(call)
+        first, *rest = arguments.values()
         p, batched = call.physical(first)
         if not batched or any(call.physical(v)[1] for v in _tensors(rest)):
             return NO_RULE
         ndim = p.dim() - 1
-        arguments = bound.arguments
-        given = [arguments[name] for name in names]
-        if flat_when_none and (ndim == 0 or any(g is None or g == () for g in given)):
+        if flat_when_none and (ndim == 0 or any(_all_dims(g) for g in given)):
             return _flat(call, bound, p, names)
-        if any(isinstance(g, Tensor) for g in given):  # max(a, b) is maximum(a, b)
-            return pointwise(call)
         if any(g is None for g in given):
             return NO_RULE
         for name, g in zip(names, given, strict=True):
@@ -225,6 +226,11 @@ def dims(*names: str, extra: int = 0, flat_when_none: bool = False) -> Rule:
     return rule
 
 
+def _all_dims(dim: Any) -> bool:
+    """Whether a reduction's dim argument means every dim: None or an empty sequence."""
+    return dim is None or (isinstance(dim, tuple | list) and not dim)
+
+
 def _tensors(values: Sequence[Any]) -> list[Tensor]:
     return [v for v in values if isinstance(v, Tensor)]
 
@@ -232,7 +238,7 @@ def _tensors(values: Sequence[Any]) -> list[Tensor]:
 def _flat(call: Call, bound: inspect.BoundArguments, p: Tensor, names: tuple[str, ...]) -> Any:
     """A reduction over all logical dims: along dim 1 of the physical tensor flattened after the batch."""
     arguments = bound.arguments
-    no_dim = all(arguments[name] is None or arguments[name] == () for name in names)
+    no_dim = all(_all_dims(arguments[name]) for name in names)
     arguments[next(iter(arguments))] = p.reshape(p.shape[0], p.shape[1:].numel())
     for name in names:
         arguments[name] = 1
@@ -497,11 +503,15 @@ def _getitem(call: Call) -> Any:
     NumPy moves the dims of non-adjacent advanced indices to the front, which would move them before the batch,
     and a batched index or mask selects per element: both go through the loop.
     """
-    p = _single(call)
-    if p is None:
-        return NO_RULE
+    p, batched = call.physical(call.args[0])
     entries = _index_entries(call.args[1])
-    if any(type(e) is BatchedTensor for e in entries):
+    batched_entries = [e for e in entries if type(e) is BatchedTensor]
+    if any(e.dtype == bool_ for e in batched_entries):
+        raise RuntimeError(
+            "vmap: We do not support batching operators that can support dynamic shape. Attempting to batch over "
+            "indexing with a boolean mask."
+        )
+    if not batched or batched_entries:
         return NO_RULE
     if any(_advanced(e) for e in entries):
         positions = [i for i, e in enumerate(entries) if _advanced(e) or isinstance(e, int | bool)]

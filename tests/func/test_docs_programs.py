@@ -18,7 +18,6 @@ import pytest
 
 pytestmark = [
     pytest.mark.torch_oracle,
-    pytest.mark.filterwarnings("ignore::glassgrad.func.VmapLoopWarning"),
     # PyTorch's hessian (jacfwd) imports torch.jit machinery on first use, which warns.
     pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning"),
 ]

@@ -126,6 +126,61 @@ def test_randomness_same_and_different(m: ModuleType) -> None:
     assert not all(m.equal(dropped[i], dropped[0]) for i in range(64))
 
 
+def rows_equal(m: ModuleType, batch: Any) -> list[bool]:
+    """Whether each element of a batch (along dim 0) equals the first."""
+    return [bool(m.equal(batch[i], batch[0])) for i in range(1, len(batch))]
+
+
+def draws(m: ModuleType, randomness: str) -> dict[str, Any]:
+    """Random ops batched by their rules, as seen from outside: which elements drew the same values, and shapes."""
+    m.manual_seed(0)
+    x = m.zeros(16, 32)
+    results = {
+        "rand": m.func.vmap(lambda a: a + m.rand(32), randomness=randomness)(x),
+        "randn_like": m.func.vmap(lambda a: m.randn_like(a), randomness=randomness)(x),
+        "dropout": m.func.vmap(lambda a: m.nn.functional.dropout(a + 1, 0.5), randomness=randomness)(x),
+        "dropout_unbatched_input": m.func.vmap(
+            lambda a, b: m.nn.functional.dropout(b, 0.5) + a, in_dims=(0, None), randomness=randomness
+        )(x, m.ones(32)),
+        "dropout2d": m.func.vmap(
+            lambda a: m.nn.functional.dropout2d(a.reshape(1, 32, 1, 1) + 1, 0.5), randomness=randomness
+        )(x),
+    }
+    return {name: (tuple(r.shape), rows_equal(m, r)) for name, r in results.items()}
+
+
+@pytest.mark.parametrize("randomness", ["same", "different"])
+def test_randomness_by_batching_rules(monkeypatch: pytest.MonkeyPatch, randomness: str) -> None:
+    """'same': every element draws what the others do; 'different': each its own (16 elements of 32 draws, so a
+    chance match is negligible), with the shapes PyTorch gives, and on glassgrad without the fallback loop."""
+    expected = draws(torch, randomness)
+    monkeypatch.setattr(dispatch_module.Op, "_loop", lambda self, *_: pytest.fail(f"{self.name} fell back"))
+    got = draws(glassgrad, randomness)
+    assert got == expected
+    assert all(all(same) == (randomness == "same") for _, same in expected.values())
+
+
+@pytest.mark.parametrize("m", [glassgrad, torch], ids=["glassgrad", "torch"])
+def test_nested_randomness(m: ModuleType) -> None:
+    """An inner 'different' inside an outer 'same' varies along the inner batch only, and the other way round."""
+    m.manual_seed(0)
+    x = m.zeros(3, 4)
+    inner_different = m.func.vmap(m.func.vmap(lambda a: a + m.rand(()), randomness="different"), randomness="same")
+    outer_different = m.func.vmap(m.func.vmap(lambda a: a + m.rand(()), randomness="same"), randomness="different")
+    across_outer, across_inner = inner_different(x), outer_different(x)
+    assert all(rows_equal(m, across_outer)) and not any(rows_equal(m, across_outer.t()))
+    assert all(rows_equal(m, across_inner.t())) and not any(rows_equal(m, across_inner))
+
+
+def test_random_in_place_draws_fall_back_per_randomness() -> None:
+    """uniform_ has no rule under 'same': the loop rewinds the generator before each element."""
+    glassgrad.manual_seed(0)
+    x = glassgrad.zeros(4, 8)
+    same = glassgrad.func.vmap(lambda a: a.clone().uniform_(), randomness="same")(x)
+    different = glassgrad.func.vmap(lambda a: a.clone().uniform_(), randomness="different")(x)
+    assert all(rows_equal(glassgrad, same)) and not any(rows_equal(glassgrad, different))
+
+
 def test_randomness_error_leaves_the_generator_usable(oracle: Any) -> None:
     def program(m: ModuleType) -> Any:
         x, _ = batch(m)

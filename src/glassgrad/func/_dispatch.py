@@ -91,10 +91,12 @@ class Op:
         level = _top_level(args, kwargs)
         if self.random:
             level = max(level, _drawing_level(below))
+            if not level:
+                return _draw_plainly(self.fn, args, kwargs)
         if not level:
             return self.fn(*args, **kwargs)
         vmap_level = LEVELS[level - 1]
-        if self.rule is not None and not (self.random and vmap_level.randomness == "same"):
+        if self.rule is not None:
             apply = lambda *a, **k: self.run(a, k, level)  # noqa: E731  (physical tensors: outer levels only)
             result = self.rule(_rules.Call(self.fn, apply, vmap_level, args, kwargs))
             if result is not _rules.NO_RULE:
@@ -141,8 +143,23 @@ def _outside_stacklevel() -> int:
     return level
 
 
+_plain_draws = 0  # how many random ops are running unbatched: the draws they make inside are theirs alone
+
+
+def _draw_plainly(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    global _plain_draws
+    _plain_draws += 1
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _plain_draws -= 1
+
+
 def _drawing_level(below: int) -> int:
-    """The innermost active level below `below` whose elements draw separately (randomness='different')."""
+    """The innermost active level below `below` whose elements draw separately (randomness='different'); none
+    for a draw made inside a random op that is already running unbatched (randn_like calling randn)."""
+    if _plain_draws:
+        return 0
     for level in reversed(LEVELS[: below - 1]):
         if level.randomness == "different":
             return level.number

@@ -8,7 +8,8 @@
 - layer_norm normalises the last dims, which the batch in front leaves alone; batched affine parameters apply
   after it;
 - random draws under randomness='different' draw for the whole physical tensor at once, so each element draws
-  its own values (under 'same' the dispatcher runs them through the loop with the generator rewound).
+  its own values; under 'same' they draw once, for one element, and that draw is shared (the other random ops
+  go through the loop with the generator rewound before each element).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 from .. import ops
 from ..tensor import Tensor
-from ._rules import NO_RULE, Call, _sizes, functions, pointwise, register
+from ._rules import NO_RULE, Call, Rule, _sizes, functions, pointwise, register
 
 F = "glassgrad.nn.functional"
 
@@ -152,7 +153,7 @@ def _folding(spatial: int) -> Any:
 
 for _spatial in (1, 2, 3):
     _names = "conv{0}d conv_transpose{0}d max_pool{0}d avg_pool{0}d lp_pool{0}d adaptive_avg_pool{0}d "
-    _names += "adaptive_max_pool{0}d dropout{0}d max_pool{0}d_with_indices adaptive_max_pool{0}d_with_indices"
+    _names += "adaptive_max_pool{0}d max_pool{0}d_with_indices adaptive_max_pool{0}d_with_indices"
     register(_folding(_spatial), *functions(_names.format(_spatial), namespace=F))
 del _spatial, _names
 
@@ -173,16 +174,41 @@ register(_embedding, *functions("embedding", namespace=F))
 # -- random draws -------------------------------------------------------------------------------------------------
 
 
-def _draw_per_element(call: Call) -> Any:
-    """A draw shaped like its first argument: on the whole physical tensor, expanded when not batched."""
-    if any(call.physical(v)[1] for v in [*call.args[1:], *call.kwargs.values()] if isinstance(v, Tensor)):
-        return NO_RULE
+def _random(apart: Rule) -> Rule:
+    """A rule for a random op shaped like its first argument: under 'different' `apart`, which draws for every
+    element at once; under 'same' one draw, for one element's shape, shared by every element."""
+
+    def rule(call: Call) -> Any:
+        if call.bind().arguments.get("inplace") or any(
+            call.physical(v)[1] for v in [*call.args[1:], *call.kwargs.values()] if isinstance(v, Tensor)
+        ):
+            return NO_RULE
+        return apart(call) if call.level.randomness == "different" else _shared_draw(call)
+
+    return rule
+
+
+def _whole_physical(call: Call) -> Any:
     return call.batched(call.apply(_expanded(call, call.args[0]).contiguous(), *call.args[1:], **call.kwargs))
+
+
+def _shared_draw(call: Call) -> Any:
+    x = call.args[0]
+    one_element = call.physical(x)[0].select(0, 0)
+    if call.fn in _DROPOUTS:  # the mask of one element's dropout, applied to every element
+        return x * call.apply(one_element.new_ones(one_element.shape), *call.args[1:], **call.kwargs)
+    if call.fn in _LIKE:
+        return call.apply(one_element, *call.args[1:], **call.kwargs)
+    return NO_RULE
+
+
+_LIKE = set(functions("rand_like randn_like"))
+_DROPOUTS = set(functions("dropout dropout1d dropout2d dropout3d", namespace=F))
 
 
 def _draw_in_place(call: Call) -> Any:
     p, batched = call.physical(call.args[0])
-    if not batched:
+    if not batched or call.level.randomness == "same":
         return NO_RULE
     call.apply(p, *call.args[1:], **call.kwargs)
     return call.args[0]
@@ -193,7 +219,8 @@ def _draw_sized(call: Call) -> Any:
     return call.batched(call.apply(call.level.batch_size, *_sizes(call.args), **call.kwargs))
 
 
-register(_draw_per_element, *functions("rand_like randn_like bernoulli"))
-register(_draw_per_element, *functions("dropout alpha_dropout", namespace=F))
+register(_random(_whole_physical), *_LIKE, *functions("bernoulli"), *functions("dropout alpha_dropout", namespace=F))
+for _spatial in (1, 2, 3):
+    register(_random(_folding(_spatial)), *functions(f"dropout{_spatial}d", namespace=F))
 register(_draw_in_place, *(ops.METHODS[name] for name in ("uniform_", "normal_", "bernoulli_", "exponential_")))
 register(_draw_sized, *functions("rand randn"))

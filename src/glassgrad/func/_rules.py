@@ -315,58 +315,33 @@ def _single(call: Call) -> Tensor | None:
     return p
 
 
-def _with_batch(method: str) -> Rule:
-    """view/reshape: the logical shape with the batch size in front."""
+def _sized(transform: Callable[[Tensor, tuple[Any, ...]], Tensor]) -> Rule:
+    """A rule for an op of one batched tensor and a shape or dims, given as ints or as one sequence (view,
+    expand, permute, ...): transform(physical tensor, the shape or dims)."""
 
     def rule(call: Call) -> Any:
         p = _single(call)
         if p is None or call.kwargs:
             return NO_RULE
-        return call.batched(getattr(p, method)((p.shape[0], *_sizes(call.args[1:]))))
+        return call.batched(transform(p, _sizes(call.args[1:])))
 
     return rule
+
+
+def _shifted(p: Tensor, dims: tuple[int, ...]) -> tuple[int, ...]:
+    """Logical dims of a physical tensor's element as dims of the physical tensor."""
+    return tuple(wrap_dim(d, p.dim() - 1) + 1 for d in dims)
 
 
 def _like(method: str) -> Rule:
     """view_as/reshape_as/expand_as: the other tensor's logical shape."""
 
     def rule(call: Call) -> Any:
-        p, batched = call.physical(call.args[0])
-        if not batched:
+        if not call.physical(call.args[0])[1]:
             return NO_RULE
-        return getattr(BatchedTensor.wrap(p, call.level.number), method)(*call.args[1].shape)
+        return getattr(call.args[0], method)(*call.args[1].shape)
 
     return rule
-
-
-def _broadcast(method: str) -> Rule:
-    """expand/repeat: the sizes may add leading dims, which go after the batch dim."""
-
-    def rule(call: Call) -> Any:
-        p = _single(call)
-        if p is None or call.kwargs:
-            return NO_RULE
-        sizes = _sizes(call.args[1:])
-        p = pad_batched(p, len(sizes))
-        lead = (p.shape[0],) if method == "expand" else (1,)
-        return call.batched(getattr(p, method)(*lead, *sizes))
-
-    return rule
-
-
-def _permute(call: Call) -> Any:
-    p = _single(call)
-    if p is None or call.kwargs:
-        return NO_RULE
-    ndim = p.dim() - 1
-    return call.batched(p.permute(0, *(wrap_dim(d, ndim) + 1 for d in _sizes(call.args[1:]))))
-
-
-def _flip(call: Call) -> Any:
-    p = _single(call)
-    if p is None or call.kwargs:
-        return NO_RULE
-    return call.batched(p.flip(*(wrap_dim(d, p.dim() - 1) + 1 for d in _sizes(call.args[1:]))))
 
 
 def _t(call: Call) -> Any:
@@ -389,15 +364,20 @@ def _last_two(call: Call) -> Any:
     return NO_RULE if p is None else call.batched(call.apply(p))
 
 
-register(_with_batch("view"), ops.METHODS["view"])
-register(_with_batch("reshape"), *functions("reshape"))
+register(_sized(lambda p, shape: p.view((p.shape[0], *shape))), ops.METHODS["view"])
+register(_sized(lambda p, shape: p.reshape((p.shape[0], *shape))), *functions("reshape"))
 register(_like("view"), ops.METHODS["view_as"])
 register(_like("reshape"), ops.METHODS["reshape_as"])
 register(_like("expand"), ops.METHODS["expand_as"])
-register(_broadcast("expand"), ops.METHODS["expand"], *functions("broadcast_to"))
-register(_broadcast("repeat"), ops.METHODS["repeat"])
-register(_permute, *functions("permute"))
-register(_flip, *functions("flip"))
+# expand and repeat may add leading dims, which go after the batch dim.
+register(
+    _sized(lambda p, sizes: pad_batched(p, len(sizes)).expand(p.shape[0], *sizes)),
+    ops.METHODS["expand"],
+    *functions("broadcast_to"),
+)
+register(_sized(lambda p, sizes: pad_batched(p, len(sizes)).repeat(1, *sizes)), ops.METHODS["repeat"])
+register(_sized(lambda p, dims: p.permute(0, *_shifted(p, dims))), *functions("permute"))
+register(_sized(lambda p, dims: p.flip(*_shifted(p, dims))), *functions("flip"))
 register(_t, *functions("t"))
 register(_reversed_dims, vars(Tensor)["T"].fget)
 register(_last_two, vars(Tensor)["mT"].fget, ops.PROPERTIES["mH"], *functions("adjoint"))

@@ -257,3 +257,36 @@ def test_empty_batch(oracle: Any) -> None:
     oracle.check(lambda m: m.func.vmap(lambda a: (a.sin() @ a).sum(-1, keepdim=True))(m.ones(0, 3)))
     with pytest.raises(NotImplementedError, match="the batch is empty"):
         glassgrad.func.vmap(lambda a: a.kron(a))(glassgrad.ones(0, 3))
+
+
+def test_fallback_in_nested_vmap_and_in_place(oracle: Any) -> None:
+    """The loop at one level, inside and around rules at the other, and an in-place op without a rule (index_fill_)
+    writing into each element's view and handing back its argument."""
+
+    def program(m: ModuleType) -> Any:
+        x, y = batch(m)
+        return (
+            m.func.vmap(m.func.vmap(lambda a, b: m.kron(a, b).sum(0), in_dims=(0, None)))(x.reshape(3, 2, 2), y),
+            m.func.vmap(lambda a: a.clone().index_fill_(0, m.tensor([1]), -1.0).cos())(x),
+            m.func.vmap(lambda a: a.clone().index_fill_(0, m.tensor([1]), -1.0), in_dims=1, out_dims=1)(x),
+        )
+
+    oracle.check(program)
+
+
+def test_ops_are_themselves_outside_vmap() -> None:
+    """The dispatchers are installed for the duration of the outermost vmap only, and removed after an error too."""
+    sin, add, relu, linear = glassgrad.sin, glassgrad.Tensor.__add__, glassgrad.Tensor.relu, glassgrad.nn.functional.linear
+    seen = []
+
+    def fails(a: Any) -> Any:
+        seen.append((glassgrad.sin is sin, glassgrad.Tensor.__add__ is add, glassgrad.nn.functional.linear is linear))
+        raise ValueError("inside")
+
+    with pytest.raises(ValueError, match="inside"):
+        glassgrad.func.vmap(fails)(glassgrad.ones(2, 3))
+    assert seen == [(False, False, False)]
+    assert glassgrad.sin is sin and glassgrad.Tensor.__add__ is add and glassgrad.Tensor.relu is relu
+    assert glassgrad.nn.functional.linear is linear
+    assert glassgrad.nn.ReLU._function is glassgrad.nn.functional.relu
+    assert not dispatch_module.LEVELS

@@ -290,3 +290,17 @@ def test_ops_are_themselves_outside_vmap() -> None:
     assert glassgrad.nn.functional.linear is linear
     assert glassgrad.nn.ReLU._function is glassgrad.nn.functional.relu
     assert not dispatch_module.LEVELS
+
+
+def test_vmap_over_a_vjp_function(oracle: Any) -> None:
+    """vmap(vjp_fn)(basis): the Jacobian by one vector-Jacobian product per cotangent, made outside the vmap,
+    alone and with the outputs batched at an outer vmap."""
+
+    def program(m: ModuleType) -> Any:
+        x, _ = batch(m)
+        f = lambda a: a.sin() * a.sum()  # noqa: E731
+        _, vjp_fn = m.func.vjp(f, x[0])
+        per_row = m.func.vmap(lambda a: m.func.vmap(m.func.vjp(f, a)[1])(m.eye(4, dtype=m.float64) * 2))(x)
+        return m.func.vmap(vjp_fn)(m.eye(4, dtype=m.float64)), per_row
+
+    oracle.check(program)

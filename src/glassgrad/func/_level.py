@@ -25,8 +25,9 @@ from typing import Any
 from ..autograd import engine, grad_mode
 from ..autograd.graph import AccumulateGrad, Node, _sequence
 from ..ops.creation import ones_like, zeros_like
+from ..ops.shape import stack
 from ..tensor import Tensor
-from ._batched import core, levels_of, rewrap, spread
+from ._batched import LEVELS, BatchedTensor, core, levels_of, rewrap, select, spread
 
 
 class Level:
@@ -105,6 +106,9 @@ class Level:
         """
         cots = [None] * len(outputs) if cotangents is None else list(cotangents)
         pairs = [(o, c) for o, c in zip(outputs, cots, strict=True) if o.requires_grad]
+        extra = max((_cotangent_only_level(o, c) for o, c in pairs), default=0)
+        if extra:
+            return self._per_element(extra, outputs, inputs, cots, retain_graph, create_graph)
         if not pairs:
             return tuple(rewrap(zeros_like(core(x)), levels_of(x)) for x in inputs)
         with grad_mode.enable_grad():
@@ -123,15 +127,39 @@ class Level:
         return tuple(self.unwrap(g) if create_graph else g for g in grads)
 
 
+    def _per_element(
+        self,
+        level: int,
+        outputs: Sequence[Tensor],
+        inputs: Sequence[Tensor],
+        cotangents: list[Tensor | None],
+        retain_graph: bool | None,
+        create_graph: bool,
+    ) -> tuple[Tensor, ...]:
+        """Gradients for cotangents batched at a vmap level the outputs are not batched at (vmap over a vjp_fn
+        made outside it, the Jacobian-by-vmap pattern): one backward per element of that level, stacked."""
+        if any(level in levels_of(t) or max(levels_of(t), default=0) > level for t in [*outputs, *inputs]):
+            raise NotImplementedError(
+                "vmap: cotangents batched at a level below the outputs' own vmap levels; glassgrad cannot batch "
+                "that backward pass."
+            )
+        rows = []
+        for i in range(LEVELS[level - 1].batch_size):
+            last = i == LEVELS[level - 1].batch_size - 1
+            sliced = [select(c, level, i) for c in cotangents]
+            rows.append(self.gradients(outputs, inputs, sliced, retain_graph if last else True, create_graph))
+        return tuple(BatchedTensor.wrap(stack(list(column)), level) for column in zip(*rows, strict=True))
+
+
+def _cotangent_only_level(output: Tensor, cotangent: Tensor | None) -> int:
+    """The innermost vmap level the cotangent is batched at and its output is not (0 if none)."""
+    return max(set(levels_of(cotangent)) - set(levels_of(output)), default=0)
+
+
 def _cotangent_core(output: Tensor, cotangent: Tensor | None) -> Tensor | None:
     """The cotangent's core tensor, batched at the output's vmap levels to match the output's core tensor (ones
     for a batched output with none: each element's own scalar)."""
     levels = levels_of(output)
     if cotangent is None:
         return ones_like(core(output)) if levels else None
-    if not set(levels_of(cotangent)) <= set(levels):
-        raise NotImplementedError(
-            "vmap over a vjp whose cotangents are batched where the outputs are not (the Jacobian-by-vmap(vjp_fn) "
-            "pattern): glassgrad's vmap cannot batch a backward pass yet; use jacrev, or loop over the cotangents."
-        )
     return spread(cotangent, levels)[0]

@@ -101,12 +101,15 @@ REDUCTIONS: dict[str, Case] = {
     ),
     "max_min_arg": lambda m: run(
         m,
-        lambda a: (a.amax(-1), *a.max(dim=0), a.max(), a.min(1, keepdim=True)[0], a.argmax(), a.argmin(-1)),
+        lambda a: (a.amax(-1), *a.max(dim=0), a.max(), a.min(1, keepdim=True).values, a.argmax(), a.argmin(-1)),
         [data(m, 3, 2, 4)],
     ),
     "statistics": lambda m: run(
         m,
-        lambda a: (a.std(0), a.var(), a.logsumexp(-1), a.prod(-1), a.norm(), a.median(-1)[0], a.median()),
+        lambda a: (
+            a.std(0), a.var(), a.logsumexp(-1), a.prod(-1), a.norm(), a.median(-1)[0], a.median(),
+            *m.std_mean(a), *m.var_mean(a, 1, keepdim=True), *m.var_mean(a, keepdim=True),
+        ),
         [data(m, 3, 2, 5)],
     ),
     "reductions_of_scalars": lambda m: run(m, lambda a: (a.sum(), a.sum(0), a.amax(-1, keepdim=True)), [data(m, 4)]),

@@ -71,11 +71,15 @@ class Call:
         if isinstance(result, Tensor):
             return BatchedTensor.wrap(result, self.level.number)
         if isinstance(result, tuple):
-            items = [self.batched(r) for r in result]
-            return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
+            return _rebuilt(result, [self.batched(r) for r in result])
         if isinstance(result, list):
             return [self.batched(r) for r in result]
         return result
+
+
+def _rebuilt(result: tuple[Any, ...], items: list[Any]) -> tuple[Any, ...]:
+    """A tuple like `result` (a plain tuple, or a named one such as max's values and indices) of `items`."""
+    return type(result)(*items) if hasattr(result, "_fields") else tuple(items)
 
 
 def register(rule: Rule, *fns: Callable[..., Any]) -> None:
@@ -243,11 +247,11 @@ def _flat(call: Call, bound: inspect.BoundArguments, p: Tensor, names: tuple[str
     for name in names:
         arguments[name] = 1
     result = call.apply(*bound.args, **bound.kwargs)
-    if no_dim and isinstance(result, tuple):  # max(x) gives the value alone, max(x, dim) values and indices
+    if no_dim and hasattr(result, "indices"):  # max(x) gives the value alone, max(x, dim) values and indices
         result = result[0]
     if arguments.get("keepdim"):
         shape = (p.shape[0],) + (1,) * (p.dim() - 1)
-        result = type(result)(*(r.reshape(shape) for r in result)) if isinstance(result, tuple) else result.reshape(shape)
+        result = _rebuilt(result, [r.reshape(shape) for r in result]) if isinstance(result, tuple) else result.reshape(shape)
     return call.batched(result)
 
 

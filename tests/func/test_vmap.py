@@ -304,3 +304,16 @@ def test_vmap_over_a_vjp_function(oracle: Any) -> None:
         return m.func.vmap(vjp_fn)(m.eye(4, dtype=m.float64)), per_row
 
     oracle.check(program)
+
+
+def test_an_op_held_outside_glassgrad_says_why_it_fails() -> None:
+    """A function taken from glassgrad's internals before vmap ran is not dispatched: it refuses the batched tensor
+    clearly (the public names are dispatched); a name no tensor has is an AttributeError as on a tensor."""
+    from glassgrad.ops.elementwise import sin
+
+    def uses_internal_sin(a: Any) -> Any:
+        assert not hasattr(a, "no_such_attribute")
+        return sin(a)
+
+    with pytest.raises(RuntimeError, match="an op reached it without vmap's dispatch"):
+        glassgrad.func.vmap(uses_internal_sin)(glassgrad.ones(2, 3))

@@ -158,6 +158,8 @@ class BatchedTensor(Tensor):
         return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{value}\n)"
 
     def __getattr__(self, name: str) -> Any:
+        if name not in Tensor.__slots__:
+            return Tensor.__getattr__(self, name)  # a name no tensor has: the AttributeError a Tensor gives
         raise RuntimeError(
             f"vmap: glassgrad read {name!r} of a batched tensor directly: an op reached it without vmap's dispatch. "
             "Call ops through torch.*, torch.nn.functional.*, torch.linalg.* or Tensor methods (not a function "

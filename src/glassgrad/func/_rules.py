@@ -247,7 +247,7 @@ def _flat(call: Call, bound: inspect.BoundArguments, p: Tensor, names: tuple[str
     for name in names:
         arguments[name] = 1
     result = call.apply(*bound.args, **bound.kwargs)
-    if no_dim and hasattr(result, "indices"):  # max(x) gives the value alone, max(x, dim) values and indices
+    if no_dim and isinstance(result, tuple) and hasattr(result, "indices"):  # max(x) gives the value alone, max(x, dim) values and indices
         result = result[0]
     if arguments.get("keepdim"):
         shape = (p.shape[0],) + (1,) * (p.dim() - 1)

@@ -311,3 +311,43 @@ ERRORS: dict[str, Case] = {
 def test_refused_as_functorch_refuses(oracle: Any, case: str) -> None:
     outcome = oracle.check(lambda m: oracle.attempt(lambda: ERRORS[case](m)))
     assert type(outcome).__name__ == "Raised", f"PyTorch did not raise for {case}: the case tests nothing"
+
+
+MORE: dict[str, Case] = {
+    "ops_given_as_the_function": lambda m: (
+        run(m, m.dot, [data(m, 3, 4), data(m, 3, 4, seed=1)]),
+        run(m, m.func.grad(m.sin), [data(m, 5)]),
+        run(m, m.func.vmap(m.linalg.det), [data(m, 2, 3, 3, 3)]),
+    ),
+    "linalg": lambda m: run(
+        m,
+        lambda a, b: (m.linalg.inv(a) @ b, m.linalg.det(a), m.linalg.svdvals(a), m.linalg.vector_norm(a, dim=-1)),
+        [data(m, 2, 3, 3), data(m, 3, 2, seed=1)],
+        (0, None),
+    ),
+    "einsum": lambda m: run(
+        m,
+        lambda a, b, c: (m.einsum("ij,jk->ik", a, b), m.einsum("ij,j->", a, c), m.einsum("...j,jk->...k", a, b)),
+        [data(m, 2, 3, 4), data(m, 4, 5, seed=1), data(m, 2, 4, seed=2)],
+        (0, None, 0),
+    ),
+    "setitem": lambda m: run(
+        m,
+        lambda a, v: _assigned(a, v),
+        [data(m, 2, 3, 4), data(m, 2, 4, seed=1)],
+    ),
+}
+
+
+def _assigned(a: Any, v: Any) -> Any:
+    b = a.clone()
+    b[0] = v * 2
+    b[:, 1] = 0.0
+    b[1:, 2:] = v[:2]
+    return b
+
+
+@pytest.mark.parametrize("case", sorted(MORE))
+def test_more_rules_match_torch(oracle: Any, case: str) -> None:
+    outcome = oracle.check(MORE[case])
+    assert type(outcome).__name__ != "Raised", f"PyTorch raised for {case}: {outcome}"

@@ -21,6 +21,7 @@ the fallback with the generator rewound before each element, so all elements dra
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import warnings
@@ -210,6 +211,14 @@ _DISPATCHER = {fn: _as_function(op) for fn, op in _ops().items()}
 _STACK = _DISPATCHER[ops.FUNCTIONS["stack"]]
 
 
+def dispatching(func: Callable[..., Any]) -> Callable[..., Any]:
+    """func, or its dispatcher when func is an op (vmap(torch.dot), taken before the dispatchers were installed),
+    also inside a functools.partial."""
+    if isinstance(func, functools.partial):
+        return functools.partial(dispatching(func.func), *func.args, **func.keywords)
+    return _DISPATCHER.get(func, func) if type(func) is FunctionType else func
+
+
 def _dispatcher_for(value: Any) -> Any:
     if type(value) is FunctionType:
         return _DISPATCHER.get(value)
@@ -275,4 +284,4 @@ def vmap_level(batch_size: int, randomness: str) -> Iterator[int]:
             _install(owner, originals)
 
 
-__all__ = ["VmapLoopWarning", "level_of", "vmap_level"]
+__all__ = ["VmapLoopWarning", "dispatching", "level_of", "vmap_level"]

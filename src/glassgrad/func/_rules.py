@@ -363,9 +363,10 @@ def _reversed_dims(call: Call) -> Any:
 
 
 def _last_two(call: Call) -> Any:
-    """mT, mH, adjoint act on the last two dims, which the batch dim in front leaves alone."""
+    """mT, mH, adjoint and the matrix functions act on the last two dims (batched over any in front), which the
+    batch dim in front leaves alone."""
     p = _single(call)
-    return NO_RULE if p is None else call.batched(call.apply(p))
+    return NO_RULE if p is None else call.batched(call.apply(p, *call.args[1:], **call.kwargs))
 
 
 register(_sized(lambda p, shape: p.view((p.shape[0], *shape))), ops.METHODS["view"])
@@ -385,6 +386,15 @@ register(_sized(lambda p, dims: p.flip(*_shifted(p, dims))), *functions("flip"))
 register(_t, *functions("t"))
 register(_reversed_dims, vars(Tensor)["T"].fget)
 register(_last_two, vars(Tensor)["mT"].fget, ops.PROPERTIES["mH"], *functions("adjoint"))
+register(
+    _last_two,
+    *functions("inverse det logdet slogdet matrix_exp pinverse"),
+    *functions(
+        "cholesky det eigh eigvalsh inv matrix_exp pinv qr slogdet svd svdvals matrix_norm",
+        namespace="glassgrad.linalg",
+    ),
+)
+register(dims("dim", flat_when_none=True), *functions("vector_norm", namespace="glassgrad.linalg"))
 
 
 # -- joins ----------------------------------------------------------------------------------------------------------
@@ -505,6 +515,44 @@ def _getitem(call: Call) -> Any:
 
 
 register(_getitem, ops.OPERATORS["__getitem__"])
+
+
+def _setitem(call: Call) -> Any:
+    """x[index] = value into the physical tensor of a batched x; a batched value lines up with the region."""
+    x, index, value = call.args
+    p, batched = call.physical(x)
+    entries = _index_entries(index)
+    if not batched or any(type(e) is BatchedTensor for e in entries) or call.kwargs:
+        return NO_RULE
+    full = (slice(None), *entries)
+    pv, value_batched = call.physical(value) if isinstance(value, Tensor) else (value, False)
+    if value_batched:
+        pv = pad_batched(pv, p[full].dim() - 1)
+    p[full] = pv
+    return None
+
+
+register(_setitem, ops.OPERATORS["__setitem__"])
+
+
+def _einsum(call: Call) -> Any:
+    """einsum with a new letter for the batch on each batched operand and in front of the output."""
+    equation, *operands = call.args
+    if len(operands) == 1 and isinstance(operands[0], list | tuple):
+        operands = list(operands[0])
+    if "->" not in equation or call.kwargs:
+        return NO_RULE
+    inputs, output = equation.replace(" ", "").split("->")
+    letter = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in equation)
+    terms, physical = [], []
+    for term, operand in zip(inputs.split(","), operands, strict=True):
+        p, batched = call.physical(operand)
+        terms.append(letter + term if batched else term)
+        physical.append(p)
+    return call.batched(call.apply(f"{','.join(terms)}->{letter}{output}", *physical))
+
+
+register(_einsum, *functions("einsum"))
 
 
 def _gather(call: Call) -> Any:

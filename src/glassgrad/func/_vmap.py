@@ -33,7 +33,7 @@ from typing import Any
 from ..ops import creation
 from ..tensor import Tensor
 from ._batched import BatchedTensor, unwrap
-from ._dispatch import VmapLoopWarning, vmap_level
+from ._dispatch import VmapLoopWarning, dispatching, vmap_level
 from ._pytree import TreeSpec, broadcast_prefix, tree_flatten, tree_unflatten
 from ._rules import wrap_dim
 
@@ -206,7 +206,7 @@ def vmap(
                 a if d is None else BatchedTensor.wrap(a.movedim(d, 0), level)
                 for a, d in zip(flat_args, flat_in_dims, strict=True)
             ]
-            output = func(*tree_unflatten(batched, spec), **kwargs)
+            output = dispatching(func)(*tree_unflatten(batched, spec), **kwargs)
             return _unbatched_outputs(output, out_dims, level, batch_size, func)
 
     return wrapped

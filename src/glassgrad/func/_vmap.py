@@ -1,26 +1,33 @@
 """torch.func.vmap: func run once on batched values, each op batched by its rule.
 
-The design, in three files:
+The design, in four files:
 - _batched.py: a BatchedTensor is a physical glassgrad Tensor with the batch dimension in front and the level
   of the vmap that made it (levels nest for nested vmap); it answers shape, dtype and autograd questions with its
   logical view, and the graph is recorded on the plain tensors at its core by the ordinary ops.
-- _dispatch.py: for the duration of the outermost vmap, every public op (namespace functions, Tensor methods,
-  operators and op properties) is replaced by a dispatcher, and restored after, also on error. Outside vmap
-  nothing is checked, so the ops cost what they always cost. A dispatcher with batched arguments applies the
-  op's batching rule at the innermost level involved; an op without a rule runs once per batch element with a
-  one-time VmapLoopWarning, as functorch's fallback.
-- _rules.py and _layer_rules.py: the batching rules (pointwise, dims, shapes, matmul, joins, indexing,
-  nn.functional's layers), written as ops on the physical tensors.
+- _dispatch.py: for the duration of the outermost vmap, every place glassgrad holds an op (namespace functions,
+  Tensor methods, operators and op properties, and the module globals and class attributes its own code calls
+  ops through) holds a dispatcher instead, restored after, also on error. Outside vmap nothing is checked, so
+  the ops cost what they always cost. A dispatcher with batched arguments applies the op's batching rule at the
+  innermost level involved; an op without a rule runs once per batch element with a one-time VmapLoopWarning
+  per op, as functorch's fallback.
+- _rules.py and _layer_rules.py: the batching rules (pointwise, dims, shapes, matmul, joins, indexing, einsum,
+  matrix functions, nn.functional's layers and losses, random draws), written as ops on the physical tensors.
 
 This file checks the arguments and matches them to in_dims exactly as functorch does (its errors come out first
 and unchanged), wraps the mapped arguments, runs func once, and moves each output's batch dimension to its out_dim.
 
 grad inside vmap differentiates by a core tensor batched at every active level (see _batched.spread and
 _level.py), so the gradients of unbatched parameters come out per batch element, as functorch's per-sample
-gradients do; the engine itself runs unchanged on the plain tensors.
+gradients do; the engine itself runs unchanged on the plain tensors. A vjp_fn made outside vmap and called with
+batched cotangents (the Jacobian-by-vmap pattern) runs one backward per element.
 
 Randomness: under 'error' the default generator refuses every draw for the duration; 'different' and 'same'
-are the dispatcher's (see _dispatch.py).
+are the dispatcher's and the random rules' (see _dispatch.py, _layer_rules.py).
+
+Limits: an op function held where the dispatchers are not installed (a user's `from torch import sin` made
+before vmap ran, a function kept in an instance attribute or a dict, such as a TransformerEncoderLayer's
+activation) receives the batched tensor itself and raises, saying so. While a vmap runs, other threads call the
+dispatchers too (they pass plain tensors straight through).
 """
 
 from __future__ import annotations

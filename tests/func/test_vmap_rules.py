@@ -351,3 +351,34 @@ def _assigned(a: Any, v: Any) -> Any:
 def test_more_rules_match_torch(oracle: Any, case: str) -> None:
     outcome = oracle.check(MORE[case])
     assert type(outcome).__name__ != "Raised", f"PyTorch raised for {case}: {outcome}"
+
+
+LAYERS_MORE: dict[str, Case] = {
+    "normalisations": lambda m: run(
+        m,
+        lambda x, w: (
+            m.nn.functional.group_norm(x, 2, w, w),
+            m.nn.functional.batch_norm(x, w.detach() * 0, w.detach().exp(), w, None, training=False),
+            m.nn.functional.instance_norm(x),
+        ),
+        [data(m, 2, 3, 4, 5), data(m, 4, seed=1)],
+        (0, None),
+    ),
+    "one_hot_pad_cosine_cross": lambda m: run(
+        m,
+        lambda i, a, b: (
+            m.nn.functional.one_hot(i, 5),
+            m.nn.functional.pad(a, (1, 2), value=0.5),
+            m.nn.functional.cosine_similarity(a, b, dim=-1),
+            m.cross(a, b.expand(4, 3), dim=-1),
+        ),
+        [indices(m, 5, 2, 3), data(m, 2, 4, 3, seed=1), data(m, 3, seed=2)],
+        (0, 0, None),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAYERS_MORE))
+def test_more_layers_match_torch(oracle: Any, case: str) -> None:
+    outcome = oracle.check(LAYERS_MORE[case])
+    assert type(outcome).__name__ != "Raised", f"PyTorch raised for {case}: {outcome}"

@@ -129,8 +129,9 @@ def _layer_norm(call: Call) -> Any:
 register(_layer_norm, *functions("layer_norm", namespace=F))
 
 
-def _folding(spatial: int) -> Any:
-    """A rule for a layer whose input is (N, C, *spatial) or (C, *spatial): the vmap batch joins N."""
+def _folding(spatial: int | None) -> Rule:
+    """A rule for a layer whose input is (N, C, *spatial) or (C, *spatial) (or always (N, C, ...) when spatial
+    is None, as for the normalisations): the vmap batch joins N."""
 
     def rule(call: Call) -> Any:
         x = call.args[0]
@@ -138,7 +139,7 @@ def _folding(spatial: int) -> Any:
         others = [v for v in [*call.args[1:], *call.kwargs.values()] if isinstance(v, Tensor)]
         if not batched or any(call.physical(v)[1] for v in others):
             return NO_RULE
-        if x.dim() == spatial + 1:
+        if spatial is not None and x.dim() == spatial + 1:
             return call.batched(call.apply(p, *call.args[1:], **call.kwargs))
         size, n = p.shape[0], p.shape[1]
         result = call.apply(p.reshape(size * n, *p.shape[2:]), *call.args[1:], **call.kwargs)
@@ -156,6 +157,36 @@ for _spatial in (1, 2, 3):
     _names += "adaptive_max_pool{0}d max_pool{0}d_with_indices adaptive_max_pool{0}d_with_indices"
     register(_folding(_spatial), *functions(_names.format(_spatial), namespace=F))
 del _spatial, _names
+
+
+def _without_running_update(call: Call) -> Any:
+    """batch_norm and instance_norm fold the batch into N where they use the running statistics without updating
+    them (an update from batched values into unbatched buffers is what functorch refuses)."""
+    a = call.bind().arguments
+    per_sample = a.get("use_input_stats", False) and a["running_mean"] is None
+    if not (a.get("training") is False or per_sample):
+        return NO_RULE
+    return _folding(None)(call)
+
+
+register(_folding(None), *functions("group_norm", namespace=F))
+register(_without_running_update, *functions("batch_norm instance_norm", namespace=F))
+
+
+def _direct(call: Call) -> Any:
+    """Ops that act on their input's last dims whatever leads them, with their other tensors unbatched: the
+    physical tensor as it is (one_hot with its classes given, constant padding)."""
+    a = call.bind().arguments
+    p, batched = call.physical(call.args[0])
+    others = [v for v in [*call.args[1:], *call.kwargs.values()] if isinstance(v, Tensor)]
+    if not batched or any(call.physical(v)[1] for v in others) or a.get("num_classes") == -1:
+        return NO_RULE
+    if a.get("mode", "constant") != "constant":
+        return NO_RULE
+    return call.batched(call.apply(p, *call.args[1:], **call.kwargs))
+
+
+register(_direct, *functions("one_hot pad", namespace=F))
 
 
 def _embedding(call: Call) -> Any:

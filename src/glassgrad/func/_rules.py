@@ -267,11 +267,31 @@ register(
     dims("dim"),
     *functions(
         "softmax log_softmax cumsum cumprod logcumsumexp cummax cummin sort argsort topk kthvalue mode "
-        "unbind select narrow split chunk tensor_split index_select unflatten diff squeeze cross"
+        "unbind select narrow split chunk tensor_split index_select unflatten diff squeeze"
     ),
     *functions("softmax log_softmax softmin glu normalize", namespace="glassgrad.nn.functional"),
 )
 register(dims("dim", extra=1), *functions("unsqueeze"))
+
+
+def _aligned_dim(call: Call) -> Any:
+    """Ops of several tensors broadcast together, along one dim (cross, cosine_similarity): the pointwise
+    alignment, and the dim shifted past the batch."""
+    by_name = dict(call.bind().arguments)
+    _, kwargs, _ = _aligned(Call(call.fn, call.apply, call.level, (), by_name))
+    if kwargs["dim"] is None:
+        return NO_RULE
+    ndim = max(logical_ndim(call, v) for v in by_name.values() if isinstance(v, Tensor))
+    for name, value in by_name.items():  # unbatched ones to the full rank too: cross wants equal ranks
+        if isinstance(value, Tensor) and not call.physical(value)[1]:
+            kwargs[name] = value.reshape((1,) * (ndim + 1 - value.dim()) + tuple(value.shape))
+    kwargs["dim"] = wrap_dim(kwargs["dim"], ndim) + 1
+    return call.batched(call.apply(**kwargs))
+
+
+register(_aligned_dim, *functions("cross"), *functions("cosine_similarity", namespace="glassgrad.nn.functional"))
+
+
 register(dims("dim0", "dim1"), *functions("transpose swapaxes swapdims"))
 register(dims("dim1", "dim2"), *functions("diagonal"))
 register(dims("source", "destination"), *functions("movedim moveaxis"))

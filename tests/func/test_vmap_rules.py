@@ -331,6 +331,11 @@ MORE: dict[str, Case] = {
         [data(m, 2, 3, 4), data(m, 4, 5, seed=1), data(m, 2, 4, seed=2)],
         (0, None, 0),
     ),
+    "new_tensors": lambda m: run(
+        m,
+        lambda a: (a.new_zeros(2) + a.sum(), a.new_full((2, 1), 3.0) * a, a.new_tensor([1.0, 2.0]), a.new_ones(())),
+        [data(m, 3, 4)],
+    ),
     "setitem": lambda m: run(
         m,
         lambda a, v: _assigned(a, v),

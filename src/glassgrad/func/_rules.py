@@ -417,6 +417,19 @@ register(
 register(dims("dim", flat_when_none=True), *functions("vector_norm", namespace="glassgrad.linalg"))
 
 
+def _new_tensor(call: Call) -> Any:
+    """new_zeros/new_full/...: the tensor made once (the batched one lends only its dtype), then one per element,
+    writable, as functorch's are."""
+    p = _single(call)
+    if p is None:
+        return NO_RULE
+    made = call.apply(p, *call.args[1:], **call.kwargs)
+    return call.batched(made.unsqueeze(0).expand(call.level.batch_size, *made.shape).contiguous())
+
+
+register(_new_tensor, *functions("new_zeros new_ones new_empty new_full new_tensor"))
+
+
 # -- joins ----------------------------------------------------------------------------------------------------------
 
 

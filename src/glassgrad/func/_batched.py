@@ -175,11 +175,6 @@ class BatchedTensor(Tensor):
         return t
 
 
-def level_of(x: Any) -> int:
-    """The innermost vmap level x is batched at; 0 for anything unbatched."""
-    return x._level if type(x) is BatchedTensor else 0
-
-
 def unwrap(x: Any, level: int) -> tuple[Any, bool]:
     """(the physical tensor with the batch first, True) when x is batched at `level`, else (x, False)."""
     if type(x) is BatchedTensor and x._level == level:

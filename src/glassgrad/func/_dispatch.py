@@ -34,7 +34,7 @@ from .. import ops
 from ..ops import creation
 from ..tensor import Tensor
 from . import _layer_rules, _rules  # noqa: F401  (_layer_rules registers its rules into _rules.RULES)
-from ._batched import LEVELS, BatchedTensor, VmapLevel, level_of, select
+from ._batched import LEVELS, BatchedTensor, VmapLevel, select
 from ._pytree import tree_flatten, tree_unflatten
 
 
@@ -83,9 +83,6 @@ class Op:
         self.rule = _rules.RULES.get(fn)
         self.random = fn in _RANDOM
         self.inplace = hasattr(fn, "inplace_of") or (name.endswith("_") and not name.endswith("__"))
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self.run(args, kwargs, len(LEVELS) + 1)
 
     def run(self, args: tuple[Any, ...], kwargs: dict[str, Any], below: int) -> Any:
         """The op batched at the innermost level below `below` that it involves."""
@@ -284,4 +281,4 @@ def vmap_level(batch_size: int, randomness: str) -> Iterator[int]:
             _install(owner, originals)
 
 
-__all__ = ["VmapLoopWarning", "dispatching", "level_of", "vmap_level"]
+__all__ = ["VmapLoopWarning", "dispatching", "vmap_level"]

@@ -219,6 +219,9 @@ ERRORS: dict[str, Callable[[ModuleType], Any]] = {
     "out_dim_none_on_batched": lambda m: m.func.vmap(lambda a: a + 1, out_dims=None)(batch(m)[0]),
     "randomness_unknown": lambda m: m.func.vmap(lambda a: a, randomness="sometimes"),
     "chunk_size_zero": lambda m: m.func.vmap(lambda a: a, chunk_size=0),
+    "in_place_without_a_rule_into_an_unbatched_tensor": lambda m: m.func.vmap(
+        lambda a: m.zeros(4, dtype=m.float64).index_add_(0, m.tensor([0, 1]), a[:2])
+    )(batch(m)[0]),
 }
 
 

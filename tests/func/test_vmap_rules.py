@@ -302,9 +302,20 @@ ERRORS: dict[str, Case] = {
     "in_place_into_an_unbatched_tensor": lambda m: m.func.vmap(lambda a: m.zeros(4, dtype=m.float64).add_(a))(
         data(m, 3, 4)
     ),
+    "copy_into_an_unbatched_tensor": lambda m: m.func.vmap(lambda a: m.zeros(4, dtype=m.float64).copy_(a))(
+        data(m, 3, 4)
+    ),
+    "setitem_into_an_unbatched_tensor": lambda m: m.func.vmap(lambda a: _set_into(m.zeros(4, dtype=m.float64), a))(
+        data(m, 3, 4)
+    ),
     "backward_inside_vmap": lambda m: m.func.vmap(lambda a: a.sum().backward())(data(m, 3, 4).requires_grad_()),
     "out_dims_none_for_a_batched_output": lambda m: m.func.vmap(lambda a: a.sin(), out_dims=None)(data(m, 3, 4)),
 }
+
+
+def _set_into(z: Any, a: Any) -> Any:
+    z[1:] = a[:3]
+    return z
 
 
 @pytest.mark.parametrize("case", sorted(ERRORS))

@@ -34,7 +34,7 @@ from .. import ops
 from ..ops import creation
 from ..tensor import Tensor
 from . import _layer_rules, _rules  # noqa: F401  (_layer_rules registers its rules into _rules.RULES)
-from ._batched import LEVELS, BatchedTensor, VmapLevel, select
+from ._batched import LEVELS, BatchedTensor, VmapLevel, levels_of, select
 from ._pytree import tree_flatten, tree_unflatten
 
 
@@ -82,7 +82,9 @@ class Op:
         self.fn = fn
         self.rule = _rules.RULES.get(fn)
         self.random = fn in _RANDOM
-        self.inplace = hasattr(fn, "inplace_of") or (name.endswith("_") and not name.endswith("__"))
+        self.inplace = (
+            hasattr(fn, "inplace_of") or (name.endswith("_") and not name.endswith("__")) or name.endswith("__setitem__")
+        )
 
     def run(self, args: tuple[Any, ...], kwargs: dict[str, Any], below: int) -> Any:
         """The op batched at the innermost level below `below` that it involves."""
@@ -117,6 +119,8 @@ class Op:
                 f"vmap: {self.name} has no batching rule and the batch is empty, so its result's shape cannot be "
                 "known; skip the call for an empty batch."
             )
+        if self.inplace and level.number not in levels_of(args[0]):
+            raise _rules.inplace_into_unbatched(self.name.rpartition(".")[2])  # elements would overwrite each other
         flat, spec = tree_flatten((args, kwargs))
         state = creation.default_generator._rng.bit_generator.state if level.randomness == "same" else None
         results = []

@@ -140,10 +140,22 @@ def pointwise(call: Call) -> Any:
     return call.batched(call.apply(*args, **kwargs))
 
 
+def inplace_into_unbatched(op: str) -> RuntimeError:
+    """functorch's refusal of an in-place op that would write batched values into an unbatched tensor."""
+    return RuntimeError(
+        f"vmap: {op}(self, *extra_args) is not possible because there exists a Tensor `other` in extra_args that has "
+        "more elements than `self`. This happened due to `other` being vmapped over but `self` not being vmapped "
+        f"over in a vmap. Please try to use out-of-place operators instead of {op}. If said operator is being called "
+        "inside the PyTorch framework, please file a bug report instead."
+    )
+
+
 def pointwise_inplace(call: Call) -> Any:
     """An in-place op writes into the physical tensor of its batched first argument and returns that argument."""
     args, kwargs, self_batched = _aligned(call)
-    if not self_batched:
+    if not self_batched and call.fn is ops.METHODS["copy_"]:
+        raise inplace_into_unbatched("inplace arithmetic")
+    if not self_batched:  # arithmetic says it as a broadcast that does not fit the output, as PyTorch's does
         shapes = [tuple(a.shape) for a in [*args, *kwargs.values()] if isinstance(a, Tensor)]
         raise RuntimeError(
             f"output with shape {list(call.args[0].shape)} doesn't match the broadcast shape "
@@ -555,6 +567,8 @@ def _setitem(call: Call) -> Any:
     x, index, value = call.args
     p, batched = call.physical(x)
     entries = _index_entries(index)
+    if not batched and isinstance(value, Tensor) and call.physical(value)[1]:
+        raise inplace_into_unbatched("inplace arithmetic")
     if not batched or any(type(e) is BatchedTensor for e in entries) or call.kwargs:
         return NO_RULE
     full = (slice(None), *entries)

@@ -149,14 +149,13 @@ def draws(m: ModuleType, randomness: str) -> dict[str, Any]:
     return {name: (tuple(r.shape), rows_equal(m, r)) for name, r in results.items()}
 
 
+@pytest.mark.usefixtures("no_fallback")
 @pytest.mark.parametrize("randomness", ["same", "different"])
-def test_randomness_by_batching_rules(monkeypatch: pytest.MonkeyPatch, randomness: str) -> None:
+def test_randomness_by_batching_rules(randomness: str) -> None:
     """'same': every element draws what the others do; 'different': each its own (16 elements of 32 draws, so a
     chance match is negligible), with the shapes PyTorch gives, and on glassgrad without the fallback loop."""
     expected = draws(torch, randomness)
-    monkeypatch.setattr(dispatch_module.Op, "_loop", lambda self, *_: pytest.fail(f"{self.name} fell back"))
-    got = draws(glassgrad, randomness)
-    assert got == expected
+    assert draws(glassgrad, randomness) == expected
     assert all(all(same) == (randomness == "same") for _, same in expected.values())
 
 

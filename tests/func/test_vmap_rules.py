@@ -13,21 +13,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from glassgrad.func import _dispatch
-
 pytestmark = [
     pytest.mark.torch_oracle,
+    pytest.mark.usefixtures("no_fallback"),
     # PyTorch has no batching rule for kl_div; its one-time warning would fail the case that runs first.
     pytest.mark.filterwarnings("ignore:There is a performance drop because we have not yet implemented"),
 ]
-
-
-@pytest.fixture(autouse=True)
-def no_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
-    def refuse(self: Any, level: Any, args: Any, kwargs: Any) -> Any:
-        raise AssertionError(f"{self.name} fell back to the loop")
-
-    monkeypatch.setattr(_dispatch.Op, "_loop", refuse)
 
 
 def data(m: ModuleType, *shape: int, seed: int = 0) -> Any:

@@ -33,7 +33,7 @@ from typing import Any
 from .. import ops
 from ..ops import creation
 from ..tensor import Tensor
-from . import _layer_rules, _rules  # noqa: F401  (_layer_rules registers its rules into _rules.RULES)
+from . import _combining_rules, _layer_rules, _rules  # noqa: F401  (the first two register into _rules.RULES)
 from ._batched import LEVELS, BatchedTensor, VmapLevel, levels_of, select
 from ._pytree import tree_flatten, tree_unflatten
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from .. import ops
 from ..tensor import Tensor
-from ._rules import NO_RULE, Call, Rule, _sizes, functions, pointwise, register
+from ._rules import NO_RULE, Call, Rule, functions, pointwise, register, shape_arg
 
 F = "glassgrad.nn.functional"
 
@@ -247,7 +247,7 @@ def _draw_in_place(call: Call) -> Any:
 
 def _draw_sized(call: Call) -> Any:
     """rand(*size) and randn(*size): one draw with the batch size in front."""
-    return call.batched(call.apply(call.level.batch_size, *_sizes(call.args), **call.kwargs))
+    return call.batched(call.apply(call.level.batch_size, *shape_arg(call.args), **call.kwargs))
 
 
 register(_random(_whole_physical), *_LIKE, *functions("bernoulli"), *functions("dropout alpha_dropout", namespace=F))

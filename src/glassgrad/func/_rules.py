@@ -3,18 +3,18 @@
 A rule gets the Call (the op, the level, the arguments as given) and returns the op's result with every
 tensor batched at that level, or NO_RULE where the arguments fall outside what it handles (an op's batched
 index, an implicit dim), and the op then goes through the fallback loop. Rules call ops on physical tensors as
-methods or through the dispatching namespaces, never as the imported functions, so that physical tensors
-batched at an outer level are batched there in turn.
+methods or through call.apply (the op's own dispatch), never as the imported functions, so that physical
+tensors batched at an outer level are batched there in turn.
 
 The families (each keyed by the op's function, so a function, its method and its operator share one rule):
 - pointwise: NumPy broadcasting aligns the logical dims from the right, so a batched operand needs only
   size-1 dims after its batch dim to reach the others' rank, and the batch stays in front;
 - dims: reductions, scans, softmax and views that take dimension arguments see them shifted by one;
 - shapes: view/reshape/expand/repeat/permute take the logical shape with the batch size in front;
-- matmul: operands made at least 2-D, the batched ones given size-1 batch dims to line up, as NumPy's
-  stacked matmul broadcasts; the 1-D dims squeezed out again;
-- joins and indexing: cat/stack expand unbatched members; x[index] prefixes the index with a full slice;
-- layers (_layer_rules.py): nn.functional's linear, losses, normalisation, convolution, pooling, embedding.
+- matrix functions act on the last two dims, whatever leads them;
+- joins, matmul, einsum and indexing (_combining_rules.py);
+- layers and random draws (_layer_rules.py): nn.functional's linear, losses, normalisation, convolution,
+  pooling, embedding; dropout and the random factories.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 
 from .. import ops
-from .._dtype import bool_
 from ..tensor import Tensor
 from ._batched import BatchedTensor, VmapLevel, unwrap
 
@@ -338,12 +337,12 @@ register(_flatten, *functions("flatten"))
 # -- shapes -------------------------------------------------------------------------------------------------------
 
 
-def _sizes(args: tuple[Any, ...]) -> tuple[Any, ...]:
+def shape_arg(args: tuple[Any, ...]) -> tuple[Any, ...]:
     """A shape given as separate ints or as one sequence."""
     return tuple(args[0]) if len(args) == 1 and isinstance(args[0], Sequence | Tensor) else tuple(args)
 
 
-def _single(call: Call) -> Tensor | None:
+def first_batched_only(call: Call) -> Tensor | None:
     """The physical tensor of an op whose only batched argument is its first, else None."""
     p, batched = call.physical(call.args[0])
     if not batched or any(call.physical(v)[1] for v in _tensors([*call.args[1:], *call.kwargs.values()])):
@@ -356,10 +355,10 @@ def _sized(transform: Callable[[Tensor, tuple[Any, ...]], Tensor]) -> Rule:
     expand, permute, ...): transform(physical tensor, the shape or dims)."""
 
     def rule(call: Call) -> Any:
-        p = _single(call)
+        p = first_batched_only(call)
         if p is None or call.kwargs:
             return NO_RULE
-        return call.batched(transform(p, _sizes(call.args[1:])))
+        return call.batched(transform(p, shape_arg(call.args[1:])))
 
     return rule
 
@@ -381,14 +380,14 @@ def _like(method: str) -> Rule:
 
 
 def _t(call: Call) -> Any:
-    p = _single(call)
+    p = first_batched_only(call)
     if p is None:
         return NO_RULE
     return call.batched(p.transpose(1, 2) if p.dim() == 3 else p.view(p.shape))
 
 
 def _reversed_dims(call: Call) -> Any:
-    p = _single(call)
+    p = first_batched_only(call)
     if p is None:
         return NO_RULE
     return call.batched(p.permute(0, *range(p.dim() - 1, 0, -1)))
@@ -397,7 +396,7 @@ def _reversed_dims(call: Call) -> Any:
 def _last_two(call: Call) -> Any:
     """mT, mH, adjoint and the matrix functions act on the last two dims (batched over any in front), which the
     batch dim in front leaves alone."""
-    p = _single(call)
+    p = first_batched_only(call)
     return NO_RULE if p is None else call.batched(call.apply(p, *call.args[1:], **call.kwargs))
 
 
@@ -432,7 +431,7 @@ register(dims("dim", flat_when_none=True), *functions("vector_norm", namespace="
 def _new_tensor(call: Call) -> Any:
     """new_zeros/new_full/...: the tensor made once (the batched one lends only its dtype), then one per element,
     writable, as functorch's are."""
-    p = _single(call)
+    p = first_batched_only(call)
     if p is None:
         return NO_RULE
     made = call.apply(p, *call.args[1:], **call.kwargs)
@@ -440,182 +439,3 @@ def _new_tensor(call: Call) -> Any:
 
 
 register(_new_tensor, *functions("new_zeros new_ones new_empty new_full new_tensor"))
-
-
-# -- joins ----------------------------------------------------------------------------------------------------------
-
-
-def _join(extra: int) -> Rule:
-    """cat (extra 0) and stack (extra 1): unbatched members are expanded to the batch."""
-
-    def rule(call: Call) -> Any:
-        bound = call.bind()
-        tensors = list(bound.arguments["tensors"])
-        size = call.level.batch_size
-        physical = []
-        for t in tensors:
-            p, batched = call.physical(t)
-            physical.append(p if batched else t.unsqueeze(0).expand(size, *t.shape))
-        ndim = max(p.dim() - 1 for p in physical)
-        bound.arguments["tensors"] = physical
-        bound.arguments["dim"] = wrap_dim(bound.arguments["dim"], ndim + extra) + 1
-        return call.batched(call.apply(*bound.args, **bound.kwargs))
-
-    return rule
-
-
-register(_join(0), *functions("cat concat concatenate"))
-register(_join(1), *functions("stack"))
-
-
-# -- matmul -----------------------------------------------------------------------------------------------------------
-
-
-def _matmul(call: Call) -> Any:
-    a, b = call.args[0], call.args[1]
-    pa, a_batched = call.physical(a)
-    pb, b_batched = call.physical(b)
-    a_vector, b_vector = a.dim() == 1, b.dim() == 1
-    if a_vector and b_vector:  # a dot product: the last dims multiplied and summed
-        return call.batched((pa * pb).sum(-1))
-    # Each operand as a stack of matrices (a row for a vector on the left, a column on the right), batch first.
-    if a_vector:
-        pa = pa.unsqueeze(-2)
-    if b_vector:
-        pb = pb.unsqueeze(-1)
-    if a_batched and not b_batched and pb.dim() == 2:  # one GEMM over every row of every element
-        rows = pa.reshape(-1, pa.shape[-1]).matmul(pb)
-        result = rows.reshape(*pa.shape[:-1], pb.shape[-1])
-        return call.batched(result.squeeze(-2) if a_vector else result.squeeze(-1) if b_vector else result)
-    stacks = max(pa.dim() - a_batched, pb.dim() - b_batched) - 2
-    pa = pad_batched(pa, stacks + 2) if a_batched else pa
-    pb = pad_batched(pb, stacks + 2) if b_batched else pb
-    result = pa.matmul(pb)
-    if a_vector:
-        result = result.squeeze(-2)
-    if b_vector:
-        result = result.squeeze(-1)
-    return call.batched(result)
-
-
-def _shaped_matmul(ndims: tuple[int, int]) -> Rule:
-    """mm, mv, bmm, dot: matmul for operands of the ranks these ops accept."""
-
-    def rule(call: Call) -> Any:
-        got = (call.args[0].dim(), call.args[1].dim())
-        if got != ndims:
-            return NO_RULE  # the op itself raises its error on one element
-        return _matmul(call)
-
-    return rule
-
-
-register(_matmul, *functions("matmul"), ops.OPERATORS["__matmul__"], ops.OPERATORS["__rmatmul__"])
-register(_shaped_matmul((2, 2)), *functions("mm"))
-register(_shaped_matmul((2, 1)), *functions("mv"))
-register(_shaped_matmul((3, 3)), *functions("bmm"))
-register(_shaped_matmul((1, 1)), *functions("dot inner vdot"))
-
-
-def _outer(call: Call) -> Any:
-    a, b = call.args
-    return a.unsqueeze(-1) * b.unsqueeze(-2) if a.dim() == 1 and b.dim() == 1 else NO_RULE
-
-
-register(_outer, *functions("outer ger"))
-
-
-# -- indexing -----------------------------------------------------------------------------------------------------------
-
-
-def _index_entries(index: Any) -> tuple[Any, ...]:
-    return index if isinstance(index, tuple) else (index,)
-
-
-def _advanced(entry: Any) -> bool:
-    return isinstance(entry, Tensor | list | np.ndarray)
-
-
-def _getitem(call: Call) -> Any:
-    """x[index] on the physical tensor: a full slice over the batch in front of the index.
-
-    NumPy moves the dims of non-adjacent advanced indices to the front, which would move them before the batch,
-    and a batched index or mask selects per element: both go through the loop.
-    """
-    p, batched = call.physical(call.args[0])
-    entries = _index_entries(call.args[1])
-    batched_entries = [e for e in entries if type(e) is BatchedTensor]
-    if any(e.dtype == bool_ for e in batched_entries):
-        raise RuntimeError(
-            "vmap: We do not support batching operators that can support dynamic shape. Attempting to batch over "
-            "indexing with a boolean mask."
-        )
-    if not batched or batched_entries:
-        return NO_RULE
-    if any(_advanced(e) for e in entries):
-        positions = [i for i, e in enumerate(entries) if _advanced(e) or isinstance(e, int | bool)]
-        if positions != list(range(positions[0], positions[-1] + 1)):
-            return NO_RULE
-    return call.batched(p[(slice(None), *entries)])
-
-
-register(_getitem, ops.OPERATORS["__getitem__"])
-
-
-def _setitem(call: Call) -> Any:
-    """x[index] = value into the physical tensor of a batched x; a batched value lines up with the region."""
-    x, index, value = call.args
-    p, batched = call.physical(x)
-    entries = _index_entries(index)
-    if not batched and isinstance(value, Tensor) and call.physical(value)[1]:
-        raise inplace_into_unbatched("inplace arithmetic")
-    if not batched or any(type(e) is BatchedTensor for e in entries) or call.kwargs:
-        return NO_RULE
-    full = (slice(None), *entries)
-    pv, value_batched = call.physical(value) if isinstance(value, Tensor) else (value, False)
-    if value_batched:
-        pv = pad_batched(pv, p[full].dim() - 1)
-    p[full] = pv
-    return None
-
-
-register(_setitem, ops.OPERATORS["__setitem__"])
-
-
-def _einsum(call: Call) -> Any:
-    """einsum with a new letter for the batch on each batched operand and in front of the output."""
-    equation, *operands = call.args
-    if len(operands) == 1 and isinstance(operands[0], list | tuple):
-        operands = list(operands[0])
-    if "->" not in equation or call.kwargs:
-        return NO_RULE
-    inputs, output = equation.replace(" ", "").split("->")
-    letter = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in equation)
-    terms, physical = [], []
-    for term, operand in zip(inputs.split(","), operands, strict=True):
-        p, batched = call.physical(operand)
-        terms.append(letter + term if batched else term)
-        physical.append(p)
-    return call.batched(call.apply(f"{','.join(terms)}->{letter}{output}", *physical))
-
-
-register(_einsum, *functions("einsum"))
-
-
-def _gather(call: Call) -> Any:
-    """gather/take_along_dim: the index is batched too (expanded when it is not), the dim shifted."""
-    bound = call.bind()
-    px, x_batched = call.physical(bound.arguments["input"])
-    index = bound.arguments["index"]
-    pi, i_batched = call.physical(index)
-    if not x_batched:
-        px = bound.arguments["input"].unsqueeze(0).expand(call.level.batch_size, *bound.arguments["input"].shape)
-    if not i_batched:
-        pi = index.unsqueeze(0).expand(call.level.batch_size, *index.shape)
-    bound.arguments["input"], bound.arguments["index"] = px, pi
-    bound.arguments["dim"] = wrap_dim(bound.arguments["dim"], px.dim() - 1) + 1
-    return call.batched(call.apply(*bound.args, **bound.kwargs))
-
-
-register(_gather, *functions("gather"))
-

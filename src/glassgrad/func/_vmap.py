@@ -1,6 +1,6 @@
 """torch.func.vmap: func run once on batched values, each op batched by its rule.
 
-The design, in four files:
+The design, in these files:
 - _batched.py: a BatchedTensor is a physical glassgrad Tensor with the batch dimension in front and the level
   of the vmap that made it (levels nest for nested vmap); it answers shape, dtype and autograd questions with its
   logical view, and the graph is recorded on the plain tensors at its core by the ordinary ops.
@@ -10,7 +10,7 @@ The design, in four files:
   the ops cost what they always cost. A dispatcher with batched arguments applies the op's batching rule at the
   innermost level involved; an op without a rule runs once per batch element with a one-time VmapLoopWarning
   per op, as functorch's fallback.
-- _rules.py and _layer_rules.py: the batching rules (pointwise, dims, shapes, matmul, joins, indexing, einsum,
+- _rules.py, _combining_rules.py and _layer_rules.py: the batching rules (pointwise, dims, shapes, matmul, joins, indexing, einsum,
   matrix functions, nn.functional's layers and losses, random draws), written as ops on the physical tensors.
 
 This file checks the arguments and matches them to in_dims exactly as functorch does (its errors come out first

@@ -17,6 +17,7 @@ from ..autograd import grad_mode
 from ..autograd.functional import FORWARD_MODE_MISSING, jacobian_blocks
 from ..autograd.transform_calls import transform
 from ..tensor import Tensor
+from ._dispatch import dispatching  # an op given as func is batched like one called inside it (vmap(grad(torch.sin)))
 from ._level import Level
 from ._pytree import tree_flatten, tree_map, tree_unflatten, treespec_pprint
 
@@ -85,7 +86,7 @@ def grad_and_value(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool
     def wrapper(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         call = _Call(args, argnums)  # before grad mode is forced on: the level records the caller's
         with grad_mode.enable_grad():
-            output, aux = _split_aux(func(*call.args, **kwargs), has_aux, "grad_and_value(f)(*args)")
+            output, aux = _split_aux(dispatching(func)(*call.args, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(output, Tensor):
                 raise RuntimeError(
                     f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}"
@@ -129,7 +130,7 @@ class _Linearized:
         # Errors say vjp even for jacrev, as functorch's do.
         self.call = _Call(primals, argnums)  # before grad mode is forced on: the level records the caller's
         with grad_mode.enable_grad():
-            output, aux = _split_aux(func(*self.call.args), has_aux, "vjp(f, *primals)")
+            output, aux = _split_aux(dispatching(func)(*self.call.args), has_aux, "vjp(f, *primals)")
             self.aux = _unwrap_aux(self.call.level, aux) if has_aux else None
             self.outputs, self.outputs_spec = tree_flatten(output)
             _check_outputs(self.outputs)

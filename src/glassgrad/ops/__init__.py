@@ -112,6 +112,7 @@ def _inplace_method(fn: Callable[..., Any]) -> Callable[..., Tensor]:
         return apply_inplace(self, lambda x: fn(x, *args, **kwargs))
 
     method.__name__ = f"{fn.__name__}_"
+    method.inplace_of = fn  # type: ignore[attr-defined]  # vmap batches it by fn's rule
     return method
 
 
@@ -131,6 +132,7 @@ def _reflected(fn: Callable[..., Any]) -> Callable[..., Any]:
     def method(self: Tensor, other: Any) -> Any:
         return fn(other, self)
 
+    method.reflects = fn  # type: ignore[attr-defined]  # vmap batches it by fn's rule
     return method
 
 

@@ -54,7 +54,10 @@ def matmul_transposed(a: Tensor, b: Tensor, transpose_a: bool = False, transpose
     if grad_mode.state.grad_enabled:
         return matmul(mT(a) if transpose_a else a, mT(b) if transpose_b else b)
     x, y = a._data, b._data
-    return Tensor._wrap(np.matmul(x.swapaxes(-1, -2) if transpose_a else x, y.swapaxes(-1, -2) if transpose_b else y))
+    x, y = x.swapaxes(-1, -2) if transpose_a else x, y.swapaxes(-1, -2) if transpose_b else y
+    if x.shape[-1] == 1:  # outer products (per-sample weight gradients under vmap): NumPy's matmul is far slower
+        return Tensor._wrap(np.multiply(x, y))
+    return Tensor._wrap(np.matmul(x, y))
 
 
 def _matvec_back(matrix: Tensor, grad: Tensor) -> Tensor:

@@ -205,3 +205,68 @@ CPP_NAMES = {
     float16: "c10::Half", float32: "float", float64: "double",
     complex64: "c10::complex<float>", complex128: "c10::complex<double>",
 }
+
+
+def _require_dtype(value: object, function: str, argument: str, position: int) -> dtype:
+    if not isinstance(value, dtype):
+        raise TypeError(
+            f"{function}(): argument '{argument}' (position {position}) must be torch.dtype, not {type(value).__name__}"
+        )
+    return value
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether PyTorch's in-place ops and out= arguments may write a `from_` result into a `to` tensor: never
+    from a higher category (complex > floating > integer > bool) to a lower one."""
+    source = _require_dtype(from_, "can_cast", "from_", 1)
+    target = _require_dtype(to, "can_cast", "to", 2)
+    return source._category <= target._category
+
+
+class finfo:
+    """Machine limits of a floating dtype (of the real part, for a complex one), as Python floats."""
+
+    def __init__(self, type: dtype | None = None) -> None:
+        real = get_default_dtype() if type is None else _require_dtype(type, "finfo", "type", 1).to_real()
+        if not real.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
+        info = np.finfo(real.np)
+        self.bits = info.bits
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = float(info.resolution)
+        self.dtype = real.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+            f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})"
+        )
+
+
+class iinfo:
+    """Machine limits of an integer dtype, as Python ints."""
+
+    def __init__(self, type: dtype) -> None:
+        integer = _require_dtype(type, "iinfo", "type", 1)
+        if integer is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if integer._category != INTEGER:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+        info = np.iinfo(integer.np)
+        self.bits, self.min, self.max, self.dtype = info.bits, int(info.min), int(info.max), integer.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

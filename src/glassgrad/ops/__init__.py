@@ -57,6 +57,7 @@ from . import (
     numeric,
     pooling,
     products,
+    quantized,
     reduction,
     resampling,
     sampling,
@@ -75,7 +76,8 @@ FAMILIES = (
     creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, strided, scatters,
     indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
     ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
-    fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
+    fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, quantized,
+    inplace_methods,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -234,7 +234,7 @@ class finfo:
         self.bits = info.bits
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = float(info.resolution)
+        self.resolution = 10.0**-info.precision  # as PyTorch computes it (NumPy's is rounded to the dtype)
         self.dtype = real.name
 
     def __eq__(self, other: object) -> bool:
@@ -253,7 +253,9 @@ class finfo:
 class iinfo:
     """Machine limits of an integer dtype, as Python ints."""
 
-    def __init__(self, type: dtype) -> None:
+    def __init__(self, type: dtype | None = None) -> None:
+        if type is None:
+            raise TypeError('iinfo() missing 1 required positional arguments: "type"')
         integer = _require_dtype(type, "iinfo", "type", 1)
         if integer is bool_:
             raise TypeError("torch.bool is not supported by torch.iinfo")

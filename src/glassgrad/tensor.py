@@ -248,13 +248,13 @@ class Tensor:
     def dim_order(self, *, ambiguity_check: bool | list[_layout.memory_format] = False) -> tuple[int, ...]:
         """The dimensions from outermost to innermost in memory (larger strides first, ties in logical order)."""
         strides, shape = self.stride(), self._data.shape
-        if ambiguity_check is not False:
-            ambiguous = any(a == b for a, b in zip(strides, strides[1:])) or 1 in shape
+        if ambiguity_check is not False and (any(a == b for a, b in zip(strides, strides[1:])) or 1 in shape):
             formats = ambiguity_check if isinstance(ambiguity_check, list) else []
-            if ambiguous and sum(self.is_contiguous(memory_format=f) for f in formats) != 1:
+            if sum(self.is_contiguous(memory_format=f) for f in formats) != 1:
                 raise RuntimeError(
                     "The tensor does not have unique dim order, or cannot map to exact one of the given memory formats."
                 )
+            raise RuntimeError("The tensor does not have unique dim order.")
         return tuple(sorted(range(self._data.ndim), key=lambda d: -strides[d]))
 
     def is_set_to(self, tensor: Tensor) -> bool:

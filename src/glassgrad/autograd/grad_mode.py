@@ -144,10 +144,6 @@ class _EngineSwitch(_Mode):
     def __exit__(self, *exc: object) -> None:
         setattr(state, self.attribute, self._prev)
 
-    def __call__(self, func: F) -> F:
-        setattr(state, self.attribute, self._prev)  # used as a decorator: only calls change the switch
-        return super().__call__(func)
-
     def clone(self) -> _Mode:
         return type(self)(self.mode)
 
@@ -165,6 +161,10 @@ class enforce_grad_layout_policy(_EngineSwitch):
 
     def __init__(self, enable: bool = True) -> None:
         super().__init__(enable)
+
+    def __call__(self, func: F) -> F:
+        setattr(state, self.attribute, self._prev)  # used as a decorator: only calls change the switch, as in PyTorch
+        return super().__call__(func)
 
 
 def is_multithreading_enabled() -> bool:

@@ -231,8 +231,10 @@ def _new_of_size(make: Callable[..., Tensor]) -> Callable[..., Tensor]:
 new_zeros, new_ones, new_empty = map(_new_of_size, (zeros, ones, empty))
 
 
-def new_empty_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], *, dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
+def new_empty_strided(input: Tensor, size: Sequence[int], stride: Sequence[int] | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     """An uninitialised tensor with these element strides, over just enough memory for them."""
+    if stride is None:
+        raise TypeError('new_empty_strided() missing 1 required positional arguments: "stride"')
     size, stride = _size((size,)), tuple(stride)
     if len(size) != len(stride):
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})")

@@ -94,7 +94,7 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
     return BernoulliFloatBackward.record(sample, (input,))
 
 
-_MAX_POISSON_RATE = np.iinfo(np.int64).max - 1e10  # NumPy's sampler refuses larger rates (lam value too large)
+_MAX_POISSON_RATE = np.float64(np.iinfo(np.int64).max - 1e10)  # NumPy's sampler refuses larger rates (lam value too large)
 
 
 def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
@@ -108,7 +108,7 @@ def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
             f"glassgrad cannot draw Poisson counts for rates above {_MAX_POISSON_RATE:.3g} (NumPy's sampler's limit; "
             "PyTorch's counts overflow there)"
         )
-    sample = _rng(generator).poisson(rates).astype(rates.dtype)
+    sample = np.asarray(_rng(generator).poisson(rates), dtype=rates.dtype)
     return PoissonBackward0.record(sample, (input,))
 
 

@@ -87,7 +87,7 @@ def test_interop_threads_are_set_at_most_once() -> None:
     try:
         glassgrad.set_num_interop_threads(3)
         assert glassgrad.get_num_interop_threads() == 3
-        with pytest.raises(RuntimeError, match="^Error: cannot set number of interop threads"):
+        with pytest.raises(RuntimeError, match=r"^Error: cannot set number of interop threads"):
             glassgrad.set_num_interop_threads(2)
     finally:
         _threads._interop.update(before)

@@ -11,13 +11,14 @@ import importlib as _importlib
 import math as _math
 
 from . import autograd, diagnostics, fft, linalg, nn, optim, serialization, special, utils
+from ._device import get_default_device, set_default_device
 from ._dtype import (
     bool_ as bool,
 )
 from ._dtype import (
+    can_cast,
     complex64,
     complex128,
-    can_cast,
     dtype,
     finfo,
     float16,
@@ -33,7 +34,6 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
-from ._device import get_default_device, set_default_device
 from ._layout import (
     channels_last,
     channels_last_3d,
@@ -60,7 +60,13 @@ from ._settings import (
     set_warn_always,
     use_deterministic_algorithms,
 )
-from ._threads import get_num_interop_threads, get_num_threads, init_num_threads, set_num_interop_threads, set_num_threads
+from ._threads import (
+    get_num_interop_threads,
+    get_num_threads,
+    init_num_threads,
+    set_num_interop_threads,
+    set_num_threads,
+)
 from .autograd.grad_mode import (
     enable_grad,
     inference_mode,

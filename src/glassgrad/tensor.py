@@ -7,6 +7,7 @@ one place.
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -248,7 +249,7 @@ class Tensor:
     def dim_order(self, *, ambiguity_check: bool | list[_layout.memory_format] = False) -> tuple[int, ...]:
         """The dimensions from outermost to innermost in memory (larger strides first, ties in logical order)."""
         strides, shape = self.stride(), self._data.shape
-        if ambiguity_check is not False and (any(a == b for a, b in zip(strides, strides[1:])) or 1 in shape):
+        if ambiguity_check is not False and (any(a == b for a, b in itertools.pairwise(strides)) or 1 in shape):
             formats = ambiguity_check if isinstance(ambiguity_check, list) else []
             if sum(self.is_contiguous(memory_format=f) for f in formats) != 1:
                 raise RuntimeError(

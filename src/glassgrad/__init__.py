@@ -34,6 +34,7 @@ from ._dtype import (
     set_default_dtype,
     uint8,
 )
+from ._format import set_printoptions
 from ._layout import (
     channels_last,
     channels_last_3d,

@@ -33,6 +33,9 @@ from ._dtype import (
     promote_types,
     set_default_dtype,
     uint8,
+    uint16,
+    uint32,
+    uint64,
 )
 from ._format import set_printoptions
 from ._layout import (

@@ -279,6 +279,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     target = _dtype.to_dtype(dtype) if dtype is not None else _dtype.result_type(start, end, step)
+    if target in _dtype.BAREBONES:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{target.scalar_name}'")
     count = int(np.ceil((end - start) / step))
     return _finish((start + step * np.arange(count, dtype=np.float64)).astype(target.np), requires_grad, device)
 

@@ -24,6 +24,22 @@ def not_implemented_for(kernel: str, d: dtype) -> NotImplementedError:
     return NotImplementedError(f"\"{kernel}\" not implemented for '{d.scalar_name}'")
 
 
+_U16, _U32, _U64 = (d.np for d in _dtype.BAREBONES)
+
+
+def refuse_barebones(kernel: str, input: Any, other: Any = None) -> None:
+    """PyTorch's kernels for add, comparisons, max and most others have no uint16/32/64 version: refuse as it does
+    when the op would compute in one of them (uint16 + 1.5 computes in float32, and runs)."""
+    # Identity tests (NumPy's native dtypes are singletons): this runs on every add, where a set lookup costs 0.1 us.
+    a = input._data.dtype if isinstance(input, Tensor) else None
+    b = other._data.dtype if isinstance(other, Tensor) else None
+    if a is not _U16 and a is not _U32 and a is not _U64 and b is not _U16 and b is not _U32 and b is not _U64:
+        return
+    common = input.dtype if other is None else result_type(input, other)
+    if common in _dtype.BAREBONES:
+        raise not_implemented_for(kernel, common)
+
+
 def require_tensor(op: str, arg: str, position: int, x: object) -> Tensor:
     if not isinstance(x, Tensor):
         raise TypeError(f"{op}(): argument '{arg}' (position {position}) must be Tensor, not {type(x).__name__}")
@@ -217,10 +233,19 @@ def _pow_exponent_grad(grad: Tensor, self: Tensor, exponent: Tensor, result: Ten
     return grad * where((self == 0) & (exponent >= 0), 0.0, result * log(self))
 
 
+def _from_add_stub(out: Tensor) -> Tensor:
+    """add, sub and rsub run PyTorch's add_stub, which has no uint16/32/64 kernel. Checked on the result's dtype (the
+    common dtype), which costs the hot path least."""
+    d = out._data.dtype
+    if d is _U16 or d is _U32 or d is _U64:
+        raise not_implemented_for("add_stub", out.dtype)
+    return out
+
+
 def add(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
     if alpha == 1:
-        return _binary(AddBackward0, np.add, input, other, alpha=alpha)
-    return _binary(AddBackward0, lambda a, b: a + alpha * b, input, other, alpha=alpha)
+        return _from_add_stub(_binary(AddBackward0, np.add, input, other, alpha=alpha))
+    return _from_add_stub(_binary(AddBackward0, lambda a, b: a + alpha * b, input, other, alpha=alpha))
 
 
 def sub(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
@@ -230,14 +255,14 @@ def sub(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
             "Use the `^` or `logical_xor()` operator instead."
         )
     if alpha == 1:
-        return _binary(SubBackward0, np.subtract, input, other, alpha=alpha)
-    return _binary(SubBackward0, lambda a, b: a - alpha * b, input, other, alpha=alpha)
+        return _from_add_stub(_binary(SubBackward0, np.subtract, input, other, alpha=alpha))
+    return _from_add_stub(_binary(SubBackward0, lambda a, b: a - alpha * b, input, other, alpha=alpha))
 
 
 def rsub(input: Tensor, other: Operand, *, alpha: float = 1) -> Tensor:
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
-    return _binary(RsubBackward1, lambda a, b: b - alpha * a, input, other, alpha=alpha)
+    return _from_add_stub(_binary(RsubBackward1, lambda a, b: b - alpha * a, input, other, alpha=alpha))
 
 
 def mul(input: Operand, other: Operand) -> Tensor:
@@ -296,6 +321,7 @@ def neg(input: Tensor) -> Tensor:
             "Negation, the `-` operator, on a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
+    refuse_barebones("neg_cpu", input)
     return NegBackward0.record(np.negative(input._data), (input,))
 
 
@@ -480,6 +506,7 @@ def abs(input: Tensor) -> Tensor:
         from .complex_ops import abs as complex_abs  # complex_ops builds on this module
 
         return complex_abs(input)
+    refuse_barebones("abs_cpu", input)
     return _real_abs(input)
 
 

@@ -12,13 +12,17 @@ from .._dtype import result_type
 from ..tensor import Tensor
 
 # isnan is defined in elementwise and only registered here: reduction.py imports it from there.
-from .elementwise import Kernel, Operand, _cast, _run, _zero, not_implemented_for, require_tensor
+from .elementwise import Kernel, Operand, _cast, _run, _zero, not_implemented_for, refuse_barebones, require_tensor
 from .table import derivative
 
 
-def _compare(name: str, kernel: Kernel) -> Callable[[Tensor, Operand], Tensor]:
+def _compare(name: str, kernel: Kernel, ordering: bool = True) -> Callable[[Tensor, Operand], Tensor]:
+    """`ordering`: lt, le, gt, ge (which PyTorch has no uint16/32/64 kernels for), not eq and ne."""
+
     def op(input: Tensor, other: Operand) -> Tensor:
         require_tensor(name, "input", 1, input)
+        if ordering:
+            refuse_barebones(f"{name}_cpu", input, other)
         common = result_type(input, other)
         b = other._data if isinstance(other, Tensor) else np.asarray(other)
         return Tensor._wrap(_run(kernel, _cast(input._data, common), _cast(b, common)))
@@ -62,8 +66,8 @@ def _shift(np_shift: Kernel) -> Kernel:
     return kernel
 
 
-eq = _compare("eq", np.equal)
-ne = _compare("ne", np.not_equal)
+eq = _compare("eq", np.equal, ordering=False)
+ne = _compare("ne", np.not_equal, ordering=False)
 lt = _compare("lt", np.less)
 le = _compare("le", np.less_equal)
 gt = _compare("gt", np.greater)

@@ -7,7 +7,6 @@ so that what a program prints reads the same under glassgrad.
 
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -17,13 +16,13 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-@dataclasses.dataclass
 class PrintOptions:
-    precision: int = 4
-    threshold: float = 1000
-    edgeitems: int = 3
-    linewidth: int = 80
-    sci_mode: bool | None = None
+    def __init__(
+        self, precision: int = 4, threshold: float = 1000, edgeitems: int = 3, linewidth: int = 80,
+        sci_mode: bool | None = None,
+    ) -> None:
+        self.precision, self.threshold, self.edgeitems, self.linewidth = precision, threshold, edgeitems, linewidth
+        self.sci_mode = sci_mode
 
 
 OPTIONS = PrintOptions()

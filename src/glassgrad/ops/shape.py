@@ -111,14 +111,25 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    return input if input._data.flags.c_contiguous else clone(input)
+    """input itself when it is laid out as `memory_format` asks (row-major by default), else a copy that is."""
+    return input if input.is_contiguous(memory_format=memory_format) else clone(input, memory_format=memory_format)
 
 
 CloneBackward0 = derivative("CloneBackward0", self=lambda grad: grad)
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    return CloneBackward0.record(input._data.copy(), (input,))
+    return CloneBackward0.record(_copied(input._data, memory_format), (input,))
+
+
+def _copied(data: np.ndarray, memory_format: Any) -> np.ndarray:
+    """A copy of data, row-major, or with its dimensions in memory in channels_last(_3d)'s order."""
+    order = getattr(memory_format, "order", None)
+    if order is None:
+        return data.copy()
+    if data.ndim != len(order):
+        raise RuntimeError(f"required rank {len(order)} tensor to use {memory_format.name} format")
+    return np.ascontiguousarray(data.transpose(order)).transpose(np.argsort(order))
 
 
 TransposeBackward0 = derivative("TransposeBackward0", self=lambda grad, dim0, dim1: transpose(grad, dim0, dim1))

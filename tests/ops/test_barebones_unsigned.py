@@ -46,6 +46,11 @@ ARITHMETIC = [
         "{x}.mean()", "m.arange(3, dtype=m.uint16)", "m.arange(0, 3, 1, dtype=m.uint64)",
         "{x} + m.tensor([1], dtype=m.int16)", "{x} * m.tensor([True])", "{x} * m.tensor([1], dtype=m.uint32)",
         "{x} * m.tensor([1j])", "{x}.add_({y})", "{x}.mul_(2)",
+        "{x}.argmax()", "{x}.argmin(0)", "{x}.amax()", "{x}.amin(0)", "m.maximum({x}, {y})", "m.minimum({x}, {y})",
+        "m.fmax({x}, {y})", "m.fmin({x}, {y})", "{x}.clamp(min=1)", "{x}.clamp(1, 2)", "{x}.clamp(max=2)",
+        "{x}.clamp(max=m.tensor(2, dtype=m.uint16))", "{x}.clamp(min=m.tensor(2, dtype=m.uint16))", "{x} << {y}", "{x} >> 1", "~{x}",
+        "{x}.pow({y})", "{x} ** 2", "2 ** {x}", "{x} // {y}", "{x}.div({y}, rounding_mode='floor')", "{x} % {y}",
+        "{x}.fmod(2)", "{x}.flip(0)", "{x}.reshape(1, 3).fliplr()", "{x}.floor()", "{x}.argsort()",
     )
 ]
 

@@ -272,10 +272,9 @@ def mul(input: Operand, other: Operand) -> Tensor:
 def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is None:
         return _binary(DivBackward0, np.true_divide, input, other, to_float=True)
-    if rounding_mode == "floor":
-        return _binary(DivBackward2, _floor_div, input, other)
-    if rounding_mode == "trunc":
-        return _binary(DivBackward2, _trunc_div, input, other)
+    if rounding_mode in ("floor", "trunc"):
+        refuse_barebones(f"div_{rounding_mode}_cpu", input, other)
+        return _binary(DivBackward2, _floor_div if rounding_mode == "floor" else _trunc_div, input, other)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
 
@@ -302,16 +301,19 @@ _floor_div = _integer_kernel(np.floor_divide)
 
 
 def floor_divide(input: Operand, other: Operand) -> Tensor:
+    refuse_barebones("div_floor_cpu", input, other)
     return _binary(FloorDivideBackward, _floor_div, input, other)
 
 
 def remainder(input: Operand, other: Operand) -> Tensor:
+    refuse_barebones("remainder_cpu", input, other)
     entry = RemainderBackward1 if isinstance(other, Tensor) else RemainderBackward0
     return _binary(entry if isinstance(input, Tensor) else ScalarRemainderBackward, _integer_kernel(np.remainder), input, other)
 
 
 def fmod(input: Tensor, other: Operand) -> Tensor:
     require_tensor("fmod", "input", 1, input)
+    refuse_barebones("fmod_cpu", input, other)
     return _binary(FmodBackward1 if isinstance(other, Tensor) else FmodBackward0, _integer_kernel(np.fmod), input, other)
 
 
@@ -326,6 +328,7 @@ def neg(input: Tensor) -> Tensor:
 
 
 def pow(input: Operand, exponent: Operand) -> Tensor:
+    refuse_barebones("pow", input, exponent)
     if result_type(input, exponent) is _dtype.bool_:
         raise not_implemented_for("pow", _dtype.bool_)
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
@@ -622,6 +625,9 @@ def clamp(input: Tensor, min: Operand | None = None, max: Operand | None = None)
     bounds = [b for b in (min, max) if b is not None]
     common = result_type(input, *bounds)
     if not any(isinstance(b, Tensor) for b in bounds):
+        if common in _dtype.BAREBONES:
+            kernel = "clamp" if len(bounds) == 2 else "clamp_min" if max is None else "clamp_max"
+            raise not_implemented_for(f"{kernel}_scalar_cpu", common)
         out = _cast(input._data, common)
         # Bound first: NumPy's maximum and minimum keep their second operand on a tie, and PyTorch keeps the
         # input there (clamp(-0.0, min=0.0) is -0.0), which np.clip with one bound does not.
@@ -630,6 +636,8 @@ def clamp(input: Tensor, min: Operand | None = None, max: Operand | None = None)
         return ClampBackward1.record(_cast(out, common), (input,), min=min, max=max)
     if not all(isinstance(b, Tensor) for b in bounds):
         raise TypeError("clamp() received an invalid combination of arguments: 'min' and 'max' must both be Tensors or both numbers")
+    if common in _dtype.BAREBONES:  # tensor bounds run maximum's kernel for min, then minimum's for max
+        raise not_implemented_for("maximum_cpu" if min is not None else "minimum_cpu", common)
     # A missing bound enters the node as a placeholder; its formula sees None.
     low, high = (Tensor._wrap(np.zeros((), common.np)) if b is None else b for b in (min, max))
     x = _cast(input._data, common)

@@ -41,11 +41,11 @@ def _logical(name: str, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
 
 
 def _bitwise(name: str, kernel: Kernel, kernel_name: str, bools: bool = True) -> Callable[[Operand, Operand], Tensor]:
-    """`bools`: whether bool operands are accepted (PyTorch's shifts refuse them)."""
+    """`bools`: whether bool operands are accepted (PyTorch's shifts refuse them, and uint16/32/64 too)."""
 
     def op(input: Operand, other: Operand) -> Tensor:
         common = result_type(input, other)
-        if common.is_floating_point or (not bools and common is _dtype.bool_):
+        if common.is_floating_point or (not bools and (common is _dtype.bool_ or common in _dtype.BAREBONES)):
             raise not_implemented_for(kernel_name, common)
         a, b = (_cast(np.asarray(x._data if isinstance(x, Tensor) else x), common) for x in (input, other))
         return Tensor._wrap(_cast(_run(kernel, a, b), common))
@@ -153,7 +153,7 @@ signbit = _predicate("signbit", np.signbit)
 
 
 def bitwise_not(input: Tensor) -> Tensor:
-    if require_tensor("bitwise_not", "input", 1, input).dtype.is_floating_point:
+    if require_tensor("bitwise_not", "input", 1, input).dtype.is_floating_point or input.dtype in _dtype.BAREBONES:
         raise not_implemented_for("bitwise_not_cpu", input.dtype)
     return Tensor._wrap(np.invert(input._data))
 

@@ -327,6 +327,7 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def _arg_extreme(input: Tensor, dim: int | None, keepdim: bool, which: str) -> Tensor:
+    refuse_barebones(f"{which}_cpu", input)
     if dim is not None:
         return _extreme(input, dim, keepdim, which[3:]).indices
     if input.numel() == 0:
@@ -374,6 +375,7 @@ def _nonempty_dims(input: Tensor, dim: Dims, op: str) -> tuple[int, ...]:
 
 
 def _amax_amin(input: Tensor, dim: Dims, keepdim: bool, which: str) -> Tensor:
+    refuse_barebones(f"{which[1:]}_values_cpu", input)
     dims = _nonempty_dims(input, dim, f"{which}()")
     out = (np.amax if which == "amax" else np.amin)(input._data, axis=dims, keepdims=keepdim)
     entry = AmaxBackward0 if which == "amax" else AminBackward0

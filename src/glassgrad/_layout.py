@@ -7,6 +7,9 @@ dimensions in memory; `memory_format=` arguments accept them, and a tensor's str
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
 
 
 class layout:
@@ -41,6 +44,16 @@ contiguous_format = memory_format("contiguous_format", None)
 preserve_format = memory_format("preserve_format", None)
 channels_last = memory_format("channels_last", (0, 2, 3, 1))
 channels_last_3d = memory_format("channels_last_3d", (0, 2, 3, 4, 1))
+
+
+def arranged(data: np.ndarray, memory_format: Any) -> np.ndarray:
+    """A copy of data, row-major, or with its dimensions in memory in channels_last(_3d)'s order."""
+    order = getattr(memory_format, "order", None)
+    if order is None:
+        return data.copy()
+    if data.ndim != len(order):
+        raise RuntimeError(f"required rank {len(order)} tensor to use {memory_format.name} format")
+    return np.ascontiguousarray(data.transpose(order)).transpose(np.argsort(order))
 
 
 def is_laid_out(shape: Sequence[int], strides: Sequence[int], order: Sequence[int]) -> bool:

@@ -498,11 +498,13 @@ class Tensor:
                 target = _dtype.to_dtype(arg)
         if kwargs.get("device") is not None:
             _device.place(kwargs["device"], creating=False, op="to")
-        if target is None or target is self.dtype:
+        memory_format = kwargs.get("memory_format")
+        relaid = getattr(memory_format, "order", None) is not None and not self.is_contiguous(memory_format=memory_format)
+        if (target is None or target is self.dtype) and not relaid:
             return self.clone() if kwargs.get("copy") else self
         from .ops import elementwise
 
-        return elementwise.to_dtype(self, target)
+        return elementwise.to_dtype(self, target or self.dtype, memory_format)
 
     def float(self) -> Tensor:
         return self.to(_dtype.float32)

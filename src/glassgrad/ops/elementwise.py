@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _layout
 from .._dtype import dtype, result_type
 from ..tensor import Tensor
 from .creation import zeros_like
@@ -344,13 +344,17 @@ def square(input: Tensor) -> Tensor:
     return pow(require_tensor("square", "input", 1, input), 2)
 
 
-def to_dtype(input: Tensor, target: dtype) -> Tensor:
-    """A differentiable cast (ToCopyBackward0); integer targets end the graph."""
+def to_dtype(input: Tensor, target: dtype, memory_format: Any = None) -> Tensor:
+    """A differentiable cast (ToCopyBackward0), laid out as `memory_format` asks if it names an order; integer
+    targets end the graph."""
     data = input._data
     if data.dtype.kind == "c" and not target.is_complex:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         data = data.real
-    return ToCopyBackward0.record(data.astype(target.np), (input,))
+    out = data.astype(target.np)
+    if getattr(memory_format, "order", None) is not None:
+        out = _layout.arranged(out, memory_format)
+    return ToCopyBackward0.record(out, (input,))
 
 
 # -- unary math ----------------------------------------------------------------

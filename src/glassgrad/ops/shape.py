@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _layout
 from ..autograd.inplace import track_view
 from ..tensor import Size, Tensor
 from .table import Derivative, derivative
@@ -119,17 +120,7 @@ CloneBackward0 = derivative("CloneBackward0", self=lambda grad: grad)
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    return CloneBackward0.record(_copied(input._data, memory_format), (input,))
-
-
-def _copied(data: np.ndarray, memory_format: Any) -> np.ndarray:
-    """A copy of data, row-major, or with its dimensions in memory in channels_last(_3d)'s order."""
-    order = getattr(memory_format, "order", None)
-    if order is None:
-        return data.copy()
-    if data.ndim != len(order):
-        raise RuntimeError(f"required rank {len(order)} tensor to use {memory_format.name} format")
-    return np.ascontiguousarray(data.transpose(order)).transpose(np.argsort(order))
+    return CloneBackward0.record(_layout.arranged(input._data, memory_format), (input,))
 
 
 TransposeBackward0 = derivative("TransposeBackward0", self=lambda grad, dim0, dim1: transpose(grad, dim0, dim1))

@@ -98,11 +98,26 @@ def _factory_devices() -> list[device]:
 
 
 def factory_device(spec: Any) -> Any:
-    """The device a factory places its tensor on: the one it was given, else the innermost `with device(...)`."""
+    """The device a factory places its tensor on: the one it was given, else the innermost `with device(...)`,
+    else set_default_device's."""
     if spec is not None:
         return spec
     stack = _factory_devices()
-    return stack[-1] if stack else None
+    return stack[-1] if stack else getattr(_context, "default", None)
+
+
+def set_default_device(device: Any) -> None:
+    """Where factories put tensors from now on, in this thread (None: back to the CPU); as in PyTorch, naming a
+    device glassgrad lacks is allowed, and creating a tensor there raises."""
+    _context.default = None if device is None else as_device(device)
+
+
+def get_default_device() -> device:
+    current = factory_device(None)
+    if current is None:
+        return CPU
+    # PyTorch finds the index of an index-less device by creating a tensor there, which fails on devices it lacks.
+    return current if current.index is not None else place(current, creating=True)
 
 
 def _typename(value: object) -> str:

@@ -20,11 +20,15 @@ from .engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable
 from .grad_mode import (
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
+    is_view_replay_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
@@ -52,9 +56,10 @@ class Variable(metaclass=_VariableMeta):
 
 __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "InplaceFunction", "NestedIOFunction", "Variable", "backward",
-    "detect_anomaly", "enable_grad", "functional", "grad", "gradcheck", "gradgradcheck", "graph", "inference_mode",
-    "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "once_differentiable",
-    "set_detect_anomaly", "set_grad_enabled",
+    "detect_anomaly", "enable_grad", "enforce_grad_layout_policy", "functional", "grad", "gradcheck", "gradgradcheck",
+    "graph", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled",
+    "is_multithreading_enabled", "is_view_replay_enabled", "no_grad", "once_differentiable", "set_detect_anomaly",
+    "set_grad_enabled", "set_multithreading_enabled",
 ]
 
 __getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -59,6 +59,7 @@ from . import (
     numeric,
     pooling,
     products,
+    quantized,
     reduction,
     resampling,
     sampling,
@@ -78,8 +79,8 @@ FAMILIES = (
     creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, strided, scatters,
     indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
     ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
-    fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
-    interchange, linear_cross_entropy, segments,
+    fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, quantized,
+    inplace_methods, interchange, linear_cross_entropy, segments,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

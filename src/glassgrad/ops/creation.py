@@ -31,13 +31,33 @@ class Generator:
         return self._seed
 
     def get_state(self) -> Tensor:
-        state = self._rng.bit_generator.state
-        return Tensor._wrap(np.frombuffer(repr(state).encode(), dtype=np.uint8).copy())
+        """The stream's position as a uint8 tensor (PCG64's state, increment and buffered half-word), for set_state."""
+        pcg = self._rng.bit_generator.state
+        fields = (pcg["state"]["state"], pcg["state"]["inc"], pcg["has_uint32"], pcg["uinteger"])
+        raw = b"".join(value.to_bytes(size, "little") for value, size in zip(fields, _STATE_FIELDS, strict=True))
+        return Tensor._wrap(np.frombuffer(raw, dtype=np.uint8).copy())
 
-    def set_state(self, state: Tensor) -> None:
-        import ast
+    def set_state(self, new_state: Tensor) -> Generator:
+        if not isinstance(new_state, Tensor) or new_state.dtype is not _dtype.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        raw = new_state._data.tobytes()
+        if len(raw) != sum(_STATE_FIELDS):
+            raise RuntimeError(
+                f"Expected a CPUGeneratorImplState of size {sum(_STATE_FIELDS)} but found the input RNG state size to be "
+                f"{len(raw)}"
+            )
+        fields, start = [], 0
+        for size in _STATE_FIELDS:
+            fields.append(int.from_bytes(raw[start : start + size], "little"))
+            start += size
+        state, inc, has_uint32, uinteger = fields
+        self._rng.bit_generator.state = {
+            "bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": has_uint32, "uinteger": uinteger,
+        }
+        return self
 
-        self._rng.bit_generator.state = ast.literal_eval(bytes(state._data).decode())
+
+_STATE_FIELDS = (16, 16, 1, 4)  # bytes of PCG64's 128-bit state and increment, its flag and its buffered uint32
 
 
 default_generator = Generator()
@@ -55,6 +75,20 @@ def seed() -> int:
 
 def initial_seed() -> int:
     return default_generator.initial_seed()
+
+
+def get_rng_state() -> Tensor:
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator.set_state(new_state)
+
+
+def thread_safe_generator() -> Generator | None:
+    """A DataLoader thread worker's own generator; None (the default generator) elsewhere, which is everywhere in
+    glassgrad, whose DataLoader reads in the main process."""
+    return None
 
 
 def _finish(array: np.ndarray, requires_grad: bool, dev: Any) -> Tensor:
@@ -236,6 +270,22 @@ def _new_of_size(make: Callable[..., Tensor]) -> Callable[..., Tensor]:
 new_zeros, new_ones, new_empty = map(_new_of_size, (zeros, ones, empty))
 
 
+def new_empty_strided(input: Tensor, size: Sequence[int], stride: Sequence[int] | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    """An uninitialised tensor with these element strides, over just enough memory for them."""
+    if stride is None:
+        raise TypeError('new_empty_strided() missing 1 required positional arguments: "stride"')
+    size, stride = _size((size,)), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})")
+    if any(st < 0 for st in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    target = _like(input, dtype)
+    extent = 0 if 0 in size else 1 + sum((n - 1) * st for n, st in zip(size, stride, strict=True))
+    memory = np.empty(extent, dtype=target)
+    strided = np.lib.stride_tricks.as_strided(memory, size, tuple(st * target.itemsize for st in stride))
+    return _finish(strided, requires_grad, device)
+
+
 def new_full(input: Tensor, size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
@@ -268,6 +318,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     target = _dtype.to_dtype(dtype) if dtype is not None else _dtype.result_type(start, end, step)
+    if target in _dtype.BAREBONES:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{target.scalar_name}'")
     count = int(np.ceil((end - start) / step))
     return _finish((start + step * np.arange(count, dtype=np.float64)).astype(target.np), requires_grad, device)
 
@@ -370,8 +422,10 @@ FUNCTIONS = {
     "arange": arange, "linspace": linspace, "eye": eye, "rand": rand, "randn": randn, "randint": randint,
     "randperm": randperm, "rand_like": rand_like, "randn_like": randn_like, "manual_seed": manual_seed, "seed": seed,
     "initial_seed": initial_seed, "tril_indices": tril_indices, "triu_indices": triu_indices,
+    "get_rng_state": get_rng_state, "set_rng_state": set_rng_state, "thread_safe_generator": thread_safe_generator,
 }
 METHODS: dict[str, object] = {
     "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty, "new_full": new_full, "new_tensor": new_tensor,
+    "new_empty_strided": new_empty_strided,
 }
 INPLACE = ()

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _layout
 from ..autograd.engine import broadcast_dims
 from ..autograd.inplace import track_view
 from ..tensor import Size, Tensor
@@ -112,14 +113,15 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    return input if input._data.flags.c_contiguous else clone(input)
+    """input itself when it is laid out as `memory_format` asks (row-major by default), else a copy that is."""
+    return input if input.is_contiguous(memory_format=memory_format) else clone(input, memory_format=memory_format)
 
 
 CloneBackward0 = derivative("CloneBackward0", self=lambda grad: grad)
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    return CloneBackward0.record(input._data.copy(), (input,))
+    return CloneBackward0.record(_layout.arranged(input._data, memory_format), (input,))
 
 
 TransposeBackward0 = derivative("TransposeBackward0", self=lambda grad, dim0, dim1: transpose(grad, dim0, dim1))

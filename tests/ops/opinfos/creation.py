@@ -26,6 +26,14 @@ def _initial(m, x):  # type: ignore[no-untyped-def]
     return m.tensor(m.initial_seed())
 
 
+def _state_replayed(m, x):  # type: ignore[no-untyped-def]
+    """set_rng_state(get_rng_state()) makes the stream repeat: the two draws agree (so this is all zeros)."""
+    state = m.get_rng_state()
+    first = m.rand(x.shape)
+    m.set_rng_state(state)
+    return m.rand(x.shape) - first
+
+
 OPS = [
     OpInfo("glassgrad.tensor", lambda m, x: m.tensor(x.tolist()), order=0,
            errors=(lambda m: m.tensor([[1.0], [2.0, 3.0]]), lambda m: m.tensor("abc"))),
@@ -66,6 +74,9 @@ OPS = [
     OpInfo("glassgrad.manual_seed", _reseeded, order=0),
     OpInfo("glassgrad.seed", _seeded, order=0),
     OpInfo("glassgrad.initial_seed", _initial, order=0),
+    OpInfo("glassgrad.get_rng_state", _state_replayed, order=0, also=("glassgrad.set_rng_state",),
+           errors=(lambda m: m.set_rng_state(m.ones(3)), lambda m: m.set_rng_state(m.ones(3, dtype=m.uint8)))),
+    OpInfo("glassgrad.thread_safe_generator", lambda m, x: m.rand(x.shape, generator=m.thread_safe_generator()), **_RANDOM),
     # Tensor.new_*: the tensor's dtype unless dtype= says otherwise (more in test_creation_extra.py)
     OpInfo("Tensor.new_zeros", lambda m, x: x.new_zeros(x.shape), order=0, errors=(lambda m: m.ones(1).new_zeros(-1),)),
     OpInfo("Tensor.new_ones", lambda m, x: x.new_ones(*x.shape, dtype=m.int64), shapes=unary(min_dims=1), order=0,
@@ -73,6 +84,9 @@ OPS = [
     OpInfo("Tensor.new_empty", lambda m, x: x.new_empty(size=x.shape), **_RANDOM),
     OpInfo("Tensor.new_full", lambda m, x: x.new_full(x.shape, 2.5, requires_grad=True), order=0,
            errors=(lambda m: m.ones(1).new_full(2, 1.0), lambda m: m.ones(1).new_full((2,), m.ones(2)))),
+    OpInfo("Tensor.new_empty_strided", lambda m, x: x.new_empty_strided(x.shape, tuple(reversed(range(1, x.ndim + 1)))),
+           **_RANDOM, errors=(lambda m: m.ones(1).new_empty_strided((2, 3), (1,)),
+                              lambda m: m.ones(1).new_empty_strided((2, 3), (1, -2)))),
     OpInfo("Tensor.new_tensor", lambda m, x: m.ones(1, dtype=m.int64).new_tensor(x.tolist()), order=0,
            errors=(lambda m: m.ones(1).new_tensor("a"),)),
 ]

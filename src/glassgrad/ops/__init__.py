@@ -57,6 +57,7 @@ from . import (
     matrix_functions,
     normalization,
     numeric,
+    polynomials,
     pooling,
     products,
     reduction,
@@ -78,7 +79,7 @@ FAMILIES = (
     creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, strided, scatters,
     indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
     ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
-    fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
+    fft, special, polynomials, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
     interchange, linear_cross_entropy, segments,
 )
 

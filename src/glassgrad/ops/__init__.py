@@ -69,6 +69,7 @@ from . import (
     shape,
     sorting,
     special,
+    spectral,
     stacking,
     statistics,
     strided,
@@ -79,7 +80,7 @@ FAMILIES = (
     creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, strided, scatters,
     indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
     ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
-    fft, special, polynomials, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
+    fft, special, polynomials, spectral, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
     interchange, linear_cross_entropy, segments,
 )
 

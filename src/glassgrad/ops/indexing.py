@@ -14,7 +14,7 @@ from ..tensor import Size, Tensor
 from . import rearrange
 from .shape import expand, flatten, reshape
 from .subscript import index_put
-from .table import derivative
+from .table import complex_derivative, derivative
 
 
 # -- gather and scatter: one index per element, along one dim ----------------------------------
@@ -64,7 +64,8 @@ def _at_least_1d(array: np.ndarray) -> np.ndarray:
     return array.reshape(1) if array.ndim == 0 else array
 
 
-GatherBackward0 = derivative(
+# gather and scatter_add are linear and their formulas read only the index: they hold for complex tensors as written
+GatherBackward0 = complex_derivative(
     "GatherBackward0", self=lambda grad, self_shape, dim, index: scatter_into_zeros(grad, self_shape, dim, index)
 )
 
@@ -103,7 +104,7 @@ ScatterBackward0 = derivative(
     src=lambda grad, dim, index: _gather(grad, dim, index),
 )
 ScatterBackward1 = derivative("ScatterBackward1", self=lambda grad, dim, index: scatter(grad, dim, index, 0.0))
-ScatterAddBackward0 = derivative(
+ScatterAddBackward0 = complex_derivative(
     "ScatterAddBackward0", ("self", "src"), self=lambda grad: grad, src=lambda grad, dim, index: _gather(grad, dim, index)
 )
 

@@ -19,7 +19,7 @@ from ..tensor import Size, Tensor
 from .creation import _finish, _float_or, _size, zeros
 from .shape import _slice_entry, as_view, chunk, reshape, split, unbind
 from .subscript import getitem, index_put
-from .table import derivative
+from .table import complex_derivative, derivative
 
 
 # -- storage -------------------------------------------------------------------------------------------
@@ -132,8 +132,9 @@ def _unfold_backward(grad: Tensor, self_shape: tuple[int, ...], dim: int, size: 
     return UnfoldBackwardBackward0.record(out, (grad,), dim=dim, size=size, step=step)
 
 
-UnfoldBackward0 = derivative("UnfoldBackward0", self=_unfold_backward)
-UnfoldBackwardBackward0 = derivative(
+# both linear and reading no input values: they hold for complex tensors as written
+UnfoldBackward0 = complex_derivative("UnfoldBackward0", self=_unfold_backward)
+UnfoldBackwardBackward0 = complex_derivative(
     "UnfoldBackwardBackward0", self=lambda grad, dim, size, step: unfold(grad, dim, size, step)
 )
 

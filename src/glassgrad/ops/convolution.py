@@ -20,7 +20,7 @@ from .creation import default_generator
 from .elementwise import mul
 from .indexing import scatter_into_zeros
 from .shape import squeeze, unsqueeze
-from .table import complex_derivative, derivative
+from .table import derivative, for_complex
 from .windows import ConvParams, col2im, convolution, exact_pads, im2col, ntuple, pad_crop
 from .windows import output_size as block_counts  # fold has an argument named output_size
 
@@ -321,10 +321,12 @@ _PAD_INDEX: dict[str, Callable[[np.ndarray, int], np.ndarray]] = {
     "circular": lambda j, n: j % n,
 }
 _PAD_NAMES = {"reflect": "ReflectionPad{}DBackward0", "replicate": "ReplicationPad{}DBackward0", "circular": "CircularPad{}DBackward0"}
-_PAD_ENTRIES = {  # linear, reading no input values: the formula holds for complex tensors as written
-    name.format(k): complex_derivative(name.format(k), self=lambda grad, picks, self_shape: _untake(grad, picks, self_shape))
+_PAD_ENTRIES = {
+    name.format(k): derivative(name.format(k), self=lambda grad, picks, self_shape: _untake(grad, picks, self_shape))
     for name in _PAD_NAMES.values() for k in (1, 2, 3)
 }
+for _entry in _PAD_ENTRIES.values():  # linear, reading no input values: the formula holds for complex tensors as written
+    for_complex(_entry, **_entry.formulas)
 
 
 def _index_pad(x: Tensor, pads: tuple[tuple[int, int], ...], mode: str) -> Tensor:

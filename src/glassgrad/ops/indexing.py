@@ -14,7 +14,7 @@ from ..tensor import Size, Tensor
 from . import rearrange
 from .shape import expand, flatten, reshape
 from .subscript import index_put
-from .table import complex_derivative, derivative
+from .table import derivative, for_complex
 
 
 # -- gather and scatter: one index per element, along one dim ----------------------------------
@@ -64,8 +64,7 @@ def _at_least_1d(array: np.ndarray) -> np.ndarray:
     return array.reshape(1) if array.ndim == 0 else array
 
 
-# gather and scatter_add are linear and their formulas read only the index: they hold for complex tensors as written
-GatherBackward0 = complex_derivative(
+GatherBackward0 = derivative(
     "GatherBackward0", self=lambda grad, self_shape, dim, index: scatter_into_zeros(grad, self_shape, dim, index)
 )
 
@@ -104,9 +103,12 @@ ScatterBackward0 = derivative(
     src=lambda grad, dim, index: _gather(grad, dim, index),
 )
 ScatterBackward1 = derivative("ScatterBackward1", self=lambda grad, dim, index: scatter(grad, dim, index, 0.0))
-ScatterAddBackward0 = complex_derivative(
+ScatterAddBackward0 = derivative(
     "ScatterAddBackward0", ("self", "src"), self=lambda grad: grad, src=lambda grad, dim, index: _gather(grad, dim, index)
 )
+# gather and scatter_add are linear and their formulas read only the index: they hold for complex tensors as written
+for_complex(GatherBackward0, **GatherBackward0.formulas)
+for_complex(ScatterAddBackward0, **ScatterAddBackward0.formulas)
 
 
 def _not_implemented(grad: Tensor) -> Tensor:

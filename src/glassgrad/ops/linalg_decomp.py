@@ -26,7 +26,7 @@ from .elementwise import where
 from .reduction import amax, amin, exclusive_products, vector_norm
 from .reduction import sum as reduce_sum
 from .shape import cat, narrow, permute, unsqueeze
-from .table import MultiOutput, complex_derivative, derivative
+from .table import MultiOutput, derivative, for_complex
 
 NAMESPACE = "glassgrad.linalg"
 
@@ -167,10 +167,11 @@ def _solve_back_A(grad: Tensor, A: Tensor, result: Tensor, vector: bool) -> Tens
     return -(_as_matrix(_solve(A.mH, grad, vector), vector) @ _as_matrix(result, vector).mH)
 
 
-# PyTorch's formulas with conjugate transposes: they hold for complex matrices (linalg.eig's gradient solves with them)
-LinalgSolveExBackward0 = complex_derivative(
+LinalgSolveExBackward0 = derivative(
     "LinalgSolveExBackward0", ("A", "B"), A=_solve_back_A, B=_solve_back_B
 )
+# PyTorch's formulas with conjugate transposes: they hold for complex matrices (linalg.eig's gradient solves with them)
+for_complex(LinalgSolveExBackward0, **LinalgSolveExBackward0.formulas)
 
 
 def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:

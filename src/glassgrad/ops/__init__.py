@@ -79,10 +79,10 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, strided, scatters,
-    indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, linalg_eig, matrix_functions, activations, losses, margin_losses,
-    ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
-    fft, special, polynomials, spectral, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
-    interchange, linear_cross_entropy, segments,
+    indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, linalg_eig, matrix_functions, activations, losses,
+    margin_losses, ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance,
+    attention, complex_ops, fft, special, polynomials, spectral, draws, legacy, sampling, statistics, histograms,
+    products, householder, lowrank, inplace_methods, interchange, linear_cross_entropy, segments,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

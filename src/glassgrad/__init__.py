@@ -83,6 +83,7 @@ from .autograd.grad_mode import (
     no_grad,
     set_grad_enabled,
 )
+from .control_flow import cond
 from .ops import FUNCTIONS as _FUNCTIONS
 from .ops.creation import Generator, default_generator
 from .serialization import load, load_safetensors, save, save_safetensors

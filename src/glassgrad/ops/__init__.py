@@ -48,6 +48,7 @@ from . import (
     linalg,
     linalg_decomp,
     linalg_derived,
+    linalg_eig,
     linalg_lu,
     linear_cross_entropy,
     logic,
@@ -57,6 +58,7 @@ from . import (
     matrix_functions,
     normalization,
     numeric,
+    polynomials,
     pooling,
     products,
     quantized,
@@ -69,6 +71,7 @@ from . import (
     shape,
     sorting,
     special,
+    spectral,
     stacking,
     statistics,
     strided,
@@ -77,10 +80,10 @@ from . import (
 
 FAMILIES = (
     creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, strided, scatters,
-    indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
-    ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
-    fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, quantized,
-    inplace_methods, interchange, linear_cross_entropy, segments,
+    indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, linalg_eig, matrix_functions, activations, losses,
+    margin_losses, ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance,
+    attention, complex_ops, fft, special, polynomials, spectral, draws, legacy, sampling, statistics, histograms,
+    products, householder, lowrank, quantized, inplace_methods, interchange, linear_cross_entropy, segments,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {

@@ -330,6 +330,22 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     return _finish(np.linspace(start, end, steps).astype(_float_or(dtype)), requires_grad, device)
 
 
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Any = None, dtype: Any = None,
+             layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """base ** linspace(start, end, steps), each half stepped from its own end as PyTorch's kernel steps it."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start, end = (float(v.item()) if isinstance(v, Tensor) else v for v in (start, end))
+    target = _float_or(dtype)
+    if target.kind in "iub":  # an integer dtype reads start and end as integers (C++'s truncating cast)
+        start, end = int(start), int(end)
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    i = np.arange(steps, dtype=np.float64)
+    exponents = np.where(i < steps // 2, start + step * i, end - step * (steps - i - 1)) if steps > 1 else np.full(steps, start)
+    powers = np.power(np.asarray(base, dtype=np.complex128 if target.kind == "c" else np.float64), exponents)
+    return _finish(powers.astype(target), requires_grad, device)
+
+
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     return _finish(np.eye(n, n if m is None else m, dtype=_float_or(dtype)), requires_grad, device)
 
@@ -419,7 +435,7 @@ def randn_like(input: Tensor, *, dtype: Any = None, generator: Generator | None 
 FUNCTIONS = {
     "tensor": tensor, "as_tensor": as_tensor, "from_numpy": from_numpy, "zeros": zeros, "ones": ones, "empty": empty,
     "full": full, "zeros_like": zeros_like, "ones_like": ones_like, "empty_like": empty_like, "full_like": full_like,
-    "arange": arange, "linspace": linspace, "eye": eye, "rand": rand, "randn": randn, "randint": randint,
+    "arange": arange, "linspace": linspace, "logspace": logspace, "eye": eye, "rand": rand, "randn": randn, "randint": randint,
     "randperm": randperm, "rand_like": rand_like, "randn_like": randn_like, "manual_seed": manual_seed, "seed": seed,
     "initial_seed": initial_seed, "tril_indices": tril_indices, "triu_indices": triu_indices,
     "get_rng_state": get_rng_state, "set_rng_state": set_rng_state, "thread_safe_generator": thread_safe_generator,

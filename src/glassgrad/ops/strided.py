@@ -19,7 +19,7 @@ from ..tensor import Size, Tensor
 from .creation import _finish, _float_or, _size, zeros
 from .shape import _slice_entry, as_view, chunk, reshape, split, unbind
 from .subscript import getitem, index_put
-from .table import derivative
+from .table import derivative, for_complex
 
 
 # -- storage -------------------------------------------------------------------------------------------
@@ -136,6 +136,8 @@ UnfoldBackward0 = derivative("UnfoldBackward0", self=_unfold_backward)
 UnfoldBackwardBackward0 = derivative(
     "UnfoldBackwardBackward0", self=lambda grad, dim, size, step: unfold(grad, dim, size, step)
 )
+for _linear in (UnfoldBackward0, UnfoldBackwardBackward0):  # reading no input values: they hold for complex tensors
+    for_complex(_linear, **_linear.formulas)
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:

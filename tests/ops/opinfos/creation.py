@@ -58,6 +58,13 @@ OPS = [
     # PyTorch steps in float32 from both ends; glassgrad rounds float64 values: they differ by an ulp.
     OpInfo("glassgrad.linspace", lambda m, x: m.linspace(-1, 2, x.numel()), order=0, rtol=2e-7, atol=1e-7,
            errors=(lambda m: m.linspace(0, 1, -1),)),
+    OpInfo("glassgrad.logspace", lambda m, x: m.logspace(-1.5, 2.5, x.numel(), dtype=m.float64), order=0,
+           errors=(lambda m: m.logspace(0, 1, -1),)),
+    OpInfo("glassgrad.logspace", lambda m, x: m.logspace(2.0, -0.5, x.numel(), 2.5), order=0, rtol=1e-6, id="logspace_base"),
+    # an integer dtype truncates start and end first, not the base
+    OpInfo("glassgrad.logspace", lambda m, x: m.logspace(0.5, 3.9, x.numel(), 2.5, dtype=m.int64), order=0, id="logspace_int"),
+    OpInfo("glassgrad.logspace", lambda m, x: m.view_as_real(m.logspace(0, 2, x.numel(), dtype=m.complex128)), order=0,
+           id="logspace_complex"),
     OpInfo("glassgrad.eye", lambda m, x: m.eye(x.numel(), 3), order=0),
     OpInfo("glassgrad.rand", lambda m, x: m.rand(x.shape), **_RANDOM, errors=(lambda m: m.rand(-1),)),
     OpInfo("glassgrad.randn", lambda m, x: m.randn(*x.shape, dtype=m.float64), shapes=unary(min_dims=1), **_RANDOM),

@@ -38,10 +38,10 @@ from .elementwise import (
 from .elementwise import (
     relu as _relu,
 )
-from .linalg import matmul
+from .linalg import addmm, matmul
 from .reduction import max as reduce_max
 from .reduction import sum as reduce_sum
-from .shape import cat, narrow, permute, reshape, t, unsqueeze
+from .shape import cat, narrow, permute, reshape, t, unsqueeze, view
 from .table import derivative
 
 NAMESPACE = "glassgrad.nn.functional"
@@ -531,6 +531,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})"
         )
+    if bias is not None and weight.ndim == 2:
+        # PyTorch's choice: addmm for a matrix, and for a contiguous input of 3 dims (or any, with a 1-D bias) addmm on
+        # its rows viewed back; one node and one output either way. Other inputs take matmul and an add.
+        if input.ndim == 2:
+            return addmm(bias, input, t(weight))
+        if input._data.flags.c_contiguous and (input.ndim == 3 or bias.ndim == 1):
+            rows = view(input, (math.prod(input.shape[:-1]), input.shape[-1]))
+            return view(addmm(bias, rows, t(weight)), (*input.shape[:-1], weight.shape[0]))
     out = matmul(input, t(weight))
     return out if bias is None else add(out, bias)
 

@@ -4,7 +4,6 @@ PyTorch's."""
 
 from __future__ import annotations
 
-import tracemalloc
 from typing import Any
 
 import numpy as np
@@ -12,6 +11,7 @@ import pytest
 import torch
 
 import glassgrad
+from tests.allocations import SLACK, peak_bytes
 
 pytestmark = pytest.mark.torch_oracle
 
@@ -57,12 +57,5 @@ def test_layer_norm_matches_pytorch(shape: tuple[int, ...], normalized: tuple[in
 def test_forward_writes_the_output_and_one_temporary() -> None:
     x = glassgrad.randn(256, 512, requires_grad=True)
     layer = glassgrad.nn.LayerNorm(512)
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        layer(x)
-        peak = tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
-    assert peak < 2 * x.numel() * 4 + (64 << 10)  # the output and the squares for the variance
+    peak = peak_bytes(lambda: layer(x))
+    assert peak < 2 * x.numel() * 4 + SLACK  # the output and the squares for the variance

@@ -4,7 +4,6 @@ full-size array (log_softmax's forward one more, for exp), where the composite f
 
 from __future__ import annotations
 
-import tracemalloc
 from typing import Any
 
 import numpy as np
@@ -12,21 +11,9 @@ import pytest
 import torch
 
 import glassgrad
+from tests.allocations import SLACK, peak_bytes
 
 NAMES = ["softmax", "log_softmax"]
-SLACK = 64 << 10  # the per-row sums and the Python objects of a call, which tracemalloc counts too
-
-
-def _peak_bytes(run: Any) -> int:
-    """Peak of NumPy's traced allocations while `run` runs, above what was allocated before it."""
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        run()
-        return tracemalloc.get_traced_memory()[1] - before
-    finally:
-        tracemalloc.stop()
 
 
 @pytest.mark.torch_oracle
@@ -53,10 +40,10 @@ def test_forward_and_backward_write_one_array(name: str) -> None:
     x = glassgrad.randn(512, 256, requires_grad=True)
     full = x.numel() * 4
     out: list[Any] = []
-    forward = _peak_bytes(lambda: out.append(getattr(glassgrad, name)(x, 1)))
+    forward = peak_bytes(lambda: out.append(getattr(glassgrad, name)(x, 1)))
     assert forward < (2 if name == "log_softmax" else 1) * full + SLACK
     g = glassgrad.ones_like(out[0])
-    backward = _peak_bytes(lambda: out[0].backward(g))
+    backward = peak_bytes(lambda: out[0].backward(g))
     assert backward < full + SLACK  # the gradient, which x keeps
 
 
@@ -64,5 +51,5 @@ def test_cross_entropy_backward_writes_one_array() -> None:
     logits = glassgrad.randn(512, 256, requires_grad=True)
     target = glassgrad.randint(0, 256, (512,))
     loss = glassgrad.nn.functional.cross_entropy(logits, target)
-    peak = _peak_bytes(loss.backward)
+    peak = peak_bytes(loss.backward)
     assert peak < 2 * logits.numel() * 4 + SLACK  # nll's gradient, then log_softmax's (which logits keeps)

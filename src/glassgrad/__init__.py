@@ -2,6 +2,10 @@
 
 `import glassgrad as torch` runs PyTorch programs unchanged, within the
 surface implemented so far.
+
+Floors, bottom up (docs/architecture.md; tests/test_layering.py checks them): tensor.py and
+autograd's graph; the engine; ops/ and diagnostics/; then nn/, optim/ and the rest. Importing this
+package installs the ops' tensor methods and registers the diagnostics with the core.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import builtins as _builtins
 import importlib as _importlib
 
 from . import autograd, diagnostics, fft, linalg, nn, optim, serialization, special, utils
+from ._device import AcceleratorError, Event, OutOfMemoryError, Stream
 from ._dtype import (
     bool_ as bool,
 )
@@ -44,6 +49,8 @@ from .ops.creation import Generator, default_generator
 from .serialization import load, load_safetensors, save, save_safetensors
 from .tensor import Size, Tensor, device, is_tensor
 
+_device_type = device  # get_device_module's argument is named `device`
+
 globals().update(_FUNCTIONS)  # glassgrad.exp, glassgrad.cat, ...: every op family's public functions
 
 half, float, double = float16, float32, float64
@@ -77,13 +84,26 @@ def detach(input: Tensor) -> Tensor:
     return input.detach()
 
 
+def get_device_module(device: device | str | None = None) -> object:
+    """The module of a device type (glassgrad.cuda for 'cuda'); with no device, the CPU's, as no accelerator exists."""
+    if isinstance(device, str):
+        device = _device_type(device)
+    elif device is None:
+        device = _device_type("cpu")
+    elif not isinstance(device, _device_type):
+        raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
+    if device.type not in ("cpu", "cuda"):  # glassgrad has no torch.xpu, torch.mps, ...
+        raise RuntimeError(f"Device '{device.type}' does not have a corresponding module registered as 'torch.{device.type}'.")
+    return __getattr__(device.type)
+
+
 watch = diagnostics.watch  # `with glassgrad.watch():` turns the graph-lifetime watches on
 
 __version__ = "0.1.0"
 
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.
-_LAZY_MODULES = ("accelerator", "amp", "backends", "cuda", "distributed", "func", "jit", "onnx", "version")
+_LAZY_MODULES = ("accelerator", "amp", "backends", "cpu", "cuda", "distributed", "func", "jit", "onnx", "version")
 _missing_name = _module_getattr(__name__)
 
 

@@ -322,17 +322,6 @@ class Tensor:
             self._post_accumulate_hooks = {}
         return add_hook(self._post_accumulate_hooks, hook)
 
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Any = None,
-    ) -> None:
-        from .autograd.engine import backward
-
-        backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
-
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter, with no history."""
         t = Tensor._wrap(self._data)
@@ -398,26 +387,16 @@ class Tensor:
     def cpu(self) -> Tensor:
         return self
 
-    def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
-        _device.require_cuda(device)
+    def pin_memory(self, device: Any = None) -> Tensor:
+        _device.refuse_pinning(device)
 
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """to(dtype), to(device), to(device, dtype), to(other); copy=False returns self when nothing changes."""
-        target: dtype | None = kwargs.get("dtype")
-        for arg in args:
-            if isinstance(arg, Tensor):
-                target = arg.dtype
-            elif _device.is_device_like(arg):
-                _device.place(arg, creating=False, op="to")
-            elif arg is not None:
-                target = _dtype.to_dtype(arg)
-        if kwargs.get("device") is not None:
-            _device.place(kwargs["device"], creating=False, op="to")
-        if target is None or target is self.dtype:
-            return self.clone() if kwargs.get("copy") else self
-        from .ops import elementwise
-
-        return elementwise.to_dtype(self, target)
+    def record_stream(self, stream: Any) -> None:
+        if isinstance(stream, _device.Stream):
+            raise NotImplementedError(
+                "Could not run 'aten::record_stream' with arguments from the 'CPU' backend. A CPU tensor is never in "
+                "use by another stream, so there is nothing to record."
+            )
+        raise RuntimeError("unknown parameter type")
 
     def float(self) -> Tensor:
         return self.to(_dtype.float32)
@@ -459,8 +438,6 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        from .ops.creation import _rebuild
-
         return (_rebuild, (self._data, self._requires_grad))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
@@ -476,11 +453,31 @@ class Tensor:
         return copy
 
 
+def _move_to_accelerator(kind: str) -> Callable[..., Tensor]:
+    def move(self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
+        _device.require_device(kind, device)
+
+    move.__name__ = move.__qualname__ = kind
+    return move
+
+
+# Tensor.cuda() and its kin: a CPU-only PyTorch refuses each move, in its own words.
+for _kind in ("cuda", "xpu", "ipu", "mtia"):
+    setattr(Tensor, _kind, _move_to_accelerator(_kind))
+
 # Where a tensor lives and how it is stored, as PyTorch's CPU build answers for a dense CPU tensor: scripts branch
 # on these (pytorch/examples' dcgan asks `input.is_cuda or input.is_xpu` before splitting work over GPUs).
 for _kind in ("xpu", "mps", "meta", "xla", "ipu", "maia", "mtia", "vulkan", "mkldnn", "quantized", "nested", "sparse_csr"):
     setattr(Tensor, f"is_{_kind}", property(lambda self: False, doc=f"False: glassgrad tensors are never {_kind}."))
 del _kind
+
+
+def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
+    """Unpickling target for Tensor.__reduce_ex__."""
+    with grad_mode.no_grad():
+        t = Tensor._wrap(np.array(array))
+    t._requires_grad = requires_grad
+    return t
 
 
 def is_tensor(obj: object) -> bool:

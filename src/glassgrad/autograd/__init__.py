@@ -1,4 +1,12 @@
-"""glassgrad.autograd: the engine's public face, laid out like torch.autograd."""
+"""glassgrad.autograd: the engine's public face, laid out like torch.autograd.
+
+Its modules sit on two floors of the core (docs/architecture.md). At the bottom, beside tensor.py,
+are graph (nodes, saved tensors), grad_mode, anomaly, steps and seams. Above them are engine
+(backward, grad), function (custom Functions) and inplace. The core imports neither glassgrad.ops
+nor glassgrad.diagnostics: ops install their tensor methods from above, and diagnostics fill the
+seams. functional and gradcheck are built on ops, so they sit above the core even though they live
+here. tests/test_layering.py checks all of this.
+"""
 
 from __future__ import annotations
 

@@ -18,6 +18,7 @@ from ..ops.creation import zeros, zeros_like
 from ..ops.shape import stack
 from ..tensor import Tensor
 from . import engine, grad_mode
+from .transform_calls import transform
 
 FORWARD_MODE_MISSING = "forward-mode AD is not implemented in glassgrad yet"
 
@@ -224,6 +225,7 @@ def jacobian_blocks(
 # -- the public functions ----------------------------------------------------------------------------------------
 
 
+@transform
 def vjp(
     func: Callable[..., Any],
     inputs: Tensors,
@@ -245,6 +247,7 @@ def vjp(
     )
 
 
+@transform
 def jvp(
     func: Callable[..., Any],
     inputs: Tensors,
@@ -295,6 +298,7 @@ def _forward_mode(create_graph: bool, strict: bool, vectorize: bool) -> None:
     )
 
 
+@transform
 def jacobian(
     func: Callable[..., Any],
     inputs: Tensors,
@@ -349,6 +353,7 @@ def jacobian(
         return _unpack(_finish(tuple(blocks), create_graph), (is_outputs_tuple, is_inputs_tuple))
 
 
+@transform
 def hessian(
     func: Callable[..., Any],
     inputs: Tensors,
@@ -403,6 +408,7 @@ def _hessian_product(
     return _finish(output, create_graph), _unpack(_finish(result, create_graph), is_inputs_tuple)
 
 
+@transform
 def vhp(
     func: Callable[..., Any],
     inputs: Tensors,
@@ -414,6 +420,7 @@ def vhp(
     return _hessian_product(func, inputs, v, create_graph, strict, "vhp")
 
 
+@transform
 def hvp(
     func: Callable[..., Any],
     inputs: Tensors,

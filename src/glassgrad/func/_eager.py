@@ -15,6 +15,7 @@ from typing import Any
 
 from ..autograd import grad_mode
 from ..autograd.functional import FORWARD_MODE_MISSING, jacobian_blocks
+from ..autograd.transform_calls import transform
 from ..tensor import Tensor
 from ._level import Level
 from ._pytree import tree_flatten, tree_map, tree_unflatten, treespec_pprint
@@ -76,6 +77,7 @@ class _Call:
         self.inputs, self.inputs_spec = tree_flatten(diff)
 
 
+@transform
 def grad_and_value(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """A function returning (gradient of func with respect to the `argnums` arguments, func's value)."""
 
@@ -104,6 +106,7 @@ def grad_and_value(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool
     return wrapper
 
 
+@transform
 def grad(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """A function returning the gradient of the scalar func with respect to the `argnums` arguments.
 
@@ -166,6 +169,7 @@ def _check_outputs(outputs: list[Any]) -> None:
             )
 
 
+@transform
 def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """(func(*primals), vjp_fn[, aux]): vjp_fn(cotangents) gives the vector-Jacobian product for every primal.
 
@@ -176,6 +180,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
     return (run.results, run.vjp_fn, run.aux) if has_aux else (run.results, run.vjp_fn)
 
 
+@transform
 def jacrev(
     func: Callable[..., Any],
     argnums: Argnums = 0,
@@ -211,6 +216,7 @@ def jacrev(
     return wrapper
 
 
+@transform
 def hessian(func: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     """The Hessian of func with respect to the `argnums` arguments: jacrev(jacrev(func)).
 
@@ -227,6 +233,7 @@ def _forward_mode(name: str) -> NotImplementedError:
     )
 
 
+@transform
 def jvp(
     func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False, has_aux: bool = False
 ) -> tuple[Any, ...]:
@@ -234,6 +241,7 @@ def jvp(
     raise _forward_mode("jvp")
 
 
+@transform
 def jacfwd(
     func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *, randomness: str = "error"
 ) -> Callable[..., Any]:

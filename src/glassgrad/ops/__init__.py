@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.inplace import apply_inplace, copy_
+from ..autograd.inplace import apply_inplace
 from ..tensor import Tensor
 from . import (
     activations,
@@ -43,11 +43,13 @@ from . import (
     indexing,
     inplace_methods,
     inplace_ops,
+    interchange,
     legacy,
     linalg,
     linalg_decomp,
     linalg_derived,
     linalg_lu,
+    linear_cross_entropy,
     logic,
     losses,
     lowrank,
@@ -62,6 +64,7 @@ from . import (
     sampling,
     scans,
     scatters,
+    segments,
     shape,
     sorting,
     special,
@@ -76,6 +79,7 @@ FAMILIES = (
     indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
     ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
     fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
+    interchange, linear_cross_entropy, segments,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -109,6 +113,10 @@ def _inplace_method(fn: Callable[..., Any]) -> Callable[..., Tensor]:
 
     method.__name__ = f"{fn.__name__}_"
     return method
+
+
+def _copy_(self: Tensor, src: Tensor | float, non_blocking: bool = False) -> Tensor:
+    return apply_inplace(self, lambda x: inplace_ops.copy_from(x, src), any_cast=True)
 
 
 def _zero_(self: Tensor) -> Tensor:
@@ -152,7 +160,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__ixor__": _inplace_method(logic.bitwise_xor), "__ilshift__": _inplace_method(logic.bitwise_left_shift),
     "__irshift__": _inplace_method(logic.bitwise_right_shift),
 }
-METHODS.update(copy_=copy_, zero_=_zero_, fill_=_fill_)
+METHODS.update(copy_=_copy_, zero_=_zero_, fill_=_fill_)
 
 # One wrapper per in-place op: `Tensor.relu_` and, where PyTorch has it, `glassgrad.relu_` are the same function.
 INPLACE_METHODS = {name: _inplace_method(fn) for name, fn in INPLACE.items()}

@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._quiet import quietly
 from ..tensor import Tensor
 from . import elementwise, linalg
 from .creation import zeros_like
 from .elementwise import require_tensor, where
 from .linalg import matmul_transposed
-from .quiet import quietly
 from .shape import as_view, mT, select, squeeze, unsqueeze
 from .table import complex_derivative, for_complex
 

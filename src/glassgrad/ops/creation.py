@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from .. import _device, _dtype
-from ..autograd import grad_mode
 from ..tensor import Size, Tensor
 
 
@@ -64,8 +63,15 @@ def _finish(array: np.ndarray, requires_grad: bool, dev: Any) -> Tensor:
         _device.place(dev, creating=True)
     t = Tensor._wrap(array)
     if requires_grad:
+        check_grad_dtype(array.dtype)
         t.requires_grad_(True)
     return t
+
+
+def check_grad_dtype(np_dtype: np.dtype) -> None:
+    """A factory's requires_grad=True on an integer or bool tensor, refused in PyTorch's words for factories."""
+    if np_dtype.kind not in "fc":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
 
 
 def _infer_dtype(data: Any) -> _dtype.dtype:
@@ -81,12 +87,45 @@ def _infer_dtype(data: Any) -> _dtype.dtype:
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-def _unwrap_nested(data: Any) -> Any:
+_PYTHON_SCALARS = frozenset({float, int, bool, complex})
+
+
+def _python_scalar_dtype(kind: type) -> _dtype.dtype:
+    if kind is float:
+        return _dtype.get_default_dtype()
+    if kind is int:
+        return _dtype.int64
+    return _dtype.bool_ if kind is bool else _dtype.default_complex()
+
+
+def _promote(found: _dtype.dtype | None, other: _dtype.dtype | None) -> _dtype.dtype | None:
+    if found is None or found is other:
+        return other
+    return found if other is None else _dtype.promote_types(found, other)
+
+
+def _unwrap_nested(data: Any) -> tuple[Any, _dtype.dtype | None]:
+    """Nested sequences as NumPy reads them (tensors replaced by their arrays), and PyTorch's dtype for them: every
+    element's own type promoted together, a Python float counting as the default dtype, an int as int64, and a
+    NumPy scalar or array or a tensor as its dtype (None when nothing tells, or for what NumPy will refuse)."""
     if isinstance(data, Tensor):
-        return data._data
-    if isinstance(data, (list, tuple)):
-        return [_unwrap_nested(x) for x in data]
-    return data
+        return data._data, data.dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return data, _dtype.from_numpy_dtype(data.dtype) if data.dtype.kind in "biufc" else None
+    if not isinstance(data, (list, tuple)):
+        return data, _python_scalar_dtype(type(data)) if type(data) in _PYTHON_SCALARS else None
+    kinds = set(map(type, data))
+    found: _dtype.dtype | None = None
+    if kinds <= _PYTHON_SCALARS:  # by the kinds present, not item by item: a million floats are one kind
+        for kind in kinds:
+            found = _promote(found, _python_scalar_dtype(kind))
+        return data, found
+    unwrapped = []
+    for item in data:
+        array, item_dtype = _unwrap_nested(item)
+        unwrapped.append(array)
+        found = _promote(found, item_dtype)
+    return unwrapped, found
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -97,7 +136,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         array = np.array(data)
         _dtype.from_numpy_dtype(array.dtype)
     else:
-        unwrapped = _unwrap_nested(data)
+        unwrapped, inferred = _unwrap_nested(data)
         try:
             raw = np.array(unwrapped)
         except ValueError as err:
@@ -105,7 +144,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         if raw.dtype == object or raw.dtype.kind in "US":
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
         # with dtype given, cast once: through the default float32 first would round 0.1 and flush 1e-300
-        array = raw.astype(_infer_dtype(raw).np if dtype is None else _dtype.to_dtype(dtype).np, copy=False)
+        array = raw.astype((inferred or _infer_dtype(raw)).np if dtype is None else _dtype.to_dtype(dtype).np, copy=False)
     if dtype is not None:
         array = array.astype(_dtype.to_dtype(dtype).np, copy=False)
     return _finish(array, requires_grad, device)
@@ -243,6 +282,32 @@ def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, 
     return _finish(np.eye(n, n if m is None else m, dtype=_float_or(dtype)), requires_grad, device)
 
 
+def _triangle_indices(name: str, row: int, col: int, offset: int, dtype: Any, upper: bool) -> np.ndarray:
+    for position, (argument, value) in enumerate((("row", row), ("col", col), ("offset", offset)), start=1):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be int, not {type(value).__name__}")
+    target = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
+    if target not in (_dtype.int64, _dtype.int32):
+        raise NotImplementedError(f'"{name}" not implemented for \'{target.scalar_name}\'')
+    for argument, value in (("row", row), ("col", col)):
+        if value < 0:
+            raise RuntimeError(f"{argument} must be non-negative, got{value}")
+    rows, cols = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
+    return np.stack((rows, cols)).astype(target.np).reshape(2, -1)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, layout: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+    """The (row, column) coordinates of a row x col matrix's lower triangle (on and below diagonal `offset`), by rows."""
+    return _finish(_triangle_indices("tril_indices", row, col, offset, dtype, upper=False), requires_grad, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, layout: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+    """The (row, column) coordinates of a row x col matrix's upper triangle (on and above diagonal `offset`), by rows."""
+    return _finish(_triangle_indices("triu_indices", row, col, offset, dtype, upper=True), requires_grad, device)
+
+
 def _rng(generator: Generator | None) -> np.random.Generator:
     return (generator or default_generator)._rng
 
@@ -298,21 +363,13 @@ def randn_like(input: Tensor, *, dtype: Any = None, generator: Generator | None 
     return randn(input.shape, generator=generator, dtype=dtype or input.dtype)
 
 
-def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
-    """Unpickling target for Tensor.__reduce_ex__."""
-    with grad_mode.no_grad():
-        t = Tensor._wrap(np.array(array))
-    t._requires_grad = requires_grad
-    return t
-
-
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS = {
     "tensor": tensor, "as_tensor": as_tensor, "from_numpy": from_numpy, "zeros": zeros, "ones": ones, "empty": empty,
     "full": full, "zeros_like": zeros_like, "ones_like": ones_like, "empty_like": empty_like, "full_like": full_like,
     "arange": arange, "linspace": linspace, "eye": eye, "rand": rand, "randn": randn, "randint": randint,
     "randperm": randperm, "rand_like": rand_like, "randn_like": randn_like, "manual_seed": manual_seed, "seed": seed,
-    "initial_seed": initial_seed,
+    "initial_seed": initial_seed, "tril_indices": tril_indices, "triu_indices": triu_indices,
 }
 METHODS: dict[str, object] = {
     "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty, "new_full": new_full, "new_tensor": new_tensor,

@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _device, _dtype
 from .._dtype import dtype, result_type
+from .._quiet import quietly, restore, silence
 from ..tensor import Tensor
 from .creation import zeros_like
-from .quiet import quietly, restore, silence
 from .table import Derivative, derivative
 
 Operand = Tensor | float | int | bool
@@ -322,6 +322,23 @@ def to_dtype(input: Tensor, target: dtype) -> Tensor:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         data = data.real
     return ToCopyBackward0.record(data.astype(target.np), (input,))
+
+
+def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """to(dtype), to(device), to(device, dtype), to(other); copy=False returns input when nothing changes."""
+    target: dtype | None = kwargs.get("dtype")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            target = arg.dtype
+        elif _device.is_device_like(arg):
+            _device.place(arg, creating=False, op="to")
+        elif arg is not None:
+            target = _dtype.to_dtype(arg)
+    if kwargs.get("device") is not None:
+        _device.place(kwargs["device"], creating=False, op="to")
+    if target is None or target is input.dtype:
+        return input.clone() if kwargs.get("copy") else input
+    return to_dtype(input, target)
 
 
 # -- unary math ----------------------------------------------------------------
@@ -683,7 +700,7 @@ _BOTH = {
     "arctanh": atanh, "fix": trunc,
 }
 FUNCTIONS = {**_BOTH, "rsub": rsub, "where": where}
-METHODS = {**_BOTH, "where": lambda self, condition, other: where(condition, self, other)}
+METHODS = {**_BOTH, "to": to, "where": lambda self, condition, other: where(condition, self, other)}
 ALSO = {"glassgrad.nn.functional": {"sigmoid": sigmoid, "tanh": tanh}}  # F.sigmoid, F.tanh
 INPLACE = (
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "neg", "pow", "square", "abs",

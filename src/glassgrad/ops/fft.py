@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._quiet import quietly
 from ..tensor import Tensor
 from . import creation
 from .complex_ops import conj, real
 from .convolution import pad
 from .elementwise import require_tensor
-from .quiet import quietly
 from .rearrange import roll
 from .shape import cat, narrow
 from .table import complex_derivative

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd import grad_mode
+from ..autograd.engine import broadcast_dims
 from ..autograd.inplace import track_view
 from ..tensor import Size, Tensor
 from .table import Derivative, derivative
@@ -260,20 +261,6 @@ def broadcast_view(data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     out = np.ndarray(shape, data.dtype, data, 0, strides)
     out.flags.writeable = False
     return out
-
-
-def broadcast_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The dims of `shape` that broadcasting `target` to it added or stretched; None if it cannot broadcast."""
-    lead = len(shape) - len(target)
-    if lead < 0:
-        return None
-    dims = list(range(lead))
-    for i, t in enumerate(target, lead):  # a plain loop: generators cost more than the shapes they read (every broadcast gradient)
-        if t != shape[i]:
-            if t != 1:
-                return None
-            dims.append(i)
-    return tuple(dims)
 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:

@@ -20,9 +20,8 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from ..autograd import grad_mode
+from ..autograd import grad_mode, seams
 from ..autograd.inplace import bump_version
-from ..diagnostics import watches
 from ..nn.modules.module import typename, zero_grads
 from ..tensor import Tensor
 
@@ -78,8 +77,8 @@ def weight_decayed(param: np.ndarray, grad: np.ndarray, group: dict[str, Any]) -
 
 def _stepped() -> None:
     """Every optimizer step tells the watches that an iteration ended."""
-    if watches.state is not None:
-        watches.state.optimizer_stepped()
+    if seams.watcher is not None:
+        seams.watcher.optimizer_stepped()
 
 
 class Optimizer:

@@ -14,13 +14,13 @@ from typing import Any
 import numpy as np
 
 from .._dtype import CPP_NAMES, float16, float32
+from .._quiet import restore, silence
 from ..autograd import grad_mode
 from ..autograd.inplace import bump_version
 from ..tensor import Size, Tensor
 from .convolution import pad
 from .elementwise import not_implemented_for, pow, rsqrt, sqrt
 from .pooling import avg_pool2d, avg_pool3d
-from .quiet import restore, silence
 from .reduction import mean
 from .reduction import sum as reduce_sum
 from .shape import reshape, squeeze, unsqueeze

@@ -276,11 +276,25 @@ def _steal(grad_outputs: list[Tensor | None]) -> Tensor:
     if (
         sys.getrefcount(grad) == 2
         and sys.getrefcount(data) == 3  # grad's slot, the local `data`, the argument
-        and data.base is None
         and data.flags.writeable
         and data.flags.c_contiguous
+        and grad._base is None
     ):
-        return grad
+        base = data.base
+        if base is None:
+            return grad
+        # A whole-array view that alone holds its array (a linear layer's weight gradient, transposed back by
+        # TBackward0): the array itself is the gradient, as PyTorch's AccumulateGrad keeps that one too.
+        if (
+            type(base) is np.ndarray
+            and sys.getrefcount(base) == 3  # data's reference, the local `base`, the argument
+            and base.base is None
+            and base.shape == data.shape
+            and base.dtype == data.dtype
+            and base.flags.c_contiguous
+            and base.flags.writeable
+        ):
+            return Tensor._wrap(base)
     return grad.clone()
 
 

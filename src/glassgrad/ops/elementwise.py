@@ -416,14 +416,18 @@ SigmoidBackwardBackward0 = derivative(
 )
 
 
-def _fused_backward(entry: Derivative, kernel: Callable[[np.ndarray, np.ndarray, np.ndarray], None], grad_output: Tensor, output: Tensor) -> Tensor:
+def _fused_backward(
+    entry: Derivative, kernel: Callable[..., None], grad_output: Tensor, output: Tensor, **attrs: Any
+) -> Tensor:
+    """An activation's backward from its output, `kernel(g, y, out, *attrs.values())` writing into one buffer, recorded as
+    `entry` (its own double-backward node, as PyTorch's *_backward ops are)."""
     g, y = grad_output._data, output._data
     if g.shape == y.shape and g.dtype is y.dtype:  # what backward hands it: no broadcast, no promotion to work out
         out = np.empty_like(y, order="C")
     else:
         out = np.empty(np.broadcast_shapes(g.shape, y.shape), dtype=np.result_type(g, y))
-    quietly(kernel, g, y, out)
-    return entry.record(out, (grad_output, output))
+    quietly(kernel, g, y, out, *attrs.values())
+    return entry.record(out, (grad_output, output), **attrs)
 
 
 def _tanh_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import _layout
+from ..autograd import grad_mode
 from ..autograd.engine import broadcast_dims
 from ..autograd.inplace import track_view
 from ..tensor import Size, Tensor
@@ -126,7 +127,7 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 
 TransposeBackward0 = derivative("TransposeBackward0", self=lambda grad, dim0, dim1: transpose(grad, dim0, dim1))
 PermuteBackward0 = derivative("PermuteBackward0", self=lambda grad, dims: permute(grad, tuple(np.argsort(dims))))
-TBackward0 = derivative("TBackward0", self=lambda grad: t(grad))
+TBackward0 = derivative("TBackward0", self=lambda grad: transposed(grad))
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -145,6 +146,19 @@ def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return _record_view(TBackward0, input._data.T, input, t)
+
+
+def transposed(a: Tensor) -> Tensor:
+    """A formula's t(a): the recorded view when a graph is being built, else NumPy's transpose alone.
+
+    Without a graph nobody sees the view, and a gradient transposed back (a linear layer's weight, see
+    AddmmBackward0) then reaches AccumulateGrad as a plain row-major array that the leaf keeps without a copy.
+    """
+    if grad_mode.state.grad_enabled:
+        return t(a)
+    if a._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a._data.ndim}D")
+    return Tensor._wrap(a._data.T)
 
 
 def permute(input: Tensor, *dims: Any) -> Tensor:

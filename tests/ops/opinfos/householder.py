@@ -66,8 +66,9 @@ OPS = [
            errors=(lambda m: m.linalg.householder_product(m.ones(3, 4), m.ones(2)), lambda m: m.linalg.householder_product(m.ones(4, 3), m.ones(4)),
                    lambda m: m.linalg.householder_product(m.ones(4, 3), m.ones(2, dtype=m.float64)),
                    lambda m: m.linalg.householder_product(m.ones(4), m.ones(2)), lambda m: m.linalg.householder_product(m.ones(2, 4, 3), m.ones(3, 2)))),
-    OpInfo("glassgrad.linalg.householder_product", lambda m, a: m.linalg.householder_product(*m.geqrf(a)), order=0,
-           shapes=_TALL, id="householder_product_of_geqrf"),
+    # Full column rank (spread): otherwise Q's later columns are any orthonormal completion, LAPACK's choice.
+    OpInfo("glassgrad.linalg.householder_product", lambda m, a: m.linalg.householder_product(*m.geqrf(spread(m, a))),
+           order=0, shapes=_TALL, domains=SMALL, id="householder_product_of_geqrf"),
     OpInfo("glassgrad.linalg.householder_product", lambda m, a, tau: m.linalg.householder_product(a, tau[..., :1]),
            shapes=_gufunc("(m,n),(n)->(m,n)", min_side=1).filter(lambda s: s[0][-2] >= s[0][-1]), id="householder_product_batched"),
     *(_ormqr(left, transpose) for left in (True, False) for transpose in (False, True)),

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.forward_ad import state as forward_state
 from ..autograd.inplace import track_view
 from ..tensor import Size, Tensor
 from .table import Derivative, derivative
@@ -34,7 +35,7 @@ def mark_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *arg
     result._is_inference = input._is_inference
     if result.grad_fn is None and input._requires_grad:
         result._requires_grad = True  # a view made under no_grad still requires grad, as its base does
-    if result._requires_grad:
+    if result._requires_grad or forward_state.propagating:  # a view of a dual: an in-place op may change its tangent
         track_view(result._base, result)
     return result
 

@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.graph import type_name
 from ..autograd.forward_ad import set_tangent, tangent_of
 from ..autograd.forward_ad import state as forward_state
+from ..autograd.graph import type_name
 from ..autograd.inplace import bump_version, check_inplace, note_metadata_change
 from ..tensor import Size, Tensor
 from .elementwise import _as_number, require_tensor

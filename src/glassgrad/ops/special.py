@@ -33,7 +33,7 @@ from .elementwise import (
     require_tensor,
     where,
 )
-from .table import Derivative, derivative
+from .table import Derivative, NoForwardAD, derivative
 
 NAMESPACE = "glassgrad.special"
 
@@ -221,8 +221,9 @@ def _zeta_other_grad(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
 
 
 zeta = _overloads("zeta", (
-    derivative("SpecialZetaBackward0", ("self", "other"), self=_zeta_self_grad, other=_zeta_other_grad),
-    derivative("SpecialZetaBackward1", ("self", "other"), other=_zeta_other_grad),
+    derivative("SpecialZetaBackward0", ("self", "other"), self=_zeta_self_grad, other=_zeta_other_grad,
+               jvp=NoForwardAD("special_zeta")),
+    derivative("SpecialZetaBackward1", ("self", "other"), other=_zeta_other_grad, jvp=NoForwardAD("special_zeta")),
     derivative("SpecialZetaBackward2", ("self", "other"), self=_zeta_self_grad),
 ), _scipy("zeta"), refuses_half=True)
 

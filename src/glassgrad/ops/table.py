@@ -101,15 +101,19 @@ class Derivative:
         if forward_state.propagating and (kind == "f" or kind == "c"):
             tangents = [tangent_of(t) for t in inputs]
             if any(t is not None for t in tangents):
-                tangent = self.tangent(result, inputs, tangents, attrs)
+                entry = self if kind == "f" else self.for_complex()
+                tangent = entry.tangent(result, inputs, tangents, attrs)
+                if tangent._data.dtype != result._data.dtype:  # a rule computing in its inputs' precision
+                    with computing_tangents():
+                        tangent = tangent.to(result.dtype)
                 set_tangent(result, tangent)
                 keep_tangent_of_saved_result(result, tangent)
         return result
 
     def tangent(self, result: Tensor, inputs: tuple[Tensor, ...], tangents: list[Tensor | None], attrs: dict[str, Any]) -> Tensor:
         """The result's tangent from the inputs' (None: no tangent), by the entry's JVP rule."""
-        if self.name in NO_FORWARD_AD:
-            raise forward_ad_unsupported(NO_FORWARD_AD[self.name])
+        if isinstance(self.jvp, NoForwardAD):
+            raise self.jvp.error()
         with computing_tangents():
             if callable(self.jvp):
                 values = self._values(self.jvp_needs, (result,), inputs, attrs, tangents)
@@ -141,7 +145,7 @@ class Derivative:
                 tangent = tangents[index]
                 values.append(tangent if tangent is not None else _zeros_like(inputs[index]))
             else:  # the op left out an attribute because no input required grad: a rule cannot run without it
-                raise forward_ad_unsupported(self.name)
+                raise forward_ad_unsupported(_op_name(self.name))
         return values
 
     def for_complex(self) -> Derivative:
@@ -239,8 +243,23 @@ def derivative(name: str, inputs: tuple[str, ...] = ("self",), *, jvp: Any = Non
 # -- forward mode -----------------------------------------------------------------------------------------------
 AUTO_ELEMENT_WISE = "auto_element_wise"  # the JVP is the VJP formulas applied to the tangents (real results)
 
-# Entries PyTorch 2.13 refuses for forward AD, with the op name its message gives.
-NO_FORWARD_AD: dict[str, str] = {}
+
+
+class NoForwardAD:
+    """An entry's jvp when PyTorch 2.13 refuses forward AD for the op: the op name its message gives."""
+
+    def __init__(self, op: str) -> None:
+        self.op = op
+
+    def error(self) -> NotImplementedError:
+        return forward_ad_unsupported(self.op)
+
+
+def refuse_forward_ad(op: str, *inputs: Any) -> None:
+    """PyTorch's refusal for an op glassgrad composes of others (so no entry of its own says it) when a dual
+    reaches it."""
+    if forward_state.propagating and any(isinstance(t, Tensor) and tangent_of(t) is not None for t in inputs):
+        raise forward_ad_unsupported(op)
 
 
 def keep_tangent_of_saved_result(result: Tensor, tangent: Tensor) -> None:
@@ -254,9 +273,18 @@ def keep_tangent_of_saved_result(result: Tensor, tangent: Tensor) -> None:
 
 
 def forward_ad_unsupported(op: str) -> NotImplementedError:
+    if op.startswith("aten::"):  # an op with no derivative at all: PyTorch's shorter sentence
+        return NotImplementedError(f"Trying to use forward AD with {op} that does not support it.")
     return NotImplementedError(
         f"Trying to use forward AD with {op} that does not support it because it has not been implemented yet."
     )
+
+
+def _op_name(node_name: str) -> str:
+    """The aten name PyTorch's messages use, from the node's: IndexPutBackward0 -> index_put."""
+    import re
+
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", re.sub(r"Backward\d*$", "", node_name)).lower()
 
 
 def _zeros_like(t: Tensor) -> Tensor:
@@ -286,16 +314,18 @@ def transposed_jvp(
     entry: Derivative, results: tuple[Tensor, ...], inputs: tuple[Tensor, ...], tangents: list[Tensor | None],
     attrs: dict[str, Any],
 ) -> tuple[Tensor, ...]:
-    """The results' tangents by transposing the VJP: the gradient of <vjp(u), v> with respect to u (any u).
+    """The results' tangents by transposing the VJP: the gradient of <vjp(u), v> with respect to u (at any u).
 
     A formula whose value does not depend on u is either zero (the op is locally constant) or not
     differentiable; the second would give a wrong tangent, so it raises PyTorch's refusal instead.
     """
     from ..autograd.engine import grad as autograd_grad
+    from .creation import ones_like
 
     outer_grad = grad_mode.state.grad_enabled
     with grad_mode.enable_grad():
-        dummies = tuple(_zeros_like(r).requires_grad_() if r.dtype.is_floating_point or r.dtype.is_complex else None for r in results)
+        # Ones, not zeros: a formula may be linear in grad only piecewise (logcumsumexp takes the log of its parts)
+        dummies = tuple(ones_like(r).requires_grad_() if r.dtype.is_floating_point or r.dtype.is_complex else None for r in results)
         grads_in = dummies[0] if len(results) == 1 and not isinstance(entry, MultiOutput) else dummies
         total = None
         for (formula, needs), t, x in zip(entry.rows, tangents, inputs, strict=True):
@@ -306,7 +336,7 @@ def transposed_jvp(
                 continue
             if not g._requires_grad:
                 if g._data.any():
-                    raise forward_ad_unsupported(entry.name)
+                    raise forward_ad_unsupported(_op_name(entry.name))
                 continue
             if g._data.shape != x._data.shape:
                 g = g.sum_to_size(x.shape)
@@ -392,8 +422,8 @@ class MultiOutput(Derivative):
         tangents = [tangent_of(t) for t in inputs]
         if all(t is None for t in tangents):
             return
-        if self.name in NO_FORWARD_AD:
-            raise forward_ad_unsupported(NO_FORWARD_AD[self.name])
+        if isinstance(self.jvp, NoForwardAD):
+            raise self.jvp.error()
         with computing_tangents():
             result_tangents = transposed_jvp(self, results, inputs, tangents, attrs)
         for r, t in zip(results, result_tangents, strict=True):

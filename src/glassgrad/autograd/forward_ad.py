@@ -104,6 +104,16 @@ def computing_tangents() -> Iterator[None]:
         state.propagating = before
 
 
+def keeping_tangent(source: Tensor, alias: Tensor) -> Tensor:
+    """`alias` (a detached alias a transform makes of its argument or result) with source's tangent: PyTorch's
+    transforms wrap tensors per level, so what they detach for reverse mode stays dual for forward mode
+    (jacfwd(jacrev(f)), hessian(outer_jacobian_strategy="forward-mode"))."""
+    tangent = tangent_of(source)
+    if tangent is not None:
+        set_tangent(alias, tangent)
+    return alias
+
+
 def _check_level(level: int | None, what: str) -> int:
     if level is None:
         level = state.level

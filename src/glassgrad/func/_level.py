@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..autograd import engine, grad_mode
+from ..autograd import engine, forward_ad, grad_mode
 from ..autograd.graph import AccumulateGrad, Node, _sequence
 from ..ops.creation import zeros_like
 from ..tensor import Tensor
@@ -42,7 +42,7 @@ class Level:
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
         if self.outer_grad and x.requires_grad:
             return x.view_as(x)  # a new tensor to differentiate by, whose history runs on into the outer graph
-        leaf = x.detach().requires_grad_()
+        leaf = forward_ad.keeping_tangent(x, x.detach().requires_grad_())
         self.leaves[id(leaf)] = leaf
         return leaf
 
@@ -77,7 +77,7 @@ class Level:
     def unwrap(self, x: Any) -> Any:
         """A result as the code outside the transform sees it: with its history only if that reaches outside."""
         if isinstance(x, Tensor) and x.requires_grad and not self.reaches_outside([x]):
-            return x.detach()
+            return forward_ad.keeping_tangent(x, x.detach())
         return x
 
     def connected(self, outputs: Sequence[Tensor], cotangents: Sequence[Tensor | None] = ()) -> bool:

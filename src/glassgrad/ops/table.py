@@ -272,6 +272,12 @@ def keep_tangent_of_saved_result(result: Tensor, tangent: Tensor) -> None:
             saved.tangent = (forward_state.generation, tangent)
 
 
+def formulas_record() -> bool:
+    """Whether a formula's ops must be recorded ones: a graph is being built (grad mode), or tangents flow. When
+    neither, a formula may take NumPy's shortcut for a value nobody differentiates."""
+    return grad_mode.state.grad_enabled or forward_state.propagating
+
+
 def forward_ad_unsupported(op: str) -> NotImplementedError:
     if op.startswith("aten::"):  # an op with no derivative at all: PyTorch's shorter sentence
         return NotImplementedError(f"Trying to use forward AD with {op} that does not support it.")

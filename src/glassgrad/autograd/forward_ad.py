@@ -37,12 +37,15 @@ state = _ForwardState()
 
 def enter_dual_level() -> int:
     if state.level >= 0:
-        raise RuntimeError("Nested forward mode AD is not supported at the moment")
+        raise RuntimeError(NESTED_MESSAGE)
     state.level = 0
     state.generation += 1
     state.tangents = {}
     state.propagating = True
     return state.level
+
+
+NESTED_MESSAGE = "Nested forward mode AD is not supported at the moment"
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
@@ -131,9 +134,9 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         "Trying to create a dual Tensor for forward AD but no level exists, make sure to enter_dual_level() first.",
     )
     if not (tensor.is_floating_point() or tensor.is_complex()):
-        raise ValueError(f"Expected primal to be floating point or complex, but got: {tensor.dtype}")
+        raise ValueError(f"Expected primal to be floating point or complex, but got: {_torch_name(tensor)}")
     if not (tangent.is_floating_point() or tangent.is_complex()):
-        raise ValueError(f"Expected tangent to be floating point or complex, but got: {tangent.dtype}")
+        raise ValueError(f"Expected tangent to be floating point or complex, but got: {_torch_name(tangent)}")
     if tangent.shape != tensor.shape:
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the original Tensor, this is "
@@ -153,6 +156,10 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
     return dual
 
 
+def _torch_name(t: Tensor) -> str:
+    return f"torch.{str(t.dtype).rpartition('.')[2]}"
+
+
 class UnpackedDualTensor(NamedTuple):
     primal: Tensor
     tangent: Tensor | None
@@ -163,7 +170,7 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     if level is None and state.level < 0:
         return UnpackedDualTensor(tensor, None)
     _check_level(level, "Invalid level given to _fw_primal")
-    tangent = tangent_of(tensor)
+    tangent = tangent_of(tensor) if state.propagating else None  # inside a custom Function's forward: primals only
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
     with computing_tangents():

@@ -297,7 +297,7 @@ def forward_jacobian_blocks(
     forward mode: one run per input element, that element's basis vector as the input's tangent (functorch vmaps
     these runs; glassgrad loops). Shared by jacobian(strategy="forward-mode") and torch.func.jacfwd."""
     if forward_ad.state.level >= 0:
-        raise NotImplementedError(NESTED_FORWARD_MODE)
+        raise RuntimeError(NESTED_FORWARD_MODE)
     columns: list[list[list[Tensor]]] | None = None  # [output][input] -> one tangent per input element
     outputs: Sequence[Tensor] = ()
     for k, x in enumerate(inputs):
@@ -326,8 +326,9 @@ def forward_jacobian_blocks(
 
 
 NESTED_FORWARD_MODE = (
-    "glassgrad's forward mode has a single dual level, as torch.autograd.forward_ad does: forward mode inside forward "
-    "mode (jvp of jvp, jacfwd of jacfwd) is not supported yet. Put reverse mode inside instead (jacfwd(jacrev(f)))."
+    f"{forward_ad.NESTED_MESSAGE}\nglassgrad's forward mode has the single dual level of torch.autograd.forward_ad: "
+    "forward mode inside forward mode (jvp of jvp, jacfwd of jacfwd) is not supported yet. Put reverse mode inside "
+    "instead (jacfwd(jacrev(f)))."
 )
 
 

@@ -254,7 +254,7 @@ def jvp(
     _flat_tensors(flat_primals, "primals")
     _flat_tensors(flat_tangents, "tangents")
     if forward_ad.state.level >= 0:
-        raise NotImplementedError(NESTED_FORWARD_MODE)
+        raise RuntimeError(NESTED_FORWARD_MODE)
     with forward_ad.dual_level():
         duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents, strict=True)]
         output, aux = _split_aux(func(*tree_unflatten(duals, primals_spec)), has_aux, _JVP)

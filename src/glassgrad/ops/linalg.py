@@ -20,6 +20,7 @@ MmBackward0 = derivative(
     "MmBackward0", ("self", "mat2"),
     self=lambda grad, mat2: matmul_transposed(grad, mat2, transpose_b=True),
     mat2=lambda grad, self: matmul_transposed(self, grad, transpose_a=True),
+    jvp=lambda self_t, mat2_t, self, mat2: matmul(self_t, mat2) + matmul(self, mat2_t),
 )
 DotBackward0 = derivative(
     "DotBackward0", ("self", "tensor"),
@@ -40,6 +41,7 @@ BmmBackward0 = derivative(
     "BmmBackward0", ("self", "mat2"),
     self=lambda grad, mat2: matmul_transposed(grad, mat2, transpose_b=True),
     mat2=lambda grad, self: matmul_transposed(self, grad, transpose_a=True),
+    jvp=lambda self_t, mat2_t, self, mat2: matmul(self_t, mat2) + matmul(self, mat2_t),
 )
 
 

@@ -97,3 +97,7 @@ bench-forward-hessian: $(BENCH_VENV)/.installed
 .PHONY: bench-ddp
 bench-ddp: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/ddp_scaling.py
+
+.PHONY: bench-per-sample-grads
+bench-per-sample-grads: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/per_sample_grads.py $(BENCH_ARGS)

@@ -27,7 +27,7 @@ from libs import load  # noqa: E402
 from workloads import SEED, WORKLOADS, make_step  # noqa: E402
 
 import glassgrad  # noqa: E402
-from glassgrad.diagnostics import sites  # noqa: E402
+from glassgrad import _sites as sites  # noqa: E402
 
 
 class SitesOff(AbstractContextManager[None]):

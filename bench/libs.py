@@ -17,6 +17,14 @@ from typing import Any
 import numpy as np
 
 LIBRARY_NAMES = ("glassgrad", "torch", "autograd", "mygrad")
+# glassgrad's two engines: the compiled core when its extension imports, the pure-Python one otherwise or with
+# GLASSGRAD_PURE=1 set before import. `glassgrad._compiled` says which one a process got.
+PURE_VARIABLE = "GLASSGRAD_PURE"
+
+
+def glassgrad_path(module: Any) -> str:
+    """"compiled" or "pure": the engine this process's glassgrad runs on."""
+    return "compiled" if getattr(module, "_compiled", False) else "pure"
 
 
 class NotSupported(Exception):
@@ -76,6 +84,10 @@ class Library(ABC):
     def zero_grad(self, params: Sequence[Any]) -> None:
         """Drop gradients the library keeps on its tensors."""
 
+    def torch_like(self) -> tuple[Any, Any]:
+        """(module, float dtype) for the user-path workloads, which are PyTorch programs (nn, F, optim)."""
+        raise NotSupported(f"{self.name} has no nn, nn.functional or optim: the user-path rows are PyTorch programs")
+
     @abstractmethod
     def to_numpy(self, value: Any) -> np.ndarray:
         """A result as a NumPy array (dtype kept, so a float64 detour shows)."""
@@ -101,7 +113,8 @@ class TorchLike(TapeLibrary):
 
     def __init__(self, module_name: str, dtype_name: str = "float32") -> None:
         self.module = importlib.import_module(module_name)
-        self.name = module_name if dtype_name == "float32" else f"{module_name} {dtype_name}"
+        label = f"{module_name} {glassgrad_path(self.module)}" if module_name == "glassgrad" else module_name
+        self.name = label if dtype_name == "float32" else f"{label} {dtype_name}"
         self.version = self.module.__version__
         self.dtype = getattr(self.module, dtype_name)
         m = self.module
@@ -149,6 +162,9 @@ class TorchLike(TapeLibrary):
 
     def to_numpy(self, value: Any) -> np.ndarray:
         return np.asarray(value.detach().numpy())
+
+    def torch_like(self) -> tuple[Any, Any]:
+        return self.module, self.dtype
 
 
 class HipsAutograd(Library):

@@ -2,11 +2,16 @@
 
     python bench/run.py                # everything (make bench)
     python bench/run.py --quick        # few rounds, a smoke test
-    python bench/run.py --only W1,W6
+    python bench/run.py --only W1,W6   # W2 also selects its user-path variants W2-nn and W2-adam
+    python bench/run.py --only W2-nn   # one variant alone
 
 Each thread-count group of W1-W5 runs in its own subprocess, because BLAS thread counts are fixed
 when NumPy and PyTorch are imported; inside it every library runs in the same process,
 interleaved round-robin after warm-up. W6 runs one fresh subprocess per library.
+
+When glassgrad's compiled core imports, its rows say "glassgrad compiled", and every group runs
+once more with GLASSGRAD_PURE=1 for the "glassgrad pure" rows (timed against PyTorch in that same
+process). Without the compiled core there is one glassgrad row, "glassgrad pure".
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-KEYS = ("W1", "W2", "W3", "W4", "W5", "W6")
+KEYS = ("W1", "W2", "W2-nn", "W2-adam", "W3", "W3-nn", "W4", "W5", "W6", "W6-nn")
 THREADS = {"W1": 1, "W2": 1, "W3": 2, "W4": 1, "W5": 1, "W6": 2}
 THREAD_VARS = (
     "OMP_NUM_THREADS",
@@ -51,6 +56,7 @@ class Row:
     rel_err: float = float("nan")
     samples: list[float] = field(default_factory=list)
     alone: list[float] = field(default_factory=list)  # consecutive calls, after the interleaved rounds
+    pure_rerun: bool = False  # timed in the GLASSGRAD_PURE=1 process: its ratios are to that process's PyTorch
 
 
 # --- worker: one thread-count group, all libraries in this process ------------------------------
@@ -154,12 +160,12 @@ def bench_workload(key: str, libraries: list[Any], oracle: Any, quick: bool) -> 
     return [case.row for case in cases]
 
 
-def load_libraries(threads: int) -> tuple[list[Any], dict[str, str]]:
+def load_libraries(threads: int, names: list[str]) -> tuple[list[Any], dict[str, str]]:
     """The adapters that import; a library that fails to import is an error row, not a crash."""
-    from libs import LIBRARY_NAMES, load
+    from libs import load
 
     libraries, failed = [], {}
-    for name in LIBRARY_NAMES:
+    for name in names:
         try:
             lib = load(name)
             lib.set_threads(threads)
@@ -169,20 +175,22 @@ def load_libraries(threads: int) -> tuple[list[Any], dict[str, str]]:
     return libraries, failed
 
 
-def worker(keys: list[str], threads: int, quick: bool, out: Path) -> None:
+def worker(keys: list[str], threads: int, quick: bool, out: Path, names: list[str]) -> None:
     for var in THREAD_VARS:
         if os.environ.get(var) != str(threads):
             raise SystemExit(f"worker expects {var}={threads} set before NumPy is imported")
     import numpy
     import torch
-    from libs import reference
+    from libs import PURE_VARIABLE, reference
 
-    libraries, failed = load_libraries(threads)
+    libraries, failed = load_libraries(threads, names)
     oracle = reference()
     rows = []
     for key in keys:
         rows += bench_workload(key, libraries, oracle, quick)
         rows += [Row(key, name, status="error", message=message) for name, message in failed.items()]
+    for row in rows:
+        row.pure_rerun = os.environ.get(PURE_VARIABLE) == "1"
     info = {"threads": threads, "torch_threads": torch.get_num_threads(), "numpy": numpy.__version__}
     out.write_text(json.dumps({"info": info, "rows": [asdict(r) for r in rows]}))
 
@@ -196,7 +204,25 @@ def child_env(threads: int, **extra: str) -> dict[str, str]:
     return env
 
 
-def run_group(keys: list[str], threads: int, quick: bool) -> tuple[list[Row], dict[str, Any]]:
+def glassgrad_compiled() -> bool:
+    """Whether glassgrad imports with its compiled core here (asked in a child, as the workers will import it)."""
+    probe = "import glassgrad, libs; print(libs.glassgrad_path(glassgrad))"
+    done = subprocess.run([sys.executable, "-c", probe], env=child_env(1), capture_output=True, text=True)
+    return done.stdout.strip() == "compiled"
+
+
+def run_group(keys: list[str], threads: int, quick: bool, compiled: bool) -> tuple[list[Row], dict[str, Any]]:
+    """All libraries on `keys` in one process, then (when glassgrad is compiled) its pure path against PyTorch again."""
+    from libs import LIBRARY_NAMES, PURE_VARIABLE
+
+    rows, info = run_worker(keys, threads, quick, list(LIBRARY_NAMES), {})
+    if compiled:
+        pure_rows, _ = run_worker(keys, threads, quick, ["glassgrad", "torch"], {PURE_VARIABLE: "1"})
+        rows += pure_rows
+    return rows, info
+
+
+def run_worker(keys: list[str], threads: int, quick: bool, names: list[str], extra_env: dict[str, str]) -> tuple[list[Row], dict[str, Any]]:
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "rows.json"
         cmd = [
@@ -209,21 +235,30 @@ def run_group(keys: list[str], threads: int, quick: bool) -> tuple[list[Row], di
             ",".join(keys),
             "--json",
             str(out),
+            "--libraries",
+            ",".join(names),
         ]
         cmd += ["--quick"] if quick else []
-        subprocess.run(cmd, env=child_env(threads), check=True)
+        subprocess.run(cmd, env=child_env(threads, **extra_env), check=True)
         payload = json.loads(out.read_text())
     return [Row(**r) for r in payload["rows"]], payload["info"]
 
 
-def run_memory() -> list[dict[str, Any]]:
-    from libs import LIBRARY_NAMES
+def run_memory(keys: list[str], compiled: bool) -> list[dict[str, Any]]:
+    """W6 (raw: every library, then utils.checkpoint on every layer) and W6-nn (nn.Linear), a fresh process each."""
+    from libs import LIBRARY_NAMES, PURE_VARIABLE
 
+    runs: list[tuple[str, ...]] = []
+    if "W6" in keys:
+        runs += [*((n,) for n in LIBRARY_NAMES), ("glassgrad", "--checkpoint"), ("torch", "--checkpoint")]
+    if "W6-nn" in keys:
+        runs += [("glassgrad", "--nn"), ("torch", "--nn")]
+    pure = {PURE_VARIABLE: "1"}
+    runs_env = [(run, {}) for run in runs] + [(run, pure) for run in runs if compiled and run[0] == "glassgrad"]
     results = []
-    # the libraries, then the checkpointed variant (utils.checkpoint on every layer) where there is one
-    for name, *extra in [*((n,) for n in LIBRARY_NAMES), ("glassgrad", "--checkpoint"), ("torch", "--checkpoint")]:
+    for (name, *extra), extra_env in runs_env:
         print(f"W6: {name} {' '.join(extra)} in a fresh process", file=sys.stderr, flush=True)
-        env = child_env(THREADS["W6"], MALLOC_MMAP_THRESHOLD_="65536")
+        env = child_env(THREADS["W6"], MALLOC_MMAP_THRESHOLD_="65536", **extra_env)
         done = subprocess.run([sys.executable, str(HERE / "memory.py"), name, *extra], env=env, capture_output=True, text=True)
         lines = done.stdout.strip().splitlines()
         if done.returncode or not lines:
@@ -244,26 +279,27 @@ def check_text(row: Row) -> str:
 
 
 def print_timings(rows: list[Row]) -> None:
-    from libs import LIBRARY_NAMES
     from workloads import WORKLOADS
 
     header = (
-        f"{'':4} {'thr':>3}  {'library':<10} {'median':>8} {'min':>8} {'max':>8}  {'unit':<5} {'vs torch':>9} {'rounds':>6}"
+        f"{'':8} {'thr':>3}  {'library':<18} {'median':>8} {'min':>8} {'max':>8}  {'unit':<5} {'vs torch':>9} {'rounds':>6}"
         f"  {'alone':>8} {'vs torch':>9}  check"
     )
     print(header)
     print("-" * len(header))
-    for key in sorted({r.workload for r in rows}):
+    for key in [k for k in KEYS if any(r.workload == k for r in rows)]:
         wl = WORKLOADS[key]
-        group = sorted((r for r in rows if r.workload == key), key=lambda r: LIBRARY_NAMES.index(r.library))
-        torch_row = next((r for r in group if r.library == "torch" and r.samples), None)
-        torch_median = statistics.median(torch_row.samples) if torch_row else None
-        torch_alone = statistics.median(torch_row.alone) if torch_row and torch_row.alone else None
-        print(f"{key}  {wl.title}")
+        group = sorted((r for r in rows if r.workload == key), key=library_order)
+        print(f"{key:<8} {wl.title}")
         for r in group:
+            if r.pure_rerun and r.library == "torch":
+                continue  # the pure rows' reference, not a row of its own
+            torch_row = next((t for t in group if t.library == "torch" and t.pure_rerun == r.pure_rerun and t.samples), None)
+            torch_median = statistics.median(torch_row.samples) if torch_row else None
+            torch_alone = statistics.median(torch_row.alone) if torch_row and torch_row.alone else None
             if not r.samples:
                 print(
-                    f"{'':4} {wl.threads:>3}  {r.library:<10} {'-':>8} {'-':>8} {'-':>8}  {wl.unit:<5} {'-':>9} {0:>6}"
+                    f"{'':8} {wl.threads:>3}  {r.library:<18} {'-':>8} {'-':>8} {'-':>8}  {wl.unit:<5} {'-':>9} {0:>6}"
                     f"  {'-':>8} {'-':>9}  {check_text(r)}"
                 )
                 continue
@@ -271,10 +307,17 @@ def print_timings(rows: list[Row]) -> None:
             alone = statistics.median(r.alone) if r.alone else None
             cells = " ".join(f"{fmt(wl.scale(v)):>8}" for v in (med, min(r.samples), max(r.samples)))
             print(
-                f"{'':4} {wl.threads:>3}  {r.library:<10} {cells}  {wl.unit:<5} {ratio_text(r, med, torch_median):>9}"
+                f"{'':8} {wl.threads:>3}  {r.library:<18} {cells}  {wl.unit:<5} {ratio_text(r, med, torch_median):>9}"
                 f" {len(r.samples):>6}  {fmt(wl.scale(alone)) if alone else '-':>8} {ratio_text(r, alone, torch_alone):>9}"
                 f"  {check_text(r)}"
             )
+
+
+def library_order(row: Row) -> tuple[int, bool]:
+    """LIBRARY_NAMES' order ("glassgrad compiled" and "glassgrad pure" where glassgrad is), compiled first."""
+    from libs import LIBRARY_NAMES
+
+    return LIBRARY_NAMES.index(row.library.split()[0]), row.pure_rerun
 
 
 def ratio_text(row: Row, time_s: float | None, torch_s: float | None) -> str:
@@ -299,22 +342,21 @@ def print_memory(results: list[dict[str, Any]]) -> None:
         f"    'three saved tanh outputs plus the weight gradients' would sum to {t['saved_plus_grads_mib']:.0f} MiB, but those are never all live at once"
     )
     header = (
-        f"{'':4} {'library':<10} {'peak-base MiB':>13} {'vs minimum':>10} {'vs torch':>9} {'kept after':>10}  check"
+        f"{'':4} {'library':<28} {'peak-base MiB':>13} {'vs minimum':>10} {'vs torch':>9} {'kept after':>10}  check"
     )
     print(header)
     print("-" * len(header))
-    torch_peak = next(
-        (r["peak_above_baseline_mib"] for r in results if r["library"] == "torch" and "error" not in r), None
-    )
+    torch_peaks = {r["variant"]: r["peak_above_baseline_mib"] for r in results if r["library"].startswith("torch") and "error" not in r}
     for r in results:
+        torch_peak = torch_peaks.get(r.get("variant", ""))
         if "error" in r:
-            print(f"{'':4} {r['library']:<10} {'-':>13} {'-':>10} {'-':>9} {'-':>10}  <<< error >>>")
+            print(f"{'':4} {r['library']:<28} {'-':>13} {'-':>10} {'-':>9} {'-':>10}  <<< error >>>")
             continue
         peak = r["peak_above_baseline_mib"]
         vs_torch = f"{peak / torch_peak:.2f}x" if torch_peak else "-"
         check = f"ok (rel {r['rel_err']:.1e})" + (" *dtype" if r["note"] else "") if r["passed"] else "<<< FAILED >>>"
         print(
-            f"{'':4} {r['library']:<10} {peak:>13.1f} {peak / t['minimum_mib']:>9.2f}x {vs_torch:>9} {r['after_above_baseline_mib']:>10.1f}  {check}"
+            f"{'':4} {r['library']:<28} {peak:>13.1f} {peak / t['minimum_mib']:>9.2f}x {vs_torch:>9} {r['after_above_baseline_mib']:>10.1f}  {check}"
         )
 
 
@@ -358,31 +400,38 @@ def machine() -> str:
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="few rounds: a smoke test, not a measurement")
-    ap.add_argument("--only", default=",".join(KEYS), help="comma-separated workloads, e.g. W1,W3,W6")
+    ap.add_argument(
+        "--only", default=",".join(KEYS), help="comma-separated workloads, e.g. W1,W3,W6 (W2 includes W2-nn and W2-adam)"
+    )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--threads", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--json", type=Path, help=argparse.SUPPRESS)
+    ap.add_argument("--libraries", default="", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    args.keys = [k.strip().upper() for k in args.only.split(",") if k.strip()]
-    unknown = set(args.keys) - set(KEYS)
+    asked = [k.strip() for k in args.only.split(",") if k.strip()]
+    unknown = {k for k in asked if k.upper() not in {key.upper() for key in KEYS}}
     if unknown:
         ap.error(f"unknown workload(s) {', '.join(sorted(unknown))}; choose from {', '.join(KEYS)}")
+    # a raw workload brings its user-path variants along; a variant named alone comes alone
+    args.keys = [key for key in KEYS if any(key.upper() == k.upper() or key.split("-")[0] == k.upper() for k in asked)]
+    args.libraries = [n for n in args.libraries.split(",") if n]
     return args
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.worker:
-        worker(args.keys, args.threads, args.quick, args.json)
+        worker(args.keys, args.threads, args.quick, args.json, args.libraries)
         return 0
-    timed = [k for k in args.keys if k != "W6"]
+    timed = [k for k in args.keys if not k.startswith("W6")]
+    compiled = glassgrad_compiled()
     rows: list[Row] = []
     infos = []
-    for threads in sorted({THREADS[k] for k in timed}):
-        group_rows, info = run_group([k for k in timed if THREADS[k] == threads], threads, args.quick)
+    for threads in sorted({THREADS[k.split("-")[0]] for k in timed}):
+        group_rows, info = run_group([k for k in timed if THREADS[k.split("-")[0]] == threads], threads, args.quick, compiled)
         rows += group_rows
         infos.append(info)
-    memory = run_memory() if "W6" in args.keys else []
+    memory = run_memory(args.keys, compiled) if any(k.startswith("W6") for k in args.keys) else []
 
     versions = {r.library: r.version for r in rows} | {m["library"]: m.get("version", "?") for m in memory}
     print(f"\nmachine: {machine()}")

@@ -3,6 +3,10 @@
 Every library runs the same math: the same loss function, the same inputs, the same update.
 `make_step` builds the timed closure; `outputs` runs one step from a fresh copy of the problem and
 returns what is checked against the float64 reference.
+
+The user-path variants (W2-nn, W2-adam, W3-nn) are the same problems written as PyTorch users write
+them: nn.Linear layers in nn.Sequential, F.cross_entropy, optim.SGD or optim.Adam. Only torch-like
+libraries run them (glassgrad as torch, and PyTorch itself).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ LR = 0.01
 CHAIN_CYCLES = 51  # 51 cycles of 5 ops + one final exp = 256 elementwise ops
 CHAIN_OPS = 5 * CHAIN_CYCLES + 1
 
-Kind = Literal["grad", "sgd", "hvp"]
+Kind = Literal["grad", "sgd", "hvp", "program"]
 
 
 @dataclass(frozen=True)
@@ -38,7 +42,7 @@ class Workload:
     title: str
     threads: int
     kind: Kind
-    loss: LossFn
+    loss: LossFn | None  # None for the user-path variants: their program is the math
     make_problem: Callable[[np.random.Generator], Problem]
     unit: str = "ms"
     per: int = 1  # the time is divided by this (W1: per op)
@@ -46,6 +50,12 @@ class Workload:
     budget_s: float = 20.0  # timing budget for all libraries together, default run
     max_rounds: int = 200
     settle_s: float = 0.0  # idle pause before each timed call (outside the timer), for multi-threaded rows
+    program: Callable[[Any, Any, Problem], Program] | None = None  # kind "program": (torch, dtype, problem) -> Program
+
+    @property
+    def base(self) -> str:
+        """The raw workload a user-path variant belongs to ("W2" for "W2-nn")."""
+        return self.key.split("-")[0]
 
     def scale(self, seconds: float) -> float:
         """Seconds of one call in this workload's unit."""
@@ -103,6 +113,71 @@ def rnn_loss(ops: Ops, params: Sequence[Any], data: Sequence[Any]) -> Any:
     for x in xs:
         h = tanh(x @ wx + h @ wh + b)
     return ops.sum(h)
+
+
+# --- the user paths: PyTorch programs, run by glassgrad imported as torch and by PyTorch ---------
+
+
+class Program:
+    """One training (or forward+backward) step of an nn.Sequential model, as a PyTorch user writes it."""
+
+    def __init__(self, model: Any, x: Any, target: Any, criterion: Callable[[Any, Any], Any], optimizer: Any = None) -> None:
+        self.model, self.x, self.target, self.criterion, self.optimizer = model, x, target, criterion, optimizer
+        self.params = list(model.parameters())
+
+    def step(self) -> Any:
+        """zero_grad, forward, backward and, with an optimizer, its step; the loss."""
+        self.model.zero_grad()
+        loss = self.criterion(self.model(self.x), self.target)
+        loss.backward()
+        if self.optimizer is not None:
+            self.optimizer.step()
+        return loss
+
+    def outputs(self) -> dict[str, np.ndarray]:
+        """One step's loss, gradients and (with an optimizer) the parameters after it."""
+        loss = self.step()
+        out = {"loss": loss.detach().numpy()} | {f"grad[{i}]": p.grad.numpy() for i, p in enumerate(self.params)}
+        if self.optimizer is not None:
+            out |= {f"param[{i}] after step": p.detach().numpy() for i, p in enumerate(self.params)}
+        return {k: np.array(v) for k, v in out.items()}  # copies: the next step updates the tensors in place
+
+
+def linear_stack(torch: Any, dtype: Any, params: Sequence[np.ndarray], act: Callable[[], Any], act_last: bool) -> Any:
+    """nn.Sequential of nn.Linear layers holding `params` ([W1, b1, ...], W as (in, out)), `act()` between them."""
+    layers: list[Any] = []
+    last = len(params) - 2
+    for i in range(0, len(params), 2):
+        w, b = params[i], params[i + 1]
+        layer = torch.nn.Linear(w.shape[0], w.shape[1], dtype=dtype)
+        with torch.no_grad():
+            layer.weight.copy_(torch.tensor(w.T.copy(), dtype=dtype))
+            layer.bias.copy_(torch.tensor(b, dtype=dtype))
+        layers.append(layer)
+        if i < last or act_last:
+            layers.append(act())
+    return torch.nn.Sequential(*layers)
+
+
+def classifier_program(optimizer: str) -> Callable[[Any, Any, Problem], Program]:
+    """W2 written with nn.Linear, nn.ReLU, F.cross_entropy and `optimizer` (SGD at W2's lr, or Adam at its default)."""
+
+    def build(torch: Any, dtype: Any, problem: Problem) -> Program:
+        model = linear_stack(torch, dtype, problem.params, torch.nn.ReLU, act_last=False)
+        x, _, targets = problem.data
+        opt = (
+            torch.optim.SGD(model.parameters(), lr=LR) if optimizer == "sgd" else torch.optim.Adam(model.parameters(), lr=1e-3)
+        )
+        inputs, labels = torch.tensor(x, dtype=dtype), torch.from_numpy(targets)
+        return Program(model, inputs, labels, torch.nn.functional.cross_entropy, opt)
+
+    return build
+
+
+def tanh_mlp_program(torch: Any, dtype: Any, problem: Problem) -> Program:
+    """W3 (and W6) written with nn.Linear and nn.Tanh; loss = output.sum()."""
+    model = linear_stack(torch, dtype, problem.params, torch.nn.Tanh, act_last=True)
+    return Program(model, torch.tensor(problem.data[0], dtype=dtype), None, lambda out, _: out.sum())
 
 
 # --- fixed inputs -------------------------------------------------------------------------------
@@ -175,6 +250,28 @@ WORKLOADS: dict[str, Workload] = {
             max_rounds=400,
         ),
         Workload(
+            "W2-nn",
+            "W2 as users write it: nn.Linear, F.cross_entropy, optim.SGD",
+            1,
+            "program",
+            None,
+            classifier_problem,
+            budget_s=20,
+            max_rounds=400,
+            program=classifier_program("sgd"),
+        ),
+        Workload(
+            "W2-adam",
+            "W2-nn with optim.Adam (lr 1e-3) instead of SGD",
+            1,
+            "program",
+            None,
+            classifier_problem,
+            budget_s=20,
+            max_rounds=400,
+            program=classifier_program("adam"),
+        ),
+        Workload(
             "W3",
             "MLP 3x Linear 2048, batch 512, tanh, loss=sum, fwd+bwd",
             2,
@@ -184,6 +281,18 @@ WORKLOADS: dict[str, Workload] = {
             budget_s=60,
             max_rounds=25,
             settle_s=0.15,
+        ),
+        Workload(
+            "W3-nn",
+            "W3 as users write it: nn.Linear and nn.Tanh in nn.Sequential",
+            2,
+            "program",
+            None,
+            tanh_mlp_problem,
+            budget_s=60,
+            max_rounds=25,
+            settle_s=0.15,
+            program=tanh_mlp_program,
         ),
         Workload(
             "W4",
@@ -229,8 +338,17 @@ def prepare(lib: Library, kind: Kind, problem: Problem) -> Prepared:
     return Prepared(params, [lib.data(d) for d in problem.data], vector)
 
 
+def build_program(lib: Library, wl: Workload, problem: Problem) -> Program:
+    """A user-path workload's program for this library (NotSupported where the library is not torch-like)."""
+    assert wl.program is not None, f"{wl.key} is not a user-path workload"
+    torch, dtype = lib.torch_like()
+    return wl.program(torch, dtype, problem)
+
+
 def make_step(lib: Library, wl: Workload, problem: Problem) -> Callable[[], object]:
     """The closure that is timed: W1/W3/W4 zero_grad+forward+backward, W2 adds the SGD step, W5 an HVP."""
+    if wl.kind == "program":
+        return build_program(lib, wl, problem).step
     p = prepare(lib, wl.kind, problem)
     if wl.kind == "hvp":
         hvp = lib.hvp(wl.loss)
@@ -248,6 +366,8 @@ def make_step(lib: Library, wl: Workload, problem: Problem) -> Callable[[], obje
 
 def outputs(lib: Library, wl: Workload, problem: Problem) -> dict[str, np.ndarray]:
     """One step from a fresh copy of the problem, as NumPy arrays, for the correctness check."""
+    if wl.kind == "program":
+        return build_program(lib, wl, problem).outputs()
     p = prepare(lib, wl.kind, problem)
     if wl.kind == "hvp":
         return {"hvp": lib.to_numpy(lib.hvp(wl.loss)(p.params, p.data, p.vector))}

@@ -45,6 +45,21 @@ CALLS = [
         # streams, events, graphs
         "m.cuda.Stream()", "m.cuda.Stream(device='cpu')", "m.cuda.Event()", "m.cuda.Event(enable_timing=True)",
         "m.cuda.CUDAGraph()", "issubclass(m.cuda.OutOfMemoryError, RuntimeError)",
+        "m.cuda.is_current_stream_capturing()", "m.cuda.graph(None)", "m.cuda.graph(m.cuda.CUDAGraph, stream=1) is not None",
+        "m.cuda.make_graphed_callables((m.nn.Linear(2, 2),), ((m.ones(1, 2),),))",
+        "m.cuda.make_graphed_callables(m.nn.Linear(2, 2), (m.ones(1, 2),))", "m.cuda.set_stream(None)",
+        "m.cuda.set_stream(1)", "m.cuda.set_stream(m.Stream())",
+        # errors PyTorch shares between torch and torch.cuda
+        "m.cuda.OutOfMemoryError is m.OutOfMemoryError", "m.cuda.AcceleratorError is m.AcceleratorError",
+        "[c.__name__ for c in m.AcceleratorError.__mro__]", "[c.__name__ for c in m.OutOfMemoryError.__mro__]",
+        # peers, debug modes and host memory
+        "m.cuda.can_device_access_peer(0, 1)", "m.cuda.can_device_access_peer('cpu', 0)",
+        "m.cuda.get_per_process_memory_fraction()", "m.cuda.get_per_process_memory_fraction(0)",
+        "m.cuda.get_sync_debug_mode()", "m.cuda.set_sync_debug_mode(0)", "m.cuda.set_sync_debug_mode('warn')",
+        "m.cuda.has_half", "m.cuda.has_magma", "m.cuda.host_memory_stats()", "m.cuda.host_memory_stats(0)",
+        "m.cuda.host_memory_stats_as_nested_dict()", "m.cuda.memory_stats_as_nested_dict()",
+        "m.cuda.memory_stats_as_nested_dict(0)", "m.cuda.memory_snapshot()", "m.cuda.reset_accumulated_host_memory_stats()",
+        "m.cuda.reset_max_memory_cached()", "m.cuda.reset_max_memory_cached(0)", "m.cuda.reset_peak_host_memory_stats()",
         # what scripts print about the build
         "m.version.cuda", "m.version.hip",
     )
@@ -57,6 +72,7 @@ CONTEXTS = [
         "with m.cuda.device(None): r = 1", "with m.cuda.device(m.device('cuda', 0)): r = 1",
         "with m.cuda.device_of(m.zeros(1)): r = 1", "with m.cuda.stream(None): r = 1",
         "with m.cuda.device(-1):\n    with m.cuda.device(-1): r = 2",
+        "with m.cuda.graph(m.cuda.CUDAGraph, stream=1): r = 1",
     )
 ]
 

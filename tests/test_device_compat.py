@@ -63,6 +63,14 @@ TENSORS = [
         "m.ones(1).to(None)", "m.ones(1).to(device=None)", "m.ones(1).to(0)", "m.ones(1).to(-1)", "m.ones(1).to(device=0)",
         "m.ones(1).to('gpu')", "m.ones(1).to('mps')", "m.ones(1).to('xpu')", "m.ones(1).is_cuda", "m.ones(1).device",
         "m.ones(1).device.index", "m.ones(1).cpu().device",
+        # the other accelerators' moves
+        "m.ones(1).xpu()", "m.ones(1).xpu(0)", "m.ones(1).xpu('cpu')", "m.ones(1).xpu('xpu:1')", "m.ones(1).xpu(1.5)",
+        "m.ones(1).xpu(non_blocking=True)", "m.ones(1).ipu()", "m.ones(1).ipu('ipu')", "m.ones(1).ipu('cpu')",
+        "m.ones(1).ipu(0)", "m.ones(1).mtia()", "m.ones(1).mtia('mtia')", "m.ones(1).mtia('cpu')", "m.ones(1).mtia(0)",
+        # pinned memory belongs to an accelerator
+        "m.ones(1).pin_memory()", "m.ones(1).pin_memory(None)", "m.ones(1).pin_memory('cpu')",
+        "m.ones(1).pin_memory(device='cpu')", "m.ones(1).pin_memory('meta')", "m.ones(1).pin_memory('cuda')",
+        "m.ones(1).pin_memory('mps')", "m.ones(1).pin_memory(1)", "m.ones(1).pin_memory(1.5)",
     )
 ]
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 import builtins
 import re
 import threading
+import warnings
+from types import TracebackType
 from typing import Any, NoReturn
 
 # c10's DeviceType names, in the order PyTorch's "Expected one of" message lists them.
@@ -96,11 +98,26 @@ def _factory_devices() -> list[device]:
 
 
 def factory_device(spec: Any) -> Any:
-    """The device a factory places its tensor on: the one it was given, else the innermost `with device(...)`."""
+    """The device a factory places its tensor on: the one it was given, else the innermost `with device(...)`,
+    else set_default_device's."""
     if spec is not None:
         return spec
     stack = _factory_devices()
-    return stack[-1] if stack else None
+    return stack[-1] if stack else getattr(_context, "default", None)
+
+
+def set_default_device(device: Any) -> None:
+    """Where factories put tensors from now on, in this thread (None: back to the CPU); as in PyTorch, naming a
+    device glassgrad lacks is allowed, and creating a tensor there raises."""
+    _context.default = None if device is None else as_device(device)
+
+
+def get_default_device() -> device:
+    current = factory_device(None)
+    if current is None:
+        return CPU
+    # PyTorch finds the index of an index-less device by creating a tensor there, which fails on devices it lacks.
+    return current if current.index is not None else place(current, creating=True)
 
 
 def _typename(value: object) -> str:
@@ -175,14 +192,48 @@ def refuse(target: device, *, creating: bool) -> NoReturn:
     raise RuntimeError(f"PyTorch is not linked with support for {target.type} devices" + _explained(target))
 
 
-def require_cuda(spec: Any) -> NoReturn:
-    """Tensor.cuda(device): PyTorch's CPU-only build refuses every argument, each in its own words."""
+def place_linked(spec: Any) -> device:
+    """The device of a call that reaches it through PyTorch's device guard (asarray, torch.Stream): the CPU,
+    and 'not linked with support' for any other."""
+    target = as_device(spec)
+    if target.type != "cpu":
+        raise RuntimeError(f"PyTorch is not linked with support for {target.type} devices" + _explained(target))
+    return CPU
+
+
+def require_device(kind: str, spec: Any) -> NoReturn:
+    """Tensor.cuda/xpu/ipu/mtia(device): PyTorch's CPU-only build refuses every argument, each in its own words."""
     if spec is not None:
         if not is_device_like(spec):
-            raise TypeError(f"cuda(): argument 'device' (position 1) must be torch.device, not {_typename(spec)}")
-        if device(spec).type != "cuda":
-            raise RuntimeError("Invalid device, must be cuda device")
-    refuse(device("cuda"), creating=False)
+            raise TypeError(f"{kind}(): argument 'device' (position 1) must be torch.device, not {_typename(spec)}")
+        if device(spec).type != kind:
+            raise RuntimeError(f"Invalid device, must be {'MTIA' if kind == 'mtia' else kind} device")
+    refuse(device(kind), creating=False)
+
+
+NONE_AVAILABLE = "Cannot access accelerator device when none is available."
+
+
+def refuse_pinning(spec: Any) -> NoReturn:
+    """Tensor.pin_memory(device): pinned memory belongs to an accelerator, and a CPU-only build has none."""
+    if spec is not None:
+        if not is_device_like(spec):
+            raise TypeError(f"pin_memory(): argument 'device' (position 1) must be torch.device, not {_typename(spec)}")
+        target = device(spec)
+        for method in ("pin_memory", "is_pinned"):  # PyTorch's pin_memory asks is_pinned first, and both warn
+            warnings.warn(
+                f"The argument 'device' of Tensor.{method}() is deprecated. Please do not pass this argument.",
+                DeprecationWarning, stacklevel=3,
+            )
+        if target.type == "cuda":
+            raise RuntimeError(
+                "Cannot initialize CUDA without ATen_cuda library. PyTorch splits its backend into two shared "
+                "libraries: a CPU library and a CUDA library." + _explained(target)
+            )
+        if target.type == "mps":
+            raise RuntimeError("Cannot execute init() without MPS backend." + _explained(target))
+        raise RuntimeError(f"{target.type.upper()} device type not an accelerator." + _explained(target))
+    raise RuntimeError(NONE_AVAILABLE + ONLY_CPU.format(name="accelerator"))
 
 
 def check_map_location(spec: Any) -> None:
@@ -200,3 +251,121 @@ def check_map_location(spec: Any) -> None:
 
 def _explained(target: device) -> str:
     return ONLY_CPU.format(name=_NOT_COMPILED.get(target.type, _BACKENDS.get(target.type, target.type)))
+
+
+# -- errors, streams and events that PyTorch has at torch.* ------------------------------------------------------------
+class AcceleratorError(RuntimeError):
+    """What `except torch.AcceleratorError:` catches (an accelerator's runtime failing); glassgrad never raises it."""
+
+
+class OutOfMemoryError(RuntimeError):
+    """What `except torch.OutOfMemoryError:` catches; glassgrad never raises it, as it allocates no device memory."""
+
+
+# c10's DeviceType numbers of the devices a CPU-only build makes streams and events for.
+_STREAM_DEVICE_TYPES = {"cpu": 0, "meta": 14}
+
+
+def _stream_device(owner: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> device:
+    """The `device` argument of torch.Stream and torch.Event: the CPU (index dropped) or meta, or PyTorch's refusal."""
+    if len(args) > 1:
+        raise TypeError(f"{owner}() takes from 0 to 1 positional arguments but {len(args)} were given")
+    spec = args[0] if args else kwargs.get("device")
+    if spec is None:
+        return CPU
+    if not is_device_like(spec):
+        position = " (position 1)" if args else ""
+        raise TypeError(f"{owner}(): argument 'device'{position} must be torch.device, not {_typename(spec)}")
+    target = device(spec)
+    return device("meta") if target.type == "meta" else place_linked(target)  # streams also exist on meta
+
+
+def _no_events() -> NoReturn:
+    raise RuntimeError("cpu backend doesn't support events.")
+
+
+class Stream:
+    """torch.Stream: on the CPU every op runs in order as it is called, so the one stream is always done."""
+
+    def __init__(self, *args: Any, priority: int = 0, **kwargs: Any) -> None:
+        self.device = _stream_device("Stream", args, kwargs)
+        if not isinstance(priority, int):
+            raise TypeError(f"Stream(): argument 'priority' must be int, not {_typename(priority)}")
+        self.device_type = _STREAM_DEVICE_TYPES[self.device.type]
+        self.device_index = -1
+        self.stream_id = 0
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        return None
+
+    def is_capturing(self) -> bool:
+        return False
+
+    def wait_event(self, event: Event) -> None:
+        return None
+
+    def wait_stream(self, stream: Stream) -> NoReturn:
+        _no_events()
+
+    def record_event(self, event: Event | None = None) -> NoReturn:
+        _no_events()
+
+    @property
+    def native_handle(self) -> NoReturn:
+        raise RuntimeError("Backend doesn't support getting stream native handle.")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Stream) and (self.device, self.stream_id) == (other.device, other.stream_id)
+
+    def __hash__(self) -> int:
+        return hash((self.device, self.stream_id))
+
+    def __repr__(self) -> str:
+        return f"torch.Stream device_type={self.device.type}, device_index=-1, stream_id=0"
+
+    def __enter__(self) -> Stream:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        return None
+
+
+class Event:
+    """torch.Event: the CPU backend records no events, so an event is never pending and cannot be recorded."""
+
+    def __init__(self, *args: Any, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False,
+                 **kwargs: Any) -> None:
+        self.device = _stream_device("Event", args, kwargs)
+        self.enable_timing = bool(enable_timing)
+        self.event_id = 0
+
+    def query(self) -> bool:
+        return True
+
+    def synchronize(self) -> None:
+        return None
+
+    def wait(self, stream: Stream | None = None) -> None:
+        return None
+
+    def record(self, stream: Stream | None = None) -> NoReturn:
+        _no_events()
+
+    def elapsed_time(self, end_event: Event) -> NoReturn:
+        if not (self.enable_timing and end_event.enable_timing):
+            raise ValueError("Both events must be created with argument 'enable_timing=True'.")
+        raise ValueError("Both events must be recorded before calculating elapsed time.")
+
+    def ipc_handle(self) -> NoReturn:
+        raise NotImplementedError("torch.Event ipc is not supported yet, please open an issue if you need this!")
+
+    @classmethod
+    def from_ipc_handle(cls, device: Any, ipc_handle: bytes) -> NoReturn:
+        raise NotImplementedError("torch.Event ipc is not supported yet, please open an issue if you need this!")
+
+    def __repr__(self) -> str:
+        return (f"torch.Event device_type={self.device.type}, device_index=-1, event_flag={int(self.enable_timing)}, "
+                "event_id=0")

@@ -27,7 +27,7 @@ class dtype:
 
     @property
     def is_signed(self) -> bool:
-        return self.name not in ("bool", "uint8")
+        return self.name != "bool" and self.np.kind != "u"
 
     @property
     def is_complex(self) -> bool:
@@ -64,9 +64,16 @@ float64 = dtype("float64", np.float64, FLOAT, "Double")
 complex64 = dtype("complex64", np.complex64, COMPLEX, "ComplexFloat")
 complex128 = dtype("complex128", np.complex128, COMPLEX, "ComplexDouble")
 
+# PyTorch's "barebones" unsigned types: tensors of them can be made, converted, copied, indexed and multiplied, but
+# most kernels (add, comparisons, max, ...) refuse them, and they promote only with floating types.
+uint16 = dtype("uint16", np.uint16, INTEGER, "UInt16")
+uint32 = dtype("uint32", np.uint32, INTEGER, "UInt32")
+uint64 = dtype("uint64", np.uint64, INTEGER, "UInt64")
+BAREBONES = (uint16, uint32, uint64)
+
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64, complex64, complex128)
-_BY_NUMPY = {d.np: d for d in ALL_DTYPES}
-_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NUMPY = {d.np: d for d in (*ALL_DTYPES, *BAREBONES)}
+_BY_NAME = {d.name: d for d in (*ALL_DTYPES, *BAREBONES)}
 _BY_NAME.update(
     half=float16, float=float32, double=float64, long=int64, int=int32, short=int16, cfloat=complex64, cdouble=complex128
 )
@@ -93,8 +100,9 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
         return _BY_NUMPY[np.dtype(np_dtype)]
     except (KeyError, TypeError):
         raise TypeError(
-            f"can't convert np.ndarray of type {np_dtype}. The only supported types are: "
-            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool."
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The only supported types are: "
+            "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, "
+            "and bool."
         ) from None
 
 
@@ -121,6 +129,13 @@ def to_dtype(spec: object) -> dtype:
 def promote_types(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
+    if a in BAREBONES or b in BAREBONES:
+        if a.is_floating_point or b.is_floating_point:
+            return a if a.is_floating_point else b
+        raise RuntimeError(
+            f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote {a.scalar_name} and "
+            f"{b.scalar_name}"
+        )
     if a._category != b._category:
         high, low = (a, b) if a._category > b._category else (b, a)
         if high._category == COMPLEX and low._category == FLOAT and 2 * low.itemsize > high.itemsize:
@@ -204,4 +219,72 @@ CPP_NAMES = {
     bool_: "bool", uint8: "unsigned char", int8: "signed char", int16: "short int", int32: "int", int64: "long int",
     float16: "c10::Half", float32: "float", float64: "double",
     complex64: "c10::complex<float>", complex128: "c10::complex<double>",
+    uint16: "unsigned short", uint32: "unsigned int", uint64: "unsigned long",
 }
+
+
+def _require_dtype(value: object, function: str, argument: str, position: int) -> dtype:
+    if not isinstance(value, dtype):
+        raise TypeError(
+            f"{function}(): argument '{argument}' (position {position}) must be torch.dtype, not {type(value).__name__}"
+        )
+    return value
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """Whether PyTorch's in-place ops and out= arguments may write a `from_` result into a `to` tensor: never
+    from a higher category (complex > floating > integer > bool) to a lower one."""
+    source = _require_dtype(from_, "can_cast", "from_", 1)
+    target = _require_dtype(to, "can_cast", "to", 2)
+    return source._category <= target._category
+
+
+class finfo:
+    """Machine limits of a floating dtype (of the real part, for a complex one), as Python floats."""
+
+    def __init__(self, type: dtype | None = None) -> None:
+        real = get_default_dtype() if type is None else _require_dtype(type, "finfo", "type", 1).to_real()
+        if not real.is_floating_point:
+            raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
+        info = np.finfo(real.np)
+        self.bits = info.bits
+        self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
+        self.tiny = self.smallest_normal = float(info.smallest_normal)
+        self.resolution = 10.0**-info.precision  # as PyTorch computes it (NumPy's is rounded to the dtype)
+        self.dtype = real.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, finfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+    def __repr__(self) -> str:
+        return (
+            f"finfo(resolution={self.resolution:g}, min={self.min:g}, max={self.max:g}, eps={self.eps:g}, "
+            f"smallest_normal={self.smallest_normal:g}, tiny={self.tiny:g}, dtype={self.dtype})"
+        )
+
+
+class iinfo:
+    """Machine limits of an integer dtype, as Python ints."""
+
+    def __init__(self, type: dtype | None = None) -> None:
+        if type is None:
+            raise TypeError('iinfo() missing 1 required positional arguments: "type"')
+        integer = _require_dtype(type, "iinfo", "type", 1)
+        if integer is bool_:
+            raise TypeError("torch.bool is not supported by torch.iinfo")
+        if integer._category != INTEGER:
+            raise TypeError("torch.iinfo() requires an integer input type. Use torch.finfo to handle 'torch.iinfo'")
+        info = np.iinfo(integer.np)
+        self.bits, self.min, self.max, self.dtype = info.bits, int(info.min), int(info.max), integer.name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, iinfo) and other.dtype == self.dtype
+
+    def __hash__(self) -> int:
+        return hash(self.dtype)
+
+    def __repr__(self) -> str:
+        return f"iinfo(min={self.min:g}, max={self.max:g}, dtype={self.dtype})"

@@ -1,8 +1,14 @@
-"""Tensor repr in PyTorch's style: `tensor([1.5000, 2.0000], requires_grad=True)`."""
+"""Tensor repr in PyTorch's style: `tensor([1.5000, 2.0000], requires_grad=True)`, and torch.set_printoptions.
+
+The layout follows PyTorch's torch/_tensor_str.py step for step (one width for every element, chosen from the
+nonzero finite values; rows wrapped at `linewidth`; edges of each dimension shown with `...` past `threshold`),
+so that what a program prints reads the same under glassgrad.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import math
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -10,82 +16,184 @@ if TYPE_CHECKING:
     from .tensor import Tensor
 
 
-def _float_formatter(values: np.ndarray) -> tuple[str, int]:
-    finite = values[np.isfinite(values)].astype(np.float64)
-    if finite.size == 0:
-        return "fixed", 0
-    nonzero = np.abs(finite[finite != 0])
-    if np.all(finite == np.round(finite)):
-        if nonzero.size and (nonzero.max() >= 1e8):
-            return "sci", 4
-        return "int", 0
-    if nonzero.size and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() >= 1e8 or nonzero.min() < 1e-4):
-        return "sci", 4
-    return "fixed", 4
+class PrintOptions:
+    def __init__(
+        self, precision: int = 4, threshold: float = 1000, edgeitems: int = 3, linewidth: int = 80,
+        sci_mode: bool | None = None,
+    ) -> None:
+        self.precision, self.threshold, self.edgeitems, self.linewidth = precision, threshold, edgeitems, linewidth
+        self.sci_mode = sci_mode
 
 
-def _format_elements(data: np.ndarray) -> list[str]:
-    if data.dtype == np.bool_:
-        return ["True" if v else "False" for v in data.ravel()]
-    if not np.issubdtype(data.dtype, np.floating):
-        return [str(v) for v in data.ravel()]
-    mode, digits = _float_formatter(data)
-    out = []
-    for v in data.ravel().astype(np.float64):
-        if np.isnan(v):
-            out.append("nan")
-        elif np.isinf(v):
-            out.append("inf" if v > 0 else "-inf")
-        elif mode == "int":
-            out.append(f"{v:.0f}.")
-        elif mode == "sci":
-            out.append(f"{v:.{digits}e}")
+OPTIONS = PrintOptions()
+_PROFILES = {
+    "default": PrintOptions(), "short": PrintOptions(precision=2, edgeitems=2), "full": PrintOptions(threshold=math.inf),
+}
+
+
+def set_printoptions(
+    precision: int | None = None, threshold: float | None = None, edgeitems: int | None = None,
+    linewidth: int | None = None, profile: str | None = None, sci_mode: bool | None = None,
+) -> None:
+    """Options for printing tensors: a profile ("default", "short", "full") and then any option given; sci_mode
+    is reset to automatic unless given, as in PyTorch."""
+    if profile in _PROFILES:
+        chosen = _PROFILES[profile]
+        OPTIONS.precision, OPTIONS.threshold = chosen.precision, chosen.threshold
+        OPTIONS.edgeitems, OPTIONS.linewidth = chosen.edgeitems, chosen.linewidth
+    if precision is not None:
+        OPTIONS.precision = precision
+    if threshold is not None:
+        OPTIONS.threshold = threshold
+    if edgeitems is not None:
+        OPTIONS.edgeitems = edgeitems
+    if linewidth is not None:
+        OPTIONS.linewidth = linewidth
+    OPTIONS.sci_mode = sci_mode
+
+
+class _Formatter:
+    """One width and notation for all elements of a real array (or of one part of a complex one)."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.floating = values.dtype.kind == "f"
+        self.int_mode, self.sci_mode, self.max_width = True, False, 1
+        flat = values.ravel()
+        if not self.floating:
+            self.max_width = max((len(str(v)) for v in flat.tolist()), default=1)  # ints, and bools as True
+            return
+        nonzero = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
+        if nonzero.size == 0:
+            return
+        magnitude = np.abs(nonzero)
+        smallest, largest = magnitude.min(), magnitude.max()
+        self.int_mode = bool(np.all(nonzero == np.ceil(nonzero)))
+        automatic = largest / smallest > 1000.0 or largest > 1.0e8 or smallest < 1.0e-4
+        self.sci_mode = automatic if OPTIONS.sci_mode is None else OPTIONS.sci_mode
+        if self.sci_mode:
+            texts = [f"{v:.{OPTIONS.precision}e}" for v in nonzero.tolist()]
+        elif self.int_mode:
+            texts = [f"{v:.0f}." for v in nonzero.tolist()]
         else:
-            out.append(f"{v:.{digits}f}")
-    return out
+            texts = [f"{v:.{OPTIONS.precision}f}" for v in nonzero.tolist()]
+        self.max_width = max(len(t) for t in texts)
+
+    def format(self, value: Any) -> str:
+        if not self.floating:
+            text = str(value)
+        elif self.sci_mode:
+            text = f"{value:{self.max_width}.{OPTIONS.precision}e}"
+        elif self.int_mode:
+            text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
+        else:
+            text = f"{value:.{OPTIONS.precision}f}"
+        return text.rjust(self.max_width)
 
 
-def _padded(cells: list[str]) -> list[str]:
-    width = max((len(c) for c in cells), default=0)
-    return [c.rjust(width) for c in cells]
+class _Cells:
+    """Formats elements of a real or complex array: the real and imaginary parts each with their own formatter."""
+
+    def __init__(self, sample: np.ndarray) -> None:
+        complex_valued = sample.dtype.kind == "c"
+        self.real = _Formatter(sample.real if complex_valued else sample)
+        self.imag = _Formatter(sample.imag) if complex_valued else None
+
+    def width(self) -> int:
+        return self.real.max_width + 2 + (0 if self.imag is None else self.imag.max_width + 1)
+
+    def format(self, value: Any) -> str:
+        if self.imag is None:
+            return self.real.format(value)
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return self.real.format(value.real) + (imag if imag[0] in "+-" else "+" + imag)
 
 
-def _cells(data: np.ndarray) -> list[str]:
-    """Each element's text, padded to one width; a complex element's parts formatted apart, as PyTorch does."""
-    if data.dtype.kind != "c":
-        return _padded(_format_elements(data))
-    imags = [(i + "j").lstrip() for i in _padded(_format_elements(data.imag))]
-    return [r + (i if i[0] in "+-" else "+" + i) for r, i in zip(_padded(_format_elements(data.real)), imags, strict=True)]
+def _vector(data: np.ndarray, indent: int, summarize: bool, cells: _Cells) -> str:
+    per_line = max(1, math.floor((OPTIONS.linewidth - indent) / cells.width()))
+    edge = OPTIONS.edgeitems
+    if summarize and not edge:
+        items = ["..."]
+    elif summarize and data.shape[0] > 2 * edge:
+        items = [*map(cells.format, data[:edge].tolist()), " ...", *map(cells.format, data[-edge:].tolist())]
+    else:
+        items = [cells.format(v) for v in data.tolist()]
+    lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+    return "[" + ("," + "\n" + " " * (indent + 1)).join(lines) + "]"
 
 
-def _nest(cells: list[str], shape: tuple[int, ...], indent: int) -> str:
-    if not shape:
-        return cells[0]
-    if len(shape) == 1:
-        return "[" + ", ".join(cells) + "]"
-    step = len(cells) // shape[0] if shape[0] else 0
-    rows = [_nest(cells[i * step : (i + 1) * step], shape[1:], indent + 1) for i in range(shape[0])]
-    separator = "," + "\n" * (len(shape) - 1) + " " * (indent + 1)
-    return "[" + separator.join(rows) + "]"
+def _nested(data: np.ndarray, indent: int, summarize: bool, cells: _Cells) -> str:
+    if data.ndim == 0:
+        return cells.format(data.item())
+    if data.ndim == 1:
+        return _vector(data, indent, summarize, cells)
+    edge, count = OPTIONS.edgeitems, data.shape[0]
+    if summarize and count > 2 * edge:
+        rows = [*(_nested(data[i], indent + 1, summarize, cells) for i in range(edge)), "...",
+                *(_nested(data[i], indent + 1, summarize, cells) for i in range(count - edge, count))]
+    else:
+        rows = [_nested(data[i], indent + 1, summarize, cells) for i in range(count)]
+    return "[" + ("," + "\n" * (data.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
+
+
+def _summarized(data: np.ndarray) -> np.ndarray:
+    """The elements a summarized print shows, which are the ones its widths are chosen from."""
+    edge = OPTIONS.edgeitems
+    if data.ndim == 0:
+        return data
+    if data.ndim == 1:
+        return np.concatenate((data[:edge], data[-edge:])) if data.shape[0] > 2 * edge else data
+    if not edge:
+        return data[(slice(0, 0),) * data.ndim]
+    rows = [*range(edge), *range(data.shape[0] - edge, data.shape[0])] if data.shape[0] > 2 * edge else range(data.shape[0])
+    return np.stack([_summarized(data[i]) for i in rows])
+
+
+def _body(data: np.ndarray, indent: int) -> str:
+    if data.size == 0:
+        return "[]"
+    summarize = data.size > OPTIONS.threshold
+    cells = _Cells(_summarized(data) if summarize else data)
+    return _nested(data, indent, summarize, cells)
+
+
+def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    parts = [text]
+    last_line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last_line + len(suffix) + 2 > OPTIONS.linewidth:
+            parts.append(",\n" + " " * indent + suffix)
+            last_line = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last_line += len(suffix) + 2
+    return "".join(parts) + ")"
 
 
 def format_tensor(t: Tensor) -> str:
-    data = t._data
-    summarize = data.size > 1000
-    if summarize:
-        body = np.array2string(data, threshold=1000, edgeitems=3, separator=", ", prefix="tensor(")
+    from ._dtype import bool_, get_default_dtype, int64
+
+    data, dtype = t._data, t.dtype
+    default_float = get_default_dtype()
+    prefix = "tensor("
+    suffixes = []
+    if data.size == 0:
+        if data.ndim != 1:
+            suffixes.append(f"size={tuple(data.shape)}")
+        if dtype is not default_float:
+            suffixes.append(f"dtype={dtype}")
     else:
-        body = _nest(_cells(data), data.shape, len("tensor("))
-    extras = []
-    default_int = data.dtype == np.int64
-    default_float = data.dtype == np.float32
-    default = default_float or default_int or data.dtype == np.bool_ or data.dtype == np.complex64
-    if not default or (data.size == 0 and not default_float):
-        extras.append(f"dtype={t.dtype}")
-    if data.size == 0 and data.ndim != 1:
-        extras.append(f"size=({', '.join(map(str, data.shape))}{',' if data.ndim == 1 else ''})")
+        if not OPTIONS.edgeitems:
+            suffixes.append(f"size={tuple(data.shape)}")
+        if dtype not in (default_float, _default_complex(default_float), int64, bool_):
+            suffixes.append(f"dtype={dtype}")
     if t.grad_fn is not None:
-        extras.append(f"grad_fn=<{t.grad_fn.name()}>")
+        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
     elif t._requires_grad:
-        extras.append("requires_grad=True")
-    return "tensor(" + ", ".join([body, *extras]) + ")"
+        suffixes.append("requires_grad=True")
+    return _with_suffixes(prefix + _body(data, len(prefix)), suffixes, len(prefix))
+
+
+def _default_complex(default_float: Any) -> Any:
+    from ._dtype import complex64, complex128, float64
+
+    return complex128 if default_float is float64 else complex64

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .diagnostics import sites
+from . import _sites as sites
 
 
 class NotImplementedInGlassgrad(AttributeError):

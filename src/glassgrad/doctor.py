@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from . import _sites as sites
 from . import diagnostics
-from .diagnostics import sites
 from .diagnostics.inspect import GraphReport, SiteBytes
 from .diagnostics.torch_glass import watch_torch
 from .diagnostics.views import NATIVE, GraphView

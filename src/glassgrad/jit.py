@@ -227,9 +227,59 @@ class Future:
 
 def fork(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Future:
     _deprecated("fork", "use `torch.compile` instead")
-    return Future(func(*args, **kwargs))
+    return torch_fork(func, *args, **kwargs)
 
 
 def wait(future: Future) -> Any:
     _deprecated("wait", "use `torch.compile` instead")
+    return torch_wait(future)
+
+
+def torch_fork(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Future:
+    """torch.fork: torch.jit.fork without the deprecation warning; the call runs now."""
+    if not callable(func):
+        raise TypeError(f"Object of type '{type(func).__name__}' is not an instance of 'function'")
+    return Future(func(*args, **kwargs))
+
+
+def torch_wait(future: Future) -> Any:
+    """torch.wait: the value of a torch.fork call."""
+    if not isinstance(future, Future):
+        raise TypeError("wait(): incompatible function arguments. The following argument types are supported:")
     return future.wait()
+
+
+class InvalidBackend(RuntimeError):
+    """torch._dynamo.exc.InvalidBackend: torch.compile was given a backend name PyTorch does not register."""
+
+
+# The backend names PyTorch 2.13's torch._dynamo.list_backends(exclude_tags=None) lists, and its compile modes.
+_BACKENDS = frozenset({
+    "aot_eager", "aot_eager_decomp_partition", "aot_eager_decomp_partition_crossref",
+    "aot_eager_decomp_partition_with_mode", "aot_eager_default_partitioner", "aot_ts", "cudagraphs",
+    "dynamo_accuracy_minifier_backend", "dynamo_minifier_backend", "eager", "eager_debug", "eager_noexcept", "inductor",
+    "invoke_subgraph", "openxla", "openxla_eval", "pre_dispatch_eager", "ts", "tvm",
+})
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
+
+
+def compile(
+    model: Callable[..., Any] | None = None, *, fullgraph: bool = False, dynamic: bool | None = None,
+    backend: str | Callable[..., Any] | None = "inductor", mode: str | None = None, options: dict[str, Any] | None = None,
+    name: str | None = None, disable: bool = False, recompile_limit: int | None = None, isolate_recompiles: bool = False,
+    shapes_spec: Any = None,
+) -> Any:
+    """torch.compile: the function or module itself, which runs eagerly (with or without arguments, as a decorator)."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    if isinstance(backend, str) and backend not in _BACKENDS:
+        raise InvalidBackend(
+            f"Invalid backend: '{backend}', see `torch._dynamo.list_backends()` for available backends."
+        )
+    if model is None:
+        return lambda fn: compile(fn, backend=backend, mode=mode, options=options)
+    if not callable(model):
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
+    return model

@@ -7,13 +7,14 @@ one place.
 
 from __future__ import annotations
 
+import itertools
 import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from . import _device, _dtype
+from . import _device, _dtype, _layout
 from ._device import CPU, device
 from ._dtype import dtype
 from .autograd import grad_mode
@@ -210,8 +211,11 @@ class Tensor:
     def is_neg(self) -> bool:
         return False
 
-    def is_contiguous(self, memory_format: Any = None) -> bool:
-        return bool(self._data.flags.c_contiguous)
+    def is_contiguous(self, memory_format: _layout.memory_format | None = None) -> bool:
+        order = getattr(memory_format, "order", None)
+        if order is None:  # contiguous_format, or the argument left out
+            return bool(self._data.flags.c_contiguous)
+        return self._data.ndim == len(order) and _layout.is_laid_out(self._data.shape, self.stride(), order)
 
     def is_inference(self) -> bool:
         return self._is_inference
@@ -225,11 +229,73 @@ class Tensor:
         return False
 
     @property
-    def layout(self) -> str:
-        return "torch.strided"
+    def layout(self) -> _layout.layout:
+        return _layout.strided
 
     def data_ptr(self) -> int:
         return int(self._data.__array_interface__["data"][0])
+
+    const_data_ptr = data_ptr
+
+    def storage_offset(self) -> int:
+        """Elements between the start of the memory this tensor views and its first element, as in PyTorch."""
+        from numpy.lib.array_utils import byte_bounds
+
+        root = self._data
+        while isinstance(root.base, np.ndarray):
+            root = root.base
+        return (self.data_ptr() - int(byte_bounds(root)[0])) // self._data.itemsize
+
+    def dim_order(self, *, ambiguity_check: bool | list[_layout.memory_format] = False) -> tuple[int, ...]:
+        """The dimensions from outermost to innermost in memory (larger strides first, ties in logical order)."""
+        strides, shape = self.stride(), self._data.shape
+        if ambiguity_check is not False and (any(a == b for a, b in itertools.pairwise(strides)) or 1 in shape):
+            formats = ambiguity_check if isinstance(ambiguity_check, list) else []
+            if sum(self.is_contiguous(memory_format=f) for f in formats) != 1:
+                raise RuntimeError(
+                    "The tensor does not have unique dim order, or cannot map to exact one of the given memory formats."
+                )
+            raise RuntimeError("The tensor does not have unique dim order.")
+        return tuple(sorted(range(self._data.ndim), key=lambda d: -strides[d]))
+
+    def is_set_to(self, tensor: Tensor) -> bool:
+        """Whether both tensors view the same memory with the same shape and strides."""
+        mine, theirs = self._data, tensor._data
+        return mine.shape == theirs.shape and mine.strides == theirs.strides and self.data_ptr() == tensor.data_ptr()
+
+    def is_same_size(self, other: Tensor) -> bool:
+        return self._data.shape == other._data.shape
+
+    def is_signed(self) -> bool:
+        return self.dtype.is_signed
+
+    def is_nonzero(self) -> bool:
+        if self._data.size != 1:
+            amount = "no values" if self._data.size == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {amount} is ambiguous")
+        return bool(self._data.reshape(()).item())
+
+    def get_device(self) -> int:
+        return -1  # PyTorch's answer for a CPU tensor
+
+    # A dense CPU tensor in private memory, as PyTorch answers for one: glassgrad has no other kind.
+    def is_pinned(self, device: Any = None) -> bool:
+        return False
+
+    def is_shared(self) -> bool:
+        return False
+
+    def is_distributed(self) -> bool:
+        return False
+
+    def dense_dim(self) -> int:
+        return self._data.ndim
+
+    def sparse_dim(self) -> int:
+        return 0
+
+    def to_dense(self, dtype: dtype | None = None, *, masked_grad: bool | None = None) -> Tensor:
+        return self if dtype is None else self.to(dtype)
 
     def stride(self, dim: int | None = None) -> Any:
         strides = tuple(s // self._data.itemsize for s in self._data.strides)
@@ -280,6 +346,28 @@ class Tensor:
     def grad(self, value: Tensor | None) -> None:
         self._grad = value
 
+    @property
+    def grad_dtype(self) -> dtype:
+        """The dtype of gradients accumulated into .grad: the tensor's own (glassgrad has no way to set another)."""
+        return self.dtype
+
+    def as_subclass(self, cls: type[Tensor]) -> Tensor:
+        """A `cls` instance aliasing this tensor (AliasBackward0 when it requires grad), as PyTorch's as_subclass."""
+        if not (isinstance(cls, type) and issubclass(cls, Tensor)):
+            raise TypeError(
+                "Creating a Tensor subclass from a class that does not inherit from Tensor is not possible. Make sure "
+                "your class inherits from Tensor."
+            )
+        alias = self[...]
+        result = _new_object(cls)
+        for slot in Tensor.__slots__[1:]:  # all but __weakref__
+            setattr(result, slot, getattr(alias, slot))
+        return result
+
+    def module_load(self, other: Tensor, assign: bool = False) -> Tensor:
+        """How Module.load_state_dict turns the state dict's `other` into what replaces this parameter or buffer."""
+        return other.detach() if assign else self.copy_(other).detach()
+
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         self.requires_grad = requires_grad
         return self
@@ -321,17 +409,6 @@ class Tensor:
         if self._post_accumulate_hooks is None:
             self._post_accumulate_hooks = {}
         return add_hook(self._post_accumulate_hooks, hook)
-
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Any = None,
-    ) -> None:
-        from .autograd.engine import backward
-
-        backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         """A tensor sharing storage and version counter, with no history."""
@@ -390,34 +467,21 @@ class Tensor:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
-    def __bool__(self) -> bool:
-        if self._data.size != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
-        return bool(self._data.reshape(()).item())
+    __bool__ = is_nonzero
 
     def cpu(self) -> Tensor:
         return self
 
-    def cuda(self, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
-        _device.require_cuda(device)
+    def pin_memory(self, device: Any = None) -> Tensor:
+        _device.refuse_pinning(device)
 
-    def to(self, *args: Any, **kwargs: Any) -> Tensor:
-        """to(dtype), to(device), to(device, dtype), to(other); copy=False returns self when nothing changes."""
-        target: dtype | None = kwargs.get("dtype")
-        for arg in args:
-            if isinstance(arg, Tensor):
-                target = arg.dtype
-            elif _device.is_device_like(arg):
-                _device.place(arg, creating=False, op="to")
-            elif arg is not None:
-                target = _dtype.to_dtype(arg)
-        if kwargs.get("device") is not None:
-            _device.place(kwargs["device"], creating=False, op="to")
-        if target is None or target is self.dtype:
-            return self.clone() if kwargs.get("copy") else self
-        from .ops import elementwise
-
-        return elementwise.to_dtype(self, target)
+    def record_stream(self, stream: Any) -> None:
+        if isinstance(stream, _device.Stream):
+            raise NotImplementedError(
+                "Could not run 'aten::record_stream' with arguments from the 'CPU' backend. A CPU tensor is never in "
+                "use by another stream, so there is nothing to record."
+            )
+        raise RuntimeError("unknown parameter type")
 
     def float(self) -> Tensor:
         return self.to(_dtype.float32)
@@ -446,6 +510,12 @@ class Tensor:
     def byte(self) -> Tensor:
         return self.to(_dtype.uint8)
 
+    def char(self) -> Tensor:
+        return self.to(_dtype.int8)
+
+    def short(self) -> Tensor:
+        return self.to(_dtype.int16)
+
     def __repr__(self) -> str:
         from ._format import format_tensor
 
@@ -459,8 +529,6 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __reduce_ex__(self, protocol: Any) -> Any:
-        from .ops.creation import _rebuild
-
         return (_rebuild, (self._data, self._requires_grad))
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
@@ -476,11 +544,31 @@ class Tensor:
         return copy
 
 
+def _move_to_accelerator(kind: str) -> Callable[..., Tensor]:
+    def move(self: Tensor, device: Any = None, non_blocking: bool = False, memory_format: Any = None) -> Tensor:
+        _device.require_device(kind, device)
+
+    move.__name__ = move.__qualname__ = kind
+    return move
+
+
+# Tensor.cuda() and its kin: a CPU-only PyTorch refuses each move, in its own words.
+for _kind in ("cuda", "xpu", "ipu", "mtia"):
+    setattr(Tensor, _kind, _move_to_accelerator(_kind))
+
 # Where a tensor lives and how it is stored, as PyTorch's CPU build answers for a dense CPU tensor: scripts branch
 # on these (pytorch/examples' dcgan asks `input.is_cuda or input.is_xpu` before splitting work over GPUs).
 for _kind in ("xpu", "mps", "meta", "xla", "ipu", "maia", "mtia", "vulkan", "mkldnn", "quantized", "nested", "sparse_csr"):
     setattr(Tensor, f"is_{_kind}", property(lambda self: False, doc=f"False: glassgrad tensors are never {_kind}."))
 del _kind
+
+
+def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
+    """Unpickling target for Tensor.__reduce_ex__."""
+    with grad_mode.no_grad():
+        t = Tensor._wrap(np.array(array))
+    t._requires_grad = requires_grad
+    return t
 
 
 def is_tensor(obj: object) -> bool:

@@ -103,11 +103,16 @@ def test_training_loop_stays_flat(no_gc: None) -> None:
 
     for _ in range(100):
         step()
-    nodes_before, memory_before = live_nodes(), resident_kib()
-    for _ in range(1000):
-        step()
+    nodes_before = live_nodes()
+    growth = []  # resident KiB gained over each of two runs of 1,000 steps
+    for _ in range(2):
+        memory_before = resident_kib()
+        for _ in range(1000):
+            step()
+        growth.append(resident_kib() - memory_before)
     assert live_nodes() == nodes_before
-    assert resident_kib() - memory_before < 2048, "resident memory grew by more than 2 MiB over 1,000 steps"
+    # A leak grows in both runs; the allocator settling once after earlier tests (seen: 2.1 MiB) does not.
+    assert min(growth) < 2048, f"resident memory grew by {growth} KiB over two runs of 1,000 steps"
 
 
 def test_leaf_gradients_never_alias_each_other_or_the_callers_tensor() -> None:

@@ -240,3 +240,77 @@ for step in range(1000):
     optimizer.step()
 """,
 }
+
+# torch.func and torch.autograd.functional run backwards and retains of their own: correct programs using them
+# must stay as silent as the loops above.
+TRANSFORM_LOOPS = {
+    "vjp_called_twice": """
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 2))
+params = {k: v.detach() for k, v in model.named_parameters()}
+x = torch.randn(16, 4)
+for step in range(30):
+    out, vjp_fn = torch.func.vjp(lambda p: torch.func.functional_call(model, p, (x,)), params)
+    first = vjp_fn(torch.ones_like(out))
+    second = vjp_fn(2 * torch.ones_like(out))
+    params = {k: params[k] - 1e-3 * (first[0][k] + second[0][k]) for k in params}
+""",
+    "jacobians_and_hessians": """
+torch.manual_seed(0)
+x = torch.randn(4)
+for step in range(30):
+    J = torch.func.jacrev(lambda t: torch.tanh(t) * 2)(x)
+    H = torch.func.hessian(lambda t: (t.sin() ** 2).sum())(x)
+    J2 = torch.autograd.functional.jacobian(lambda t: t.exp() * t, x)
+    H2 = torch.autograd.functional.hessian(lambda t: (t ** 3).sum(), x)
+    _, hv = torch.autograd.functional.hvp(lambda t: (t.cos() * t).sum(), x, torch.ones(4))
+    x = x - 0.01 * (J.sum(0) + H.sum(0) + J2.sum(0) + H2.sum(0) + hv)
+""",
+    "maml_inner_step": """
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(3, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
+params = {k: v.detach().clone().requires_grad_() for k, v in model.named_parameters()}
+optimizer = torch.optim.SGD(params.values(), lr=0.01)
+x, y = torch.randn(10, 3), torch.randn(10, 1)
+def loss_fn(p, x, y):
+    return ((torch.func.functional_call(model, p, (x,)) - y) ** 2).mean()
+for step in range(30):
+    optimizer.zero_grad()
+    inner = torch.func.grad(loss_fn)(params, x, y)
+    adapted = {k: params[k] - 0.1 * inner[k] for k in params}
+    loss_fn(adapted, x, y).backward()
+    optimizer.step()
+""",
+    "per_sample_gradients": """
+torch.manual_seed(0)
+model = torch.nn.Linear(5, 3)
+params = {k: v.detach() for k, v in model.named_parameters()}
+x, y = torch.randn(8, 5), torch.randint(0, 3, (8,))
+def loss_fn(p, xi, yi):
+    logits = torch.func.functional_call(model, p, (xi.unsqueeze(0),))
+    return torch.nn.functional.cross_entropy(logits, yi.unsqueeze(0))
+for step in range(30):
+    grads = torch.func.vmap(torch.func.grad(loss_fn), in_dims=(None, 0, 0))(params, x, y)
+    params = {k: params[k] - 0.1 * grads[k].mean(0) for k in params}
+""",
+}
+
+# A gradient from torch.func.grad of a parameter that requires grad carries a graph: kept, they pile up.
+TRANSFORM_RESULTS_KEPT = """
+torch.manual_seed(0)
+w = torch.randn(3, requires_grad=True)
+x = torch.randn(3)
+history = []
+for step in range(6):
+    g = torch.func.grad(lambda w: (w.sin() * x).sum())(w)  # @made
+    history.append(g)  # @append
+"""
+
+# An in-place change inside the transformed function, to a value its backward needs.
+MODIFIED_INSIDE_TRANSFORM = """
+def f(w):
+    y = w.exp()  # @saved
+    y.mul_(2)  # @modified
+    return y.sum()
+g = torch.func.grad(f)(torch.ones(3))  # @called
+"""

@@ -18,7 +18,6 @@ import pytest
 
 pytestmark = [
     pytest.mark.torch_oracle,
-    pytest.mark.filterwarnings("ignore::glassgrad.func.VmapLoopWarning"),
     # PyTorch's hessian (jacfwd) imports torch.jit machinery on first use, which warns.
     pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning"),
 ]
@@ -55,8 +54,10 @@ def mlp(torch: ModuleType, seed: int = 0) -> Any:
     return model
 
 
+@pytest.mark.usefixtures("no_fallback")
 def test_per_sample_gradients(oracle: Any) -> None:
-    """The per-sample-gradients tutorial: vmap(grad(compute_loss)) over functional_call, against a loop."""
+    """The per-sample-gradients tutorial: vmap(grad(compute_loss)) over functional_call, against a loop; every op
+    inside vmap batched by its rule."""
 
     def per_sample(torch: ModuleType) -> Any:
         F = torch.nn.functional
@@ -94,8 +95,10 @@ def test_per_sample_gradients(oracle: Any) -> None:
     assert outcome[2] == [True] * 4
 
 
+@pytest.mark.usefixtures("no_fallback")
 def test_model_ensembling(oracle: Any) -> None:
-    """The model-ensembling tutorial: stack_module_state, then vmap over functional_call, both ways of batching."""
+    """The model-ensembling tutorial: stack_module_state, then vmap over functional_call, both ways of batching,
+    every op inside vmap batched by its rule."""
 
     def ensembling(torch: ModuleType) -> Any:
         functional_call, stack_module_state, vmap = (

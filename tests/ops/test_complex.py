@@ -171,3 +171,15 @@ def test_custom_function_with_a_complex_output_records_its_graph() -> None:
         return x.grad.numpy()
 
     np.testing.assert_array_equal(run(glassgrad), run(torch))
+
+
+@pytest.mark.parametrize("name", ["view_as_real_copy", "view_as_complex_copy"])
+def test_view_copies_do_not_share_the_input_storage(name: str) -> None:
+    def after_writing_the_copy(m: Any) -> np.ndarray:
+        pairs = m.tensor([[1.0, 2.0], [3.0, 4.0]])
+        z = m.view_as_complex(pairs)
+        copy = getattr(m, name)(z if name == "view_as_real_copy" else pairs)
+        copy.zero_()
+        return pairs.numpy()
+
+    np.testing.assert_array_equal(after_writing_the_copy(glassgrad), after_writing_the_copy(torch))

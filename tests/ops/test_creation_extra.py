@@ -105,3 +105,24 @@ def test_new_methods_match_torch(call: Call) -> None:
 @pytest.mark.parametrize("scalar", [np.float64(1.5), np.float32(1.5), np.int32(3), np.bool_(True)], ids=repr)
 def test_tensor_of_a_numpy_scalar_keeps_its_dtype(scalar: Any) -> None:
     assert_same_outcome(lambda m: m.tensor(scalar))
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize(
+    "data",
+    [
+        [np.float64(1)], [np.int32(1)], [1, np.float64(2)], [np.float32(1), 2.0], [np.float16(1), 2], [True, 2],
+        [[1, 2], [3, 4.5]], [], [[], []], [np.int8(1), np.uint8(2)], [1 + 2j, 1.0], [np.bool_(True)],
+        ((1, 2.0), (2.0, 3)),
+    ],
+    ids=repr,
+)
+def test_tensor_of_a_sequence_promotes_its_elements_dtypes(data: Any) -> None:
+    """A NumPy scalar in a list keeps its dtype as PyTorch's inference does: [np.float64(1)] is float64."""
+    assert_same_outcome(lambda m: m.tensor(data))
+
+
+@pytest.mark.torch_oracle
+def test_tensor_of_a_list_of_tensors_keeps_their_dtype() -> None:
+    assert_same_outcome(lambda m: m.tensor([m.tensor(1.0, dtype=m.float64), m.tensor(2.0, dtype=m.float64)]))
+    assert_same_outcome(lambda m: m.tensor([m.tensor(1, dtype=m.int32), 2]))

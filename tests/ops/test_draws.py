@@ -1,4 +1,4 @@
-"""torch.normal, torch.bernoulli and torch.multinomial beyond the OpInfos: the graph PyTorch records for a
+"""torch.normal, torch.bernoulli, torch.poisson and torch.multinomial (and randint_like) beyond the OpInfos: the graph PyTorch records for a
 sample (zero gradients, or a node that refuses) and the statistics of glassgrad's own stream.
 
 MorvanZhou's tutorials draw their toy data with torch.normal, and minGPT and yunjey's language model sample
@@ -32,6 +32,12 @@ GRAPHS = [
     statements("r = m.multinomial(m.tensor([0.0, 0.0, 5.0]), 1)"),
     statements("r = m.bernoulli(m.tensor([0.0, 1.0, 1.0, 0.0], dtype=m.float64))"),
     statements("r = m.bernoulli(m.zeros(2, 2), 1.0)"),
+    statements("x = m.tensor([1.0, 4.0], requires_grad=True)\ny = m.poisson(x)\ny.sum().backward()\nr = (type(y.grad_fn).__name__, x.grad)"),
+    statements("r = m.poisson(m.zeros(3, dtype=m.float16))"),
+    statements("x = m.tensor([[1.0], [2.0]])\nr = (m.randint_like(x, 3, 4), m.randint_like(x, 1, dtype=m.int64))"),
+    statements("r = m.randint_like(m.ones(2), 5, requires_grad=True).requires_grad"),
+    statements("r = m.randint_like(m.ones(2), low=2, high=3)"),
+    statements("r = m.thread_safe_generator()"),
 ]
 
 
@@ -53,6 +59,23 @@ def test_statistics_of_the_draws() -> None:
     np.testing.assert_allclose(counts / 100_000, [0.1, 0.2, 0.7], atol=0.01)
     rows = glassgrad.multinomial(glassgrad.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]), 5, replacement=True).numpy()
     assert (rows[0] == 0).all() and (rows[1] == 2).all()
+
+
+def test_poisson_counts_have_the_rates_as_mean_and_variance() -> None:
+    glassgrad.manual_seed(0)
+    counts = glassgrad.poisson(glassgrad.full((200_000,), 3.0)).numpy()
+    assert (counts == np.round(counts)).all() and abs(counts.mean() - 3) < 0.02 and abs(counts.var() - 3) < 0.05
+
+
+def test_rng_state_round_trips_through_set_rng_state() -> None:
+    glassgrad.manual_seed(5)
+    glassgrad.rand(3)
+    state = glassgrad.get_rng_state()
+    first = (glassgrad.randn(4), glassgrad.randint(0, 9, (4,)), glassgrad.poisson(glassgrad.ones(4)))
+    glassgrad.set_rng_state(state)
+    again = (glassgrad.randn(4), glassgrad.randint(0, 9, (4,)), glassgrad.poisson(glassgrad.ones(4)))
+    assert all(a.tolist() == b.tolist() for a, b in zip(first, again, strict=True))
+    assert state.dtype is glassgrad.uint8 and glassgrad.get_rng_state().tolist() != state.tolist()
 
 
 def test_without_replacement_each_category_once_and_likelier_first() -> None:

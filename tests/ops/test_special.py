@@ -119,12 +119,47 @@ def test_zeta_has_no_derivative_in_its_exponent_as_in_pytorch() -> None:
     assert message(glassgrad) == message(torch)
 
 
-def test_bessel_functions_are_not_differentiable() -> None:
-    x = glassgrad.tensor([1.0, 2.0], requires_grad=True)
-    assert not glassgrad.special.bessel_j0(x).requires_grad
-    assert glassgrad.special.bessel_j1(x).grad_fn is None
+NOT_DIFFERENTIABLE = [
+    "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
+    "modified_bessel_k1", "scaled_modified_bessel_k0", "scaled_modified_bessel_k1", "airy_ai", "spherical_bessel_j0",
+]
+POLYNOMIALS = [
+    *(f"{shift}chebyshev_polynomial_{kind}" for shift in ("", "shifted_") for kind in "tuvw"),
+    "hermite_polynomial_h", "hermite_polynomial_he", "laguerre_polynomial_l", "legendre_polynomial_p",
+]
+
+
+@pytest.mark.parametrize("name", NOT_DIFFERENTIABLE + POLYNOMIALS)
+def test_functions_pytorch_does_not_differentiate_record_no_node(name: str) -> None:
+    def recorded(m: Any) -> tuple[bool, bool]:
+        x = m.tensor([0.3, 2.0], dtype=m.float64, requires_grad=True)
+        out = getattr(m.special, name)(*((x,) if name in NOT_DIFFERENTIABLE else (x, x * 3)))
+        return out.requires_grad, out.grad_fn is None
+
+    assert recorded(glassgrad) == recorded(torch)
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_incomplete_gamma_has_no_derivative_in_a_as_in_pytorch(name: str) -> None:
+    def message(m: Any) -> str:
+        a = m.tensor([2.0], requires_grad=True)
+        with pytest.raises(NotImplementedError) as err:
+            getattr(m, name)(a, m.tensor([1.0])).backward()
+        return str(err.value)
+
+    assert message(glassgrad) == message(torch)
+
+
+def test_a_large_degree_inside_the_interval_takes_the_closed_form_as_in_pytorch() -> None:
+    """A recurrence of 10^12 steps would not finish; cos(n acos(x)) does. n multiplies the last bit of acos(x), and the
+    libraries' acos may differ there: hence the tolerance."""
+
+    def values(m: Any) -> np.ndarray:
+        return m.special.chebyshev_polynomial_t(m.tensor([0.3, -0.7], dtype=m.float64), m.tensor([1e12, 3e9])).numpy()
+
+    np.testing.assert_allclose(values(glassgrad), values(torch), rtol=1e-4)
 
 
 def test_a_missing_special_function_names_itself() -> None:
-    with pytest.raises(AttributeError, match=r"glassgrad does not implement torch\.special\.airy_ai yet"):
-        glassgrad.special.airy_ai  # noqa: B018
+    with pytest.raises(AttributeError, match=r"glassgrad does not implement torch\.special\.not_a_special_function yet"):
+        glassgrad.special.not_a_special_function  # noqa: B018

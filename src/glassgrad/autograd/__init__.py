@@ -1,4 +1,12 @@
-"""glassgrad.autograd: the engine's public face, laid out like torch.autograd."""
+"""glassgrad.autograd: the engine's public face, laid out like torch.autograd.
+
+Its modules sit on two floors of the core (docs/architecture.md). At the bottom, beside tensor.py,
+are graph (nodes, saved tensors), grad_mode, anomaly, steps and seams. Above them are engine
+(backward, grad), function (custom Functions) and inplace. The core imports neither glassgrad.ops
+nor glassgrad.diagnostics: ops install their tensor methods from above, and diagnostics fill the
+seams. functional and gradcheck are built on ops, so they sit above the core even though they live
+here. tests/test_layering.py checks all of this.
+"""
 
 from __future__ import annotations
 
@@ -12,11 +20,15 @@ from .engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable
 from .grad_mode import (
     enable_grad,
+    enforce_grad_layout_policy,
     inference_mode,
     is_grad_enabled,
     is_inference_mode_enabled,
+    is_multithreading_enabled,
+    is_view_replay_enabled,
     no_grad,
     set_grad_enabled,
+    set_multithreading_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
@@ -44,9 +56,10 @@ class Variable(metaclass=_VariableMeta):
 
 __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "InplaceFunction", "NestedIOFunction", "Variable", "backward",
-    "detect_anomaly", "enable_grad", "forward_ad", "functional", "grad", "gradcheck", "gradgradcheck", "graph", "inference_mode",
-    "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled", "no_grad", "once_differentiable",
-    "set_detect_anomaly", "set_grad_enabled",
+    "detect_anomaly", "enable_grad", "enforce_grad_layout_policy", "forward_ad", "functional", "grad", "gradcheck", "gradgradcheck",
+    "graph", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled",
+    "is_multithreading_enabled", "is_view_replay_enabled", "no_grad", "once_differentiable", "set_detect_anomaly",
+    "set_grad_enabled", "set_multithreading_enabled",
 ]
 
 __getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

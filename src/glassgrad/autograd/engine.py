@@ -17,12 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from .. import _sites as sites
 from .._dtype import _BY_NUMPY
-from ..diagnostics import explain, sites, steps, watches
-from ..ops.quiet import restore, silence
-from ..ops.shape import broadcast_dims, sum_to_size
+from .._quiet import restore, silence
 from ..tensor import Tensor
-from . import anomaly, forward_ad, grad_mode
+from . import anomaly, forward_ad, grad_mode, seams, steps
 from .graph import AccumulateGrad, FreedBy, Node, edge_to
 
 Edge = tuple[Node | None, int]
@@ -50,21 +49,19 @@ def _root_grads(outputs: tuple[Tensor, ...], grad_outputs: tuple[Any, ...] | Non
             raise TypeError(f"expected a Tensor as output {i}, got {type(out).__name__}")
         if not out._requires_grad:
             raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn" + explain.no_grad_fn(out)
+                f"element {i} of tensors does not require grad and does not have a grad_fn" + seams.explainer.no_grad_fn(out)
             )
         given = None if grad_outputs is None else grad_outputs[i]
         if given is None:
             data = out._data
             if data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs" + explain.non_scalar_root(out))
+                raise RuntimeError("grad can be implicitly created only for scalar outputs" + seams.explainer.non_scalar_root(out))
             if data.dtype.kind != "f":
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
             grads.append(Tensor._wrap(np.ones(data.shape, data.dtype)))  # made here: nothing to detach
             continue
         if not isinstance(given, Tensor):
-            from ..ops.creation import tensor
-
-            given = tensor(given, dtype=out.dtype)
+            given = out.new_tensor(given)  # a copy of out's dtype, as torch.tensor(given, dtype=out.dtype)
         elif given.shape != out.shape:
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {given.shape} and output[{i}] has a shape "
@@ -109,6 +106,20 @@ def _needed(nodes: Iterable[Node], targets: set[Node]) -> set[Node]:
     return needed
 
 
+def broadcast_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The dims of `shape` that broadcasting `target` to it added or stretched; None if it cannot broadcast."""
+    lead = len(shape) - len(target)
+    if lead < 0:
+        return None
+    dims = list(range(lead))
+    for i, t in enumerate(target, lead):  # a plain loop: generators cost more than the shapes they read (every broadcast gradient)
+        if t != shape[i]:
+            if t != 1:
+                return None
+            dims.append(i)
+    return tuple(dims)
+
+
 def _fit_to_input(grad: Tensor, meta: tuple[Any, Any], node: Node, index: int, create_graph: bool) -> Tensor:
     shape, dtype = meta
     data = grad._data
@@ -121,7 +132,7 @@ def _fit_to_input(grad: Tensor, meta: tuple[Any, Any], node: Node, index: int, c
                 f"[{', '.join(map(str, shape))}]"
             )
         if create_graph or forward_ad.state.propagating:  # a dual gradient (forward-over-reverse) keeps its tangent
-            grad = sum_to_size(grad, shape)
+            grad = grad.sum_to_size(shape)
         else:  # nothing to record: the reduction alone, on the array
             summed = np.add.reduce(data, axis=dims)
             # Reduced leading dims (a bias) give the input's shape as a fresh array, which a leaf's .grad may keep
@@ -171,8 +182,8 @@ def run_backward(
     finally:
         running.pop()
         steps.advance()
-        if watches.state is not None:
-            watches.state.after_backward()
+        if seams.watcher is not None:
+            seams.watcher.after_backward()
 
 
 def _run(
@@ -186,8 +197,8 @@ def _run(
     freed_by: FreedBy,
 ) -> list[Tensor | None]:
     deps = _dependencies(root_nodes)
-    if watches.state is not None:
-        watches.state.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.site)
+    if seams.watcher is not None:
+        seams.watcher.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.site)
     targets = {n for n, _ in capture if n is not None} if capture is not None else None
     needed = _needed(itertools.chain(deps, root_nodes), targets) if targets is not None else None
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}
@@ -368,6 +379,20 @@ def backward(
             t.grad = g.detach() if t._grad is None else t._grad + g.detach()
 
 
+def _tensor_backward(
+    self: Tensor,
+    gradient: Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """Tensor.backward: installed here because the tensor sits below the engine and does not import it."""
+    backward((self,), None if gradient is None else (gradient,), retain_graph, create_graph, inputs=inputs)
+
+
+Tensor.backward = _tensor_backward  # type: ignore[attr-defined]
+
+
 def grad(
     outputs: Any,
     inputs: Any,
@@ -401,9 +426,7 @@ def grad(
     for i, (t, g) in enumerate(zip(ins, result, strict=True)):
         if g is None:
             if materialize_grads:
-                from ..ops.creation import zeros_like
-
-                g = zeros_like(t)
+                g = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the graph. "

@@ -6,6 +6,8 @@ import functools
 from collections.abc import Callable, Container
 from typing import Any
 
+import numpy as np
+
 from ..tensor import Tensor
 from . import forward_ad, grad_mode
 from .graph import FreedBy, Node, SavedTensor
@@ -77,11 +79,9 @@ class BackwardCFunction(Node, FunctionCtx):
         super().release(freed_by)
 
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
-        from ..ops.creation import zeros
-
         if self.materialize_grads:
             grad_outputs = [
-                zeros(meta[0], dtype=meta[1]) if g is None and meta is not None else g
+                Tensor._wrap(np.zeros(meta[0], meta[1].np)) if g is None and meta is not None else g
                 for g, meta in zip(grad_outputs, self._output_meta, strict=True)
             ]
         result = self._function.backward(self, *grad_outputs)

@@ -18,6 +18,7 @@ from ..ops.creation import zeros, zeros_like
 from ..ops.shape import stack
 from ..tensor import Tensor
 from . import engine, forward_ad, grad_mode
+from .transform_calls import transform
 
 Tensors = Tensor | tuple[Tensor, ...]
 
@@ -223,6 +224,7 @@ def jacobian_blocks(
 # -- the public functions ----------------------------------------------------------------------------------------
 
 
+@transform
 def vjp(
     func: Callable[..., Any],
     inputs: Tensors,
@@ -244,6 +246,7 @@ def vjp(
     )
 
 
+@transform
 def jvp(
     func: Callable[..., Any],
     inputs: Tensors,
@@ -332,6 +335,7 @@ NESTED_FORWARD_MODE = (
 )
 
 
+@transform
 def jacobian(
     func: Callable[..., Any],
     inputs: Tensors,
@@ -396,6 +400,7 @@ def jacobian(
         return _unpack(_finish(tuple(blocks), create_graph), (is_outputs_tuple, is_inputs_tuple))
 
 
+@transform
 def hessian(
     func: Callable[..., Any],
     inputs: Tensors,
@@ -450,6 +455,7 @@ def _hessian_product(
     return _finish(output, create_graph), _unpack(_finish(result, create_graph), is_inputs_tuple)
 
 
+@transform
 def vhp(
     func: Callable[..., Any],
     inputs: Tensors,
@@ -461,6 +467,7 @@ def vhp(
     return _hessian_product(func, inputs, v, create_graph, strict, "vhp")
 
 
+@transform
 def hvp(
     func: Callable[..., Any],
     inputs: Tensors,

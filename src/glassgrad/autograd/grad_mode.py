@@ -15,6 +15,10 @@ class _ModeState(threading.local):
     def __init__(self) -> None:
         self.grad_enabled = True
         self.inference = False
+        # Switches of PyTorch's engine that only read back here: glassgrad's backward runs on the calling thread,
+        # and its gradients are NumPy arrays of the parameter's own layout.
+        self.multithreading = True
+        self.grad_layout_enforced = True
 
 
 state = _ModeState()
@@ -117,3 +121,56 @@ class inference_mode(_Mode):
             state.inference = True
         else:
             state.inference = False
+
+
+class _EngineSwitch(_Mode):
+    """A switch set when constructed (so it works as a plain call too) and restored on leaving `with`."""
+
+    attribute: str
+    setter: str  # the C++ setter PyTorch's type error names
+
+    def __init__(self, mode: bool) -> None:
+        if not isinstance(mode, bool):
+            raise TypeError(
+                f"{self.setter}(): argument 'enabled' (position 1) must be bool, not {type(mode).__name__}"
+            )
+        self.mode = mode
+        self._prev = getattr(state, self.attribute)
+        setattr(state, self.attribute, mode)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        setattr(state, self.attribute, self._prev)
+
+    def clone(self) -> _Mode:
+        return type(self)(self.mode)
+
+
+class set_multithreading_enabled(_EngineSwitch):
+    """Whether backward may run on per-device worker threads (it always runs on the calling thread here)."""
+
+    attribute, setter = "multithreading", "set_multithreading_enabled"
+
+
+class enforce_grad_layout_policy(_EngineSwitch):
+    """Whether accumulated gradients must take their parameter's strides (they always do here)."""
+
+    attribute, setter = "grad_layout_enforced", "set_grad_layout_enforcement_enabled"
+
+    def __init__(self, enable: bool = True) -> None:
+        super().__init__(enable)
+
+    def __call__(self, func: F) -> F:
+        setattr(state, self.attribute, self._prev)  # used as a decorator: only calls change the switch, as in PyTorch
+        return super().__call__(func)
+
+
+def is_multithreading_enabled() -> bool:
+    return state.multithreading
+
+
+def is_view_replay_enabled() -> bool:
+    """False: a view's forward is replayed only on the device backends PyTorch enables view replay for."""
+    return False

@@ -20,12 +20,12 @@ from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
+from .. import _sites as sites
 from .._dtype import _BY_NUMPY
 from .._dtype import dtype as Dtype
-from ..diagnostics import sites, steps, watches
-from ..diagnostics.sites import Position, Site
+from .._sites import Position, Site
 from ..tensor import Tensor
-from . import anomaly, forward_ad, grad_mode
+from . import anomaly, forward_ad, grad_mode, seams, steps
 
 _sequence = itertools.count()  # the engine runs ready nodes latest first; numbers are unique, so ties never happen
 _SINKS_FIRST = 2**62
@@ -100,8 +100,8 @@ class Node:
             position = sites.caller_position(self._made_inside)
         self._position = position
         self._step = steps.current
-        if watches.state is not None:
-            watches.state.track(self)
+        if seams.watcher is not None:
+            seams.watcher.track(self)
         self._saved: dict[str, Any] = {}  # before the forward stack, which anomaly mode keeps in it (as metadata)
         if anomaly.enabled:
             anomaly.record_stack(self)
@@ -276,11 +276,25 @@ def _steal(grad_outputs: list[Tensor | None]) -> Tensor:
     if (
         sys.getrefcount(grad) == 2
         and sys.getrefcount(data) == 3  # grad's slot, the local `data`, the argument
-        and data.base is None
         and data.flags.writeable
         and data.flags.c_contiguous
+        and grad._base is None
     ):
-        return grad
+        base = data.base
+        if base is None:
+            return grad
+        # A whole-array view that alone holds its array (a linear layer's weight gradient, transposed back by
+        # TBackward0): the array itself is the gradient, as PyTorch's AccumulateGrad keeps that one too.
+        if (
+            type(base) is np.ndarray
+            and sys.getrefcount(base) == 3  # data's reference, the local `base`, the argument
+            and base.base is None
+            and base.shape == data.shape
+            and base.dtype == data.dtype
+            and base.flags.c_contiguous
+            and base.flags.writeable
+        ):
+            return Tensor._wrap(base)
     return grad.clone()
 
 
@@ -401,14 +415,10 @@ def describe_saved(saved: SavedTensor) -> str:
 
 
 def explain_freed(node: Node, saved: SavedTensor | None) -> str:
-    from ..diagnostics import explain
-
-    return FREED_MESSAGE + explain.freed(node, saved)
+    return FREED_MESSAGE + seams.explainer.freed(node, saved)
 
 
 def explain_version(node: Node, saved: SavedTensor) -> str:
-    from ..diagnostics import explain
-
     tensor = None if saved.is_output else saved._tensor
     # A saved input is the tensor itself to PyTorch, so its shape is the one it has now (after t_, unsqueeze_, ...).
     what = describe_saved(saved) if tensor is None else f"[{type_name(saved.dtype)} [{', '.join(map(str, tensor.shape))}]]"
@@ -423,4 +433,4 @@ def explain_version(node: Node, saved: SavedTensor) -> str:
         "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
         "torch.autograd.set_detect_anomaly(True, check_nan=False)."
     )
-    return message + explain.version(node, saved)
+    return message + seams.explainer.version(node, saved)

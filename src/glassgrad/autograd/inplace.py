@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from ..diagnostics import explain, sites
+from .. import _sites as sites
 from ..tensor import Tensor
-from . import forward_ad, grad_mode
+from . import forward_ad, grad_mode, seams
 from .graph import Node, SavedTensor, edge_to, explain_freed
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -41,9 +41,9 @@ def check_inplace(t: Tensor) -> None:
     if t._base is not None and t.grad_fn is None and t._requires_grad:
         raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
     if t._base is not None and t._base.grad_fn is None and t._base._requires_grad:
-        raise RuntimeError(VIEW_OF_LEAF_MESSAGE + explain.leaf_inplace(t, view=True))
+        raise RuntimeError(VIEW_OF_LEAF_MESSAGE + seams.explainer.leaf_inplace(t, view=True))
     if t.grad_fn is None and t._requires_grad:
-        raise RuntimeError(LEAF_MESSAGE + explain.leaf_inplace(t, view=False))
+        raise RuntimeError(LEAF_MESSAGE + seams.explainer.leaf_inplace(t, view=False))
 
 
 def has_internal_overlap(data: np.ndarray) -> bool:
@@ -276,23 +276,20 @@ class CopySlices(Node):
         return "torch::autograd::CopySlices"  # PyTorch's name() is the C++ class's, unlike its type name
 
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
-        from ..ops.creation import zeros
-        from ..ops.shape import clone, sum_to_size
-
         if self._freed_by is not None:  # PyTorch drops fn on release, so even a fn that saved nothing cannot run again
             raise RuntimeError(explain_freed(self, None))
         grad = grad_outputs[0]
         if grad is None:
             return (None,) * len(self.next_functions)
-        result = clone(grad)
+        result = grad.clone()
         region = replay_view(result, self.view_chain)
-        fn_grads = self.fn.apply([clone(region)])
+        fn_grads = self.fn.apply([region.clone()])
         old_view_grad = fn_grads[0]
         if old_view_grad is None:
-            old_view_grad = zeros(region.shape, dtype=region.dtype)
+            old_view_grad = Tensor._wrap(np.zeros(region._data.shape, region._data.dtype))
         elif old_view_grad.shape != region.shape:
-            old_view_grad = sum_to_size(old_view_grad, region.shape)
-        copy_(region, old_view_grad)
+            old_view_grad = old_view_grad.sum_to_size(region.shape)
+        region.copy_(old_view_grad)
         return (result, *fn_grads[1:])
 
     def saved_tensors_list(self) -> list[SavedTensor]:
@@ -302,8 +299,3 @@ class CopySlices(Node):
         self.fn.release(freed_by)
         super().release(freed_by)
 
-
-def copy_(t: Tensor, src: Tensor | float, non_blocking: bool = False) -> Tensor:
-    from ..ops.inplace_ops import copy_from
-
-    return apply_inplace(t, lambda x: copy_from(x, src), any_cast=True)

@@ -14,17 +14,21 @@ from collections import OrderedDict
 from types import TracebackType
 from typing import Any, NoReturn
 
-from .._device import ONLY_CPU, refuse
+from .._device import ONLY_CPU, AcceleratorError, OutOfMemoryError, refuse
 from .._device import device as _torch_device
 from . import amp
 
-
-class OutOfMemoryError(RuntimeError):
-    """What `except torch.cuda.OutOfMemoryError:` catches; glassgrad never raises it, as it allocates no GPU memory."""
+has_half = True
+has_magma = False
 
 
 def _not_compiled(*args: Any, **kwargs: Any) -> NoReturn:
     refuse(_torch_device("cuda"), creating=False)
+
+
+def _dummy_base_class(name: str) -> NoReturn:
+    # The CPU-only wheel's torch._C has placeholder classes for CUDA's, which refuse to be instantiated.
+    raise RuntimeError(f"Tried to instantiate dummy base class {name}" + ONLY_CPU.format(name="CUDA"))
 
 
 def _missing_binding(name: str) -> NoReturn:
@@ -72,6 +76,10 @@ mem_get_info = _not_compiled
 current_stream = _not_compiled
 default_stream = _not_compiled
 set_per_process_memory_fraction = _not_compiled
+get_per_process_memory_fraction = _not_compiled
+can_device_access_peer = _not_compiled
+get_sync_debug_mode = _not_compiled
+set_sync_debug_mode = _not_compiled
 
 
 # -- seeding: queued for a device that never initialises, so a no-op ------------------------------------
@@ -123,6 +131,22 @@ def max_memory_allocated(device: Any = None) -> int:
     return 0
 
 
+def memory_stats_as_nested_dict(device: Any = None) -> dict[str, Any]:
+    return {}
+
+
+def host_memory_stats() -> OrderedDict[str, Any]:
+    return OrderedDict()
+
+
+def host_memory_stats_as_nested_dict() -> dict[str, Any]:
+    return {}
+
+
+def memory_snapshot(mempool_id: Any = None, include_traces: bool = True) -> NoReturn:
+    _missing_binding("_cuda_memorySnapshot")
+
+
 def memory_reserved(device: Any = None) -> int:
     return 0
 
@@ -161,8 +185,24 @@ def reset_max_memory_allocated(device: Any = None) -> NoReturn:
     _missing_binding("_cuda_resetPeakMemoryStats")
 
 
+def reset_max_memory_cached(device: Any = None) -> NoReturn:
+    warnings.warn(
+        "torch.cuda.reset_max_memory_cached now calls torch.cuda.reset_peak_memory_stats, which resets /all/ "
+        "peak memory stats.", FutureWarning, stacklevel=2,
+    )
+    _missing_binding("_cuda_resetPeakMemoryStats")
+
+
 def reset_accumulated_memory_stats(device: Any = None) -> NoReturn:
     _missing_binding("_cuda_resetAccumulatedMemoryStats")
+
+
+def reset_accumulated_host_memory_stats() -> NoReturn:
+    _missing_binding("_cuda_resetAccumulatedHostMemoryStats")
+
+
+def reset_peak_host_memory_stats() -> NoReturn:
+    _missing_binding("_cuda_resetPeakHostMemoryStats")
 
 
 # -- selecting a device ---------------------------------------------------------------------------------
@@ -222,12 +262,12 @@ class Stream:
 
 class Event:
     def __new__(cls, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> Event:
-        raise RuntimeError("Tried to instantiate dummy base class Event" + ONLY_CPU.format(name="CUDA"))
+        _dummy_base_class("Event")
 
 
 class CUDAGraph:
     def __new__(cls, *args: Any, **kwargs: Any) -> CUDAGraph:
-        raise RuntimeError("Tried to instantiate dummy base class CUDAGraph" + ONLY_CPU.format(name="CUDA"))
+        _dummy_base_class("CUDAGraph")
 
 
 class StreamContext:
@@ -247,8 +287,41 @@ def stream(stream: Any) -> StreamContext:
     return StreamContext(stream)
 
 
+def set_stream(stream: Any) -> None:
+    if stream is None:
+        return
+    stream.stream_id  # noqa: B018  # PyTorch reads it first, so a non-stream fails here with its AttributeError
+    _missing_binding("_cuda_setStream")
+
+
+def is_current_stream_capturing() -> NoReturn:
+    _dummy_base_class("_cuda_isCurrentStreamCapturing")
+
+
+class graph:
+    """`with torch.cuda.graph(g):` captures CUDA work; without a given stream it makes one, which fails here."""
+
+    def __init__(self, cuda_graph: Any, pool: Any = None, stream: Any = None, capture_error_mode: str = "global",
+                 enable_annotations: bool = False, check_input_liveness: bool = False) -> None:
+        self.capture_stream = Stream() if stream is None else stream
+        self.cuda_graph = cuda_graph
+        self.pool = () if pool is None else (pool,)
+        self.capture_error_mode = capture_error_mode
+
+    def __enter__(self) -> None:
+        synchronize()
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None) -> None:
+        return None
+
+
+def make_graphed_callables(callables: Any, sample_args: Any, num_warmup_iters: int = 3,
+                           allow_unused_input: bool = False, pool: Any = None) -> NoReturn:
+    _dummy_base_class("CUDAGraph")  # the first thing PyTorch builds for the capture
+
+
 __all__ = [
-    "CUDAGraph", "Event", "OutOfMemoryError", "Stream", "StreamContext", "amp", "current_device", "current_stream",
+    "AcceleratorError", "CUDAGraph", "Event", "OutOfMemoryError", "Stream", "StreamContext", "amp", "current_device", "current_stream",
     "default_generators", "default_stream", "device", "device_count", "device_of", "empty_cache", "get_arch_list",
     "get_device_capability", "get_device_name", "get_device_properties", "get_gencode_flags", "get_rng_state",
     "get_rng_state_all", "init", "initial_seed", "ipc_collect", "is_available", "is_bf16_supported", "is_initialized",
@@ -256,5 +329,8 @@ __all__ = [
     "max_memory_reserved", "mem_get_info", "memory_allocated", "memory_cached", "memory_reserved", "memory_stats",
     "memory_summary", "reset_accumulated_memory_stats", "reset_max_memory_allocated", "reset_peak_memory_stats", "seed",
     "seed_all", "set_device", "set_per_process_memory_fraction", "set_rng_state", "set_rng_state_all", "stream",
-    "synchronize",
+    "synchronize", "can_device_access_peer", "get_per_process_memory_fraction", "get_sync_debug_mode", "graph",
+    "has_half", "has_magma", "host_memory_stats", "host_memory_stats_as_nested_dict", "is_current_stream_capturing",
+    "make_graphed_callables", "memory_snapshot", "memory_stats_as_nested_dict", "reset_accumulated_host_memory_stats",
+    "reset_max_memory_cached", "reset_peak_host_memory_stats", "set_stream", "set_sync_debug_mode",
 ]

@@ -9,10 +9,13 @@
 
 from __future__ import annotations
 
-from . import steps
+from ..autograd import seams, steps
+from . import explain
 from .inspect import GraphReport, NodeInfo, SavedBuffer, SiteBytes, describe, inspect, live_graph_bytes, live_graphs
 from .render import GraphvizMissing, html_report, to_dot, to_svg
 from .watches import GraphWarning, disable, enable, watch
+
+seams.explainer = explain  # graph errors now explain themselves after PyTorch's sentence
 
 
 def step() -> int:

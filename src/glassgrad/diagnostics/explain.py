@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from . import sites
+from .. import _sites as sites
+from .._sites import Site, format_site, source_line
 from .inspect import SavedBuffer
-from .sites import Site, format_site, source_line
 
 if TYPE_CHECKING:
     from ..autograd.graph import Node, SavedTensor

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from types import CodeType, FrameType, ModuleType
 from typing import Any
 
-from . import sites
-from .sites import Site
+from .. import _sites as sites
+from .._sites import Site
 
 _CONTAINERS = (list, tuple, dict, set)
 

@@ -12,7 +12,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .sites import Site, format_site
+from .._sites import Site, format_site
 
 if TYPE_CHECKING:
     from ..autograd.graph import Node, SavedTensor

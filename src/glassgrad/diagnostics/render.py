@@ -13,8 +13,8 @@ import shutil
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .._sites import format_site, source_line
 from .inspect import GraphReport, NodeInfo
-from .sites import format_site, source_line
 
 STATE_COLOURS = {"alive": "#f4a261", "retained": "#e63946", "released": "#adb5bd", "none": "#ffffff", "leaf": "#8ecae6"}
 

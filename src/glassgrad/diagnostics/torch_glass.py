@@ -26,9 +26,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from . import explain, sites, steps
+from .. import _sites as sites
+from .._sites import Position, Site
+from ..autograd import steps
+from . import explain, transforms
 from .inspect import SavedBuffer, SiteBytes
-from .sites import Position, Site
 from .views import GraphView
 from .watches import WatchState
 
@@ -195,8 +197,11 @@ class TorchGlass:
         from torch.optim.optimizer import register_optimizer_step_post_hook
 
         stepped = register_optimizer_step_post_hook(lambda *_: self.watches.optimizer_stepped())
+        self.watches.transforms.finished = self._transform_finished
+        unwrap_transforms = transforms.install(torch, self.watches.transforms)
         self.mode.__enter__()
         self._undo = [
+            *reversed(unwrap_transforms),
             lambda: self.mode.__exit__(None, None, None),
             stepped.remove,
             lambda: delattr(function.BackwardCFunction, "saved_tensors"),
@@ -243,11 +248,20 @@ class TorchGlass:
         modified = self.modified
         for tensor in targets:
             if isinstance(tensor, self.torch.Tensor):
-                key = tensor.untyped_storage().data_ptr()
+                key = self._storage_key(tensor)
                 modified.pop(key, None)  # re-inserted last: the dict's order is the order of last modification
                 modified[key] = position
         while len(modified) > _MODIFIED_LIMIT:
             del modified[next(iter(modified))]
+
+    def _storage_key(self, tensor: Any) -> int:
+        """The address of the storage under `tensor`. A torch.func transform hands the function wrapped tensors
+        (grad's TensorWrapper, vmap's BatchedTensor) whose storage cannot be accessed; the tensor they wrap
+        holds the memory, and an in-place change through the wrapper lands there."""
+        functorch = self.torch._C._functorch
+        while functorch.is_functorch_wrapped_tensor(tensor):
+            tensor = functorch.get_unwrapped(tensor)
+        return tensor.untyped_storage().data_ptr()
 
     def _tag(self, out: Any, position: Position | None) -> None:
         tensor_type = self.torch.Tensor
@@ -305,7 +319,7 @@ class TorchGlass:
         for name, tensor in saved:
             if isinstance(tensor, tensor_type):
                 nbytes = tensor.numel() * tensor.element_size()
-                storage = tensor.untyped_storage().data_ptr()
+                storage = self._storage_key(tensor)
                 buffers.append(_Buffer(name, tuple(tensor.shape), _dtype_name(tensor.dtype), nbytes, storage, tensor._version))
         return tuple(buffers)
 
@@ -339,6 +353,11 @@ class TorchGlass:
         if create_graph and result:
             self._tag(result, call.position)  # the gradients' own graphs were made by this call
         return result
+
+    def _transform_finished(self, result: Any) -> None:
+        """A transform's results carry graphs its backwards made on the caller's level (grad(f)(w) where w requires
+        grad): the mode never saw those ops, so they are tagged here, with the line that called the transform."""
+        self._tag(self.torch.utils._pytree.tree_leaves(result), sites.caller_position())
 
     def _node_of(self, output: Any) -> Any:
         node = getattr(output, "grad_fn", None)

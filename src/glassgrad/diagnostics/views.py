@@ -12,8 +12,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .._sites import Site
 from .inspect import GraphReport, NodeInfo, SavedBuffer
-from .sites import Site
 
 if TYPE_CHECKING:
     from ..autograd.graph import Node

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from . import steps
+from .._sites import Site, format_site, source_line
+from ..autograd import seams, steps, transform_calls
 from .holders import Holder, holder_of
-from .sites import Site, format_site, source_line
 from .views import NATIVE, GraphView
 
 
@@ -71,6 +71,9 @@ class WatchState:
     warned: set[tuple[str, Any]] = field(default_factory=set)
     history: list[tuple[int, int, int]] = field(default_factory=list)  # (step, live nodes, saved bytes) before each backward
     messages: list[str] = field(default_factory=list)
+    transforms: transform_calls.TransformCalls = field(default_factory=transform_calls.TransformCalls)
+    counted_transform: int = 0  # the outermost transform call whose first backward was counted as a step
+    counting: bool = True  # whether the backward under way is counted as a step (after_backward reads it)
 
     def track(self, entry: Any) -> None:
         nodes = self.nodes
@@ -108,8 +111,15 @@ class WatchState:
         self.flush()
         view = self.view
         reachable = list(reachable)
-        live = self.live()
-        self.history.append((steps.current, len(live), view.live_bytes(live)))
+        # One outermost transform call is one step, however many backwards it runs (see autograd/transform_calls.py).
+        calls = self.transforms
+        inside_transform = calls.depth > 0
+        self.counting = not inside_transform or calls.serial != self.counted_transform
+        if self.counting:
+            if inside_transform:
+                self.counted_transform = calls.serial
+            live = self.live()
+            self.history.append((steps.current, len(live), view.live_bytes(live)))
         for node in reachable:
             key = view.key(node)
             record = self.retained.get(key) if key is not None else None
@@ -125,7 +135,7 @@ class WatchState:
                 "tensor carries state across iterations (an RNN hidden state), detach() it where the iteration starts.",
                 crossing.child_site,
             )
-        if keep_graph and roots:
+        if keep_graph and roots and not inside_transform:  # a transform's retain is its own, freed when it returns
             graph = {id(n): n for n in [*roots, *reachable]}.values()
             record = _Retained(site, sum(b.nbytes for n in graph for b in view.saved(n) if b.state != "released"))
             # Every node of the graph carries the record: a later backward through any part of it (the shared
@@ -167,6 +177,8 @@ class WatchState:
         "Earlier iterations" end at the last optimizer step: a gradient penalty's autograd.grad and the loss's
         backward are two backwards of one iteration, and what the first one saw is not yet old at the second.
         """
+        if not self.counting:
+            return
         view = self.view
         live = self.live()
         boundary = self.previous_boundary if self.iteration_boundary is None else self.iteration_boundary
@@ -252,32 +264,29 @@ def _reaches_old(view: GraphView, start: Any, boundary: int, memo: dict[Any, boo
     return memo[start]
 
 
-state: WatchState | None = None  # the watches on glassgrad's own engine
-
-
 def enable() -> None:
-    """Turn the watches on for the rest of the program (or until disable())."""
-    global state
-    if state is None:
-        state = WatchState(previous_boundary=steps.current)
+    """Turn the watches on for the rest of the program (or until disable()): the engine's seam holds them."""
+    if seams.watcher is None:
+        seams.watcher = WatchState(previous_boundary=steps.current, transforms=transform_calls.CALLS)
 
 
 def disable() -> list[str]:
     """Turn the watches off; returns every warning they gave."""
-    global state
+    state = seams.watcher
     if state is None:
         return []
+    assert isinstance(state, WatchState)
     state.flush()
-    messages, state = state.messages, None
-    return messages
+    seams.watcher = None
+    return state.messages
 
 
 @contextmanager
 def watch() -> Iterator[WatchState]:
     """`with glassgrad.diagnostics.watch():` turns the watches on inside the block."""
     enable()
-    assert state is not None
-    current = state
+    current = seams.watcher
+    assert isinstance(current, WatchState)
     try:
         yield current
     finally:

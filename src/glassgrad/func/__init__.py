@@ -1,7 +1,7 @@
 """glassgrad.func: torch.func's function transforms on glassgrad's reverse-mode engine.
 
-grad, grad_and_value, vjp, jacrev and hessian are exact; vmap runs the function once per batch
-element (no batching rules yet, see _vmap.py); jvp and jacfwd need forward-mode AD, which glassgrad
+grad, grad_and_value, vjp, jacrev and hessian are exact; vmap batches each op by its batching rule, or runs
+an op without one once per batch element (see _vmap.py); jvp and jacfwd need forward-mode AD, which glassgrad
 does not have yet, and raise NotImplementedError saying so.
 """
 

@@ -15,8 +15,10 @@ from typing import Any
 
 from ..autograd import forward_ad, grad_mode
 from ..autograd.functional import NESTED_FORWARD_MODE, forward_jacobian_blocks, jacobian_blocks
+from ..autograd.transform_calls import transform
 from ..ops.creation import zeros_like
 from ..tensor import Tensor
+from ._dispatch import dispatching  # an op given as func is batched like one called inside it (vmap(grad(torch.sin)))
 from ._level import Level
 from ._pytree import tree_flatten, tree_map, tree_unflatten, treespec_pprint
 
@@ -77,6 +79,7 @@ class _Call:
         self.inputs, self.inputs_spec = tree_flatten(diff)
 
 
+@transform
 def grad_and_value(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """A function returning (gradient of func with respect to the `argnums` arguments, func's value)."""
 
@@ -84,7 +87,7 @@ def grad_and_value(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool
     def wrapper(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
         call = _Call(args, argnums)  # before grad mode is forced on: the level records the caller's
         with grad_mode.enable_grad():
-            output, aux = _split_aux(func(*call.args, **kwargs), has_aux, "grad_and_value(f)(*args)")
+            output, aux = _split_aux(dispatching(func)(*call.args, **kwargs), has_aux, "grad_and_value(f)(*args)")
             if not isinstance(output, Tensor):
                 raise RuntimeError(
                     f"grad_and_value(f)(*args): Expected f(*args) to return a Tensor, got {type(output)}"
@@ -105,6 +108,7 @@ def grad_and_value(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool
     return wrapper
 
 
+@transform
 def grad(func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> Callable[..., Any]:
     """A function returning the gradient of the scalar func with respect to the `argnums` arguments.
 
@@ -127,7 +131,7 @@ class _Linearized:
         # Errors say vjp even for jacrev, as functorch's do.
         self.call = _Call(primals, argnums)  # before grad mode is forced on: the level records the caller's
         with grad_mode.enable_grad():
-            output, aux = _split_aux(func(*self.call.args), has_aux, "vjp(f, *primals)")
+            output, aux = _split_aux(dispatching(func)(*self.call.args), has_aux, "vjp(f, *primals)")
             self.aux = _unwrap_aux(self.call.level, aux) if has_aux else None
             self.outputs, self.outputs_spec = tree_flatten(output)
             _check_outputs(self.outputs)
@@ -167,6 +171,7 @@ def _check_outputs(outputs: list[Any]) -> None:
             )
 
 
+@transform
 def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple[Any, ...]:
     """(func(*primals), vjp_fn[, aux]): vjp_fn(cotangents) gives the vector-Jacobian product for every primal.
 
@@ -177,6 +182,7 @@ def vjp(func: Callable[..., Any], *primals: Any, has_aux: bool = False) -> tuple
     return (run.results, run.vjp_fn, run.aux) if has_aux else (run.results, run.vjp_fn)
 
 
+@transform
 def jacrev(
     func: Callable[..., Any],
     argnums: Argnums = 0,
@@ -212,6 +218,7 @@ def jacrev(
     return wrapper
 
 
+@transform
 def hessian(func: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     """The Hessian of func with respect to the `argnums` arguments: jacfwd(jacrev(func)), forward over reverse,
     as PyTorch composes it."""
@@ -237,6 +244,7 @@ def _tensor_outputs(outputs: list[Any]) -> None:
             raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, got unsupported type {type(out)}")
 
 
+@transform
 def jvp(
     func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False, has_aux: bool = False
 ) -> tuple[Any, ...]:
@@ -271,6 +279,7 @@ def jvp(
     return (primals_out, tangents_out, aux) if has_aux else (primals_out, tangents_out)
 
 
+@transform
 def jacfwd(
     func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *, randomness: str = "error"
 ) -> Callable[..., Any]:

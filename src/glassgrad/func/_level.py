@@ -24,8 +24,10 @@ from typing import Any
 
 from ..autograd import engine, forward_ad, grad_mode
 from ..autograd.graph import AccumulateGrad, Node, _sequence
-from ..ops.creation import zeros_like
+from ..ops.creation import ones_like, zeros_like
+from ..ops.shape import stack
 from ..tensor import Tensor
+from ._batched import LEVELS, BatchedTensor, core, levels_of, rewrap, select, spread
 
 
 class Level:
@@ -40,11 +42,12 @@ class Level:
         """The tensor a differentiated argument is replaced with inside the transform."""
         if not isinstance(x, Tensor):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-        if self.outer_grad and x.requires_grad:
-            return x.view_as(x)  # a new tensor to differentiate by, whose history runs on into the outer graph
-        leaf = forward_ad.keeping_tangent(x, x.detach().requires_grad_())
+        plain, rewrap_like_x = spread(x)  # inside vmap: batched at every level, for per-element gradients
+        if self.outer_grad and plain.requires_grad:
+            return rewrap_like_x(plain.view_as(plain))  # a new tensor to differentiate by, whose history runs on
+        leaf = forward_ad.keeping_tangent(plain, plain.detach().requires_grad_())
         self.leaves[id(leaf)] = leaf
-        return leaf
+        return rewrap_like_x(leaf)
 
     def reaches_outside(self, tensors: Sequence[Any]) -> bool:
         """Whether the graph of any of `tensors` reaches a leaf or a node this level did not make."""
@@ -54,6 +57,7 @@ class Level:
         for t in tensors:
             if not isinstance(t, Tensor) or not t.requires_grad:
                 continue
+            t = core(t)
             if t.grad_fn is None:
                 if id(t) not in self.leaves:
                     return True
@@ -102,18 +106,60 @@ class Level:
         """
         cots = [None] * len(outputs) if cotangents is None else list(cotangents)
         pairs = [(o, c) for o, c in zip(outputs, cots, strict=True) if o.requires_grad]
+        extra = max((_cotangent_only_level(o, c) for o, c in pairs), default=0)
+        if extra:
+            return self._per_element(extra, outputs, inputs, cots, retain_graph, create_graph)
         if not pairs:
-            return tuple(zeros_like(x) for x in inputs)
+            return tuple(rewrap(zeros_like(core(x)), levels_of(x)) for x in inputs)
         with grad_mode.enable_grad():
+            # On the plain tensors that hold the graph: inside vmap, every element's gradient is its own slice.
             grads = engine.grad(
-                [o for o, _ in pairs],
-                list(inputs),
-                None if cotangents is None else [c for _, c in pairs],
+                [core(o) for o, _ in pairs],
+                [core(x) for x in inputs],
+                [_cotangent_core(o, c) for o, c in pairs],
                 retain_graph=retain_graph,
                 create_graph=create_graph,
                 allow_unused=True,
             )
-        return tuple(
-            zeros_like(x) if g is None else self.unwrap(g) if create_graph else g
-            for g, x in zip(grads, inputs, strict=True)
+        grads = tuple(
+            rewrap(zeros_like(core(x)) if g is None else g, levels_of(x)) for g, x in zip(grads, inputs, strict=True)
         )
+        return tuple(self.unwrap(g) if create_graph else g for g in grads)
+
+
+    def _per_element(
+        self,
+        level: int,
+        outputs: Sequence[Tensor],
+        inputs: Sequence[Tensor],
+        cotangents: list[Tensor | None],
+        retain_graph: bool | None,
+        create_graph: bool,
+    ) -> tuple[Tensor, ...]:
+        """Gradients for cotangents batched at a vmap level the outputs are not batched at (vmap over a vjp_fn
+        made outside it, the Jacobian-by-vmap pattern): one backward per element of that level, stacked."""
+        if any(level in levels_of(t) or max(levels_of(t), default=0) > level for t in [*outputs, *inputs]):
+            raise NotImplementedError(
+                "vmap: cotangents batched at a level below the outputs' own vmap levels; glassgrad cannot batch "
+                "that backward pass."
+            )
+        rows = []
+        for i in range(LEVELS[level - 1].batch_size):
+            last = i == LEVELS[level - 1].batch_size - 1
+            sliced = [select(c, level, i) for c in cotangents]
+            rows.append(self.gradients(outputs, inputs, sliced, retain_graph if last else True, create_graph))
+        return tuple(BatchedTensor.wrap(stack(list(column)), level) for column in zip(*rows, strict=True))
+
+
+def _cotangent_only_level(output: Tensor, cotangent: Tensor | None) -> int:
+    """The innermost vmap level the cotangent is batched at and its output is not (0 if none)."""
+    return max(set(levels_of(cotangent)) - set(levels_of(output)), default=0)
+
+
+def _cotangent_core(output: Tensor, cotangent: Tensor | None) -> Tensor | None:
+    """The cotangent's core tensor, batched at the output's vmap levels to match the output's core tensor (ones
+    for a batched output with none: each element's own scalar)."""
+    levels = levels_of(output)
+    if cotangent is None:
+        return ones_like(core(output)) if levels else None
+    return spread(cotangent, levels)[0]

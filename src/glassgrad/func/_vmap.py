@@ -1,38 +1,48 @@
-"""torch.func.vmap, run as a loop over the batch until glassgrad has batching rules.
+"""torch.func.vmap: func run once on batched values, each op batched by its rule.
 
-functorch falls back to a loop for an operator that has no batching rule, and warns about the cost;
-glassgrad has no batching rules at all yet, so the whole function runs once per batch element and
-the results are stacked along out_dims. The arguments are checked and matched to in_dims exactly as
-functorch does, so its errors come out first and unchanged; the loop then gives the same values and
-shapes, gradients flow through it (the slices are views, the stacking is recorded), and nested vmap
-and vmap(grad(f)) compose as plain calls.
+The design, in these files:
+- _batched.py: a BatchedTensor is a physical glassgrad Tensor with the batch dimension in front and the level
+  of the vmap that made it (levels nest for nested vmap); it answers shape, dtype and autograd questions with its
+  logical view, and the graph is recorded on the plain tensors at its core by the ordinary ops.
+- _dispatch.py: for the duration of the outermost vmap, every place glassgrad holds an op (namespace functions,
+  Tensor methods, operators and op properties, and the module globals and class attributes its own code calls
+  ops through) holds a dispatcher instead, restored after, also on error. Outside vmap nothing is checked, so
+  the ops cost what they always cost. A dispatcher with batched arguments applies the op's batching rule at the
+  innermost level involved; an op without a rule runs once per batch element with a one-time VmapLoopWarning
+  per op, as functorch's fallback.
+- _rules.py, _combining_rules.py and _layer_rules.py: the batching rules (pointwise, dims, shapes, matmul, joins, indexing, einsum,
+  matrix functions, nn.functional's layers and losses, random draws), written as ops on the physical tensors.
 
-What a loop cannot see: an output returned with out_dims=None is refused only when its values vary
-across the batch (functorch refuses any output that depends on a batched input), and batch-size
-dependent Python (.item(), data-dependent control flow, in-place writes of a batched value into an
-unbatched tensor) runs where functorch would refuse it.
+This file checks the arguments and matches them to in_dims exactly as functorch does (its errors come out first
+and unchanged), wraps the mapped arguments, runs func once, and moves each output's batch dimension to its out_dim.
+
+grad inside vmap differentiates by a core tensor batched at every active level (see _batched.spread and
+_level.py), so the gradients of unbatched parameters come out per batch element, as functorch's per-sample
+gradients do; the engine itself runs unchanged on the plain tensors. A vjp_fn made outside vmap and called with
+batched cotangents (the Jacobian-by-vmap pattern) runs one backward per element.
+
+Randomness: under 'error' the default generator refuses every draw for the duration; 'different' and 'same'
+are the dispatcher's and the random rules' (see _dispatch.py, _layer_rules.py).
+
+Limits: an op function held where the dispatchers are not installed (a user's `from torch import sin` made
+before vmap ran, a function kept in an instance attribute or a dict, such as a TransformerEncoderLayer's
+activation) receives the batched tensor itself and raises, saying so. While a vmap runs, other threads call the
+dispatchers too (they pass plain tensors straight through).
 """
 
 from __future__ import annotations
 
 import functools
-import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from ..ops import creation
-from ..ops.logic import equal
-from ..ops.shape import stack
 from ..tensor import Tensor
+from ._batched import BatchedTensor, unwrap
+from ._dispatch import VmapLoopWarning, dispatching, vmap_level
 from ._pytree import TreeSpec, broadcast_prefix, tree_flatten, tree_unflatten
-
-
-class VmapLoopWarning(UserWarning):
-    """vmap ran the function once per batch element: glassgrad has no batching rules yet."""
-
-
-_warned = False  # the loop warning is given once per process, as a one-time performance note
+from ._rules import wrap_dim
 
 
 def _name(func: Callable[..., Any]) -> str:
@@ -119,51 +129,20 @@ class _RandomnessError:
 
 
 @contextmanager
-def _randomness(randomness: str) -> Iterator[Callable[[], None]]:
-    """Yields what to call before each batch element so that its random draws follow `randomness`.
-
-    Every random op draws from the default generator's stream at the moment it runs, so that stream is the
-    one seam: 'error' swaps it for one that refuses, 'same' rewinds it before each element (the generator
-    ends as after one draw of the batch, as functorch's does), 'different' leaves it alone.
-    """
+def _refusing_draws(randomness: str) -> Iterator[None]:
+    """Under randomness='error' the default generator's stream, which every random op draws from, refuses."""
+    if randomness != "error":
+        yield
+        return
     generator = creation.default_generator
-    if randomness == "different":
-        yield lambda: None
-    elif randomness == "same":
-        state = generator._rng.bit_generator.state
-
-        def rewind() -> None:
-            generator._rng.bit_generator.state = state
-
-        yield rewind
-    else:
-        stream, generator._rng = generator._rng, _RandomnessError()
-        try:
-            yield lambda: None
-        finally:
-            generator._rng = stream
+    stream, generator._rng = generator._rng, _RandomnessError()
+    try:
+        yield
+    finally:
+        generator._rng = stream
 
 
-def _unbatched(name: str, results: list[Any]) -> Any:
-    """An output for out_dim None: the same in every element (functorch refuses one that depends on the batch)."""
-    first = results[0]
-    if isinstance(first, Tensor) and any(
-        not (isinstance(r, Tensor) and r.shape == first.shape and equal(r, first)) for r in results[1:]
-    ):
-        raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None")
-    return first
-
-
-def _stack_outputs(per_element: list[Any], out_dims: Any, func: Callable[..., Any]) -> Any:
-    name = _name(func)
-    flat = [tree_flatten(out) for out in per_element]
-    spec = flat[0][1]
-    if any(s != spec for _, s in flat[1:]):
-        raise ValueError(
-            f"vmap({name}, ...): `{name}` returned outputs of different structures for different batch elements; "
-            "vmap needs one structure for the whole batch."
-        )
-    output = per_element[0]
+def _flat_out_dims(output: Any, out_dims: Any, spec: TreeSpec, name: str) -> list[Any]:
     if isinstance(output, Tensor):
         if isinstance(out_dims, tuple) and len(out_dims) == 1:
             flat_out_dims: list[Any] | None = list(out_dims)
@@ -176,20 +155,33 @@ def _stack_outputs(per_element: list[Any], out_dims: Any, func: Callable[..., An
             f"vmap({name}, ..., out_dims={out_dims})(<inputs>): out_dims is not compatible with the structure of "
             f"`outputs`. out_dims has structure {tree_flatten(out_dims)[1]!r} but outputs has structure {spec!r}."
         )
-    stacked = []
-    for j, out_dim in enumerate(flat_out_dims):
-        results = [leaves[j] for leaves, _ in flat]
+    return flat_out_dims
+
+
+def _unbatched_outputs(output: Any, out_dims: Any, level: int, batch_size: int, func: Callable[..., Any]) -> Any:
+    """The outputs with the batch dimension of `level` moved to out_dims (an output that does not depend on the
+    batch is expanded along it, as functorch's are)."""
+    name = _name(func)
+    flat, spec = tree_flatten(output)
+    results = []
+    for leaf, out_dim in zip(flat, _flat_out_dims(output, out_dims, spec, name), strict=True):
+        physical, batched = unwrap(leaf, level)
         if out_dim is None:
-            stacked.append(_unbatched(name, results))
-            continue
-        for r in results:
-            if not isinstance(r, Tensor):
-                raise ValueError(
-                    f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(r)}. Did you mean to set "
-                    "out_dims= to None for output?"
-                )
-        stacked.append(stack(results, out_dim))
-    return tree_unflatten(stacked, spec)
+            if batched:
+                raise ValueError(f"vmap({name}, ...): `{name}` can not return a BatchedTensor when out_dim is None")
+            results.append(leaf)
+        elif not isinstance(leaf, Tensor):
+            raise ValueError(
+                f"vmap({name}, ...): `{name}` must only return Tensors, got type {type(leaf)}. Did you mean to set "
+                "out_dims= to None for output?"
+            )
+        elif batched:
+            results.append(physical.movedim(0, out_dim))
+        else:
+            dim = wrap_dim(out_dim, leaf.dim() + 1)
+            expanded = leaf.unsqueeze(dim)
+            results.append(expanded.expand(*expanded.shape[:dim], batch_size, *expanded.shape[dim + 1 :]))
+    return tree_unflatten(results, spec)
 
 
 def vmap(
@@ -204,9 +196,8 @@ def vmap(
     None for an argument shared by every element), out_dims where the batch dimension goes in each output.
 
     randomness: 'error' refuses random ops inside func, 'different' draws anew for each element, 'same' draws
-    the same values for every element. chunk_size is checked and accepted; the loop runs one element at a time
-    whatever it is. Keyword arguments are passed unbatched to every call, as in functorch. The first call warns
-    once (VmapLoopWarning) that func runs as a Python loop over the batch.
+    the same values for every element. chunk_size is checked and accepted; the whole batch runs at once whatever
+    it is. Keyword arguments are passed unbatched to every call, as in functorch.
     """
     if randomness not in ("error", "different", "same"):
         raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
@@ -217,37 +208,15 @@ def vmap(
     def wrapped(*args: Any, **kwargs: Any) -> Any:
         _check_out_dims(out_dims, func)
         batch_size, flat_in_dims, flat_args, spec = _batched_inputs(in_dims, args, func)
-        if batch_size == 0:
-            raise NotImplementedError(
-                f"vmap({_name(func)}): the batch is empty. glassgrad's vmap runs the function once per element (it "
-                "has no batching rules yet), so with no element it cannot know the outputs' shapes; skip the call "
-                "for an empty batch."
-            )
-        _warn_once(func)
-        per_element = []
-        with _randomness(randomness) as before_each:
-            for i in range(batch_size):
-                before_each()
-                # Views, so that an in-place update inside func (a BatchNorm's running stats) reaches the batch
-                sliced = [
-                    a if d is None else a[(slice(None),) * d + (i,)]
-                    for a, d in zip(flat_args, flat_in_dims, strict=True)
-                ]
-                per_element.append(func(*tree_unflatten(sliced, spec), **kwargs))
-        return _stack_outputs(per_element, out_dims, func)
+        with vmap_level(batch_size, randomness) as level, _refusing_draws(randomness):
+            batched = [
+                a if d is None else BatchedTensor.wrap(a.movedim(d, 0), level)
+                for a, d in zip(flat_args, flat_in_dims, strict=True)
+            ]
+            output = dispatching(func)(*tree_unflatten(batched, spec), **kwargs)
+            return _unbatched_outputs(output, out_dims, level, batch_size, func)
 
     return wrapped
 
 
-def _warn_once(func: Callable[..., Any]) -> None:
-    global _warned
-    if _warned:
-        return
-    _warned = True
-    warnings.warn(
-        f"vmap({_name(func)}): glassgrad has no batching rules yet, so vmap runs the function once per batch element "
-        "and stacks the results (the fallback functorch uses for an operator without a batching rule). Results, "
-        "shapes and errors are vmap's; the speed is a Python loop's. This warning is given once.",
-        VmapLoopWarning,
-        stacklevel=3,
-    )
+__all__ = ["VmapLoopWarning", "vmap"]

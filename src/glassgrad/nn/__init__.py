@@ -3,6 +3,7 @@
 from .._missing import module_getattr as _module_getattr
 from . import functional, init, parallel, utils
 from .modules import *
+from .parallel import DataParallel
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

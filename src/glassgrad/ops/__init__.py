@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd.inplace import apply_inplace, copy_
+from ..autograd.inplace import apply_inplace
 from ..tensor import Tensor
 from . import (
     activations,
@@ -43,11 +43,14 @@ from . import (
     indexing,
     inplace_methods,
     inplace_ops,
+    interchange,
     legacy,
     linalg,
     linalg_decomp,
     linalg_derived,
+    linalg_eig,
     linalg_lu,
+    linear_cross_entropy,
     logic,
     losses,
     lowrank,
@@ -55,16 +58,20 @@ from . import (
     matrix_functions,
     normalization,
     numeric,
+    polynomials,
     pooling,
     products,
+    quantized,
     reduction,
     resampling,
     sampling,
     scans,
     scatters,
+    segments,
     shape,
     sorting,
     special,
+    spectral,
     stacking,
     statistics,
     strided,
@@ -74,9 +81,10 @@ from .table import refuse_forward_ad
 
 FAMILIES = (
     creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, strided, scatters,
-    indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, matrix_functions, activations, losses, margin_losses,
-    ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance, attention, complex_ops,
-    fft, special, draws, legacy, sampling, statistics, histograms, products, householder, lowrank, inplace_methods,
+    indexing, linalg, linalg_decomp, linalg_lu, linalg_derived, linalg_eig, matrix_functions, activations, losses,
+    margin_losses, ctc, convolution, embedding, pooling, resampling, grid_sampling, normalization, distance,
+    attention, complex_ops, fft, special, polynomials, spectral, draws, legacy, sampling, statistics, histograms,
+    products, householder, lowrank, quantized, inplace_methods, interchange, linear_cross_entropy, segments,
 )
 
 NAMESPACES: dict[str, dict[str, Callable[..., Any]]] = {
@@ -116,7 +124,12 @@ def _inplace_method(fn: Callable[..., Any]) -> Callable[..., Tensor]:
         return apply_inplace(self, lambda x: fn(x, *args, **kwargs))
 
     method.__name__ = f"{fn.__name__}_"
+    method.inplace_of = fn  # type: ignore[attr-defined]  # vmap batches it by fn's rule
     return method
+
+
+def _copy_(self: Tensor, src: Tensor | float, non_blocking: bool = False) -> Tensor:
+    return apply_inplace(self, lambda x: inplace_ops.copy_from(x, src), any_cast=True)
 
 
 def _zero_(self: Tensor) -> Tensor:
@@ -131,6 +144,7 @@ def _reflected(fn: Callable[..., Any]) -> Callable[..., Any]:
     def method(self: Tensor, other: Any) -> Any:
         return fn(other, self)
 
+    method.reflects = fn  # type: ignore[attr-defined]  # vmap batches it by fn's rule
     return method
 
 
@@ -160,7 +174,7 @@ OPERATORS: dict[str, Callable[..., Any]] = {
     "__ixor__": _inplace_method(logic.bitwise_xor), "__ilshift__": _inplace_method(logic.bitwise_left_shift),
     "__irshift__": _inplace_method(logic.bitwise_right_shift),
 }
-METHODS.update(copy_=copy_, zero_=_zero_, fill_=_fill_)
+METHODS.update(copy_=_copy_, zero_=_zero_, fill_=_fill_)
 
 # One wrapper per in-place op: `Tensor.relu_` and, where PyTorch has it, `glassgrad.relu_` are the same function.
 INPLACE_METHODS = {name: _inplace_method(fn) for name, fn in INPLACE.items()}

@@ -21,6 +21,7 @@ from ..autograd.inplace import apply_inplace
 from ..tensor import Tensor
 from .creation import default_generator
 from .elementwise import (
+    _fused_backward,
     abs,
     add,
     clamp,
@@ -38,10 +39,10 @@ from .elementwise import (
 from .elementwise import (
     relu as _relu,
 )
-from .linalg import matmul
+from .linalg import addmm, matmul
 from .reduction import max as reduce_max
 from .reduction import sum as reduce_sum
-from .shape import cat, narrow, permute, reshape, t, unsqueeze
+from .shape import cat, narrow, permute, reshape, t, unsqueeze, view
 from .table import NoForwardAD, derivative
 
 NAMESPACE = "glassgrad.nn.functional"
@@ -424,11 +425,51 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 
 
 # -- softmax family -----------------------------------------------------------------------------
-SoftmaxBackward0 = derivative(
-    "SoftmaxBackward0", self=lambda grad, result, dim: result * (grad - reduce_sum(grad * result, dim, keepdim=True))
+# The backward of each is an op of its own, as PyTorch's _softmax_backward_data and _log_softmax_backward_data:
+# one buffer instead of three or four arrays and nodes, and the double-backward nodes PyTorch shows.
+def _softmax_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, dim: int) -> None:
+    np.multiply(g, y, out=out)
+    np.subtract(g, np.sum(out, axis=dim, keepdims=True), out=out)
+    np.multiply(out, y, out=out)
+
+
+def _log_softmax_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, dim: int) -> None:
+    np.exp(y, out=out)
+    np.multiply(out, np.sum(g, axis=dim, keepdims=True), out=out)
+    np.subtract(g, out, out=out)
+
+
+def softmax_backward(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
+    """output * (grad_output - sum(grad_output * output, dim)), into one buffer."""
+    return _fused_backward(SoftmaxBackwardDataBackward0, _softmax_backward_kernel, grad_output, output, dim=dim)
+
+
+def log_softmax_backward(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
+    """grad_output - exp(output) * sum(grad_output, dim), into one buffer."""
+    return _fused_backward(LogSoftmaxBackwardDataBackward0, _log_softmax_backward_kernel, grad_output, output, dim=dim)
+
+
+def _softmax_output_grad(grad: Tensor, grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
+    """PyTorch's softmax_double_backward."""
+    return (
+        grad_output * grad - reduce_sum(output * grad_output, dim, keepdim=True) * grad
+        - grad_output * reduce_sum(output * grad, dim, keepdim=True)
+    )
+
+
+SoftmaxBackwardDataBackward0 = derivative(
+    "SoftmaxBackwardDataBackward0", ("grad_output", "output"),
+    grad_output=lambda grad, output, dim: softmax_backward(grad, output, dim),
+    output=_softmax_output_grad,
 )
+LogSoftmaxBackwardDataBackward0 = derivative(
+    "LogSoftmaxBackwardDataBackward0", ("grad_output", "output"),
+    grad_output=lambda grad, output, dim: grad - reduce_sum(grad * exp(output), dim, keepdim=True),
+    output=lambda grad, grad_output, output, dim: -reduce_sum(grad_output, dim, keepdim=True) * exp(output) * grad,
+)
+SoftmaxBackward0 = derivative("SoftmaxBackward0", self=lambda grad, result, dim: softmax_backward(grad, result, dim))
 LogSoftmaxBackward0 = derivative(
-    "LogSoftmaxBackward0", self=lambda grad, result, dim: grad - exp(result) * reduce_sum(grad, dim, keepdim=True)
+    "LogSoftmaxBackward0", self=lambda grad, result, dim: log_softmax_backward(grad, result, dim)
 )
 
 
@@ -440,13 +481,13 @@ def _softmax(input: Tensor, dim: int, dtype: Any, log: bool) -> Tensor:
     if not x.dtype.is_floating_point:
         raise not_implemented_for("log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl", x.dtype)
     data = x._data.reshape(x._data.shape or (1,))
-    with np.errstate(all="ignore"):
-        shifted = data - np.max(data, axis=d, keepdims=True, initial=-np.inf)
+    with np.errstate(all="ignore"):  # the output is the one full-size array; log_softmax needs one more, for exp
+        out = np.subtract(data, np.max(data, axis=d, keepdims=True, initial=-np.inf))
         if log:
-            out = shifted - np.log(np.sum(np.exp(shifted), axis=d, keepdims=True))
+            out -= np.log(np.sum(np.exp(out), axis=d, keepdims=True))
         else:
-            e = np.exp(shifted)
-            out = e / np.sum(e, axis=d, keepdims=True)
+            np.exp(out, out=out)
+            out /= np.sum(out, axis=d, keepdims=True)
     entry = LogSoftmaxBackward0 if log else SoftmaxBackward0
     return entry.record(out.reshape(x._data.shape).astype(x._data.dtype, copy=False), (x,), dim=d)
 
@@ -531,6 +572,14 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({rows}x{input.shape[-1]} and {weight.shape[1]}x{weight.shape[0]})"
         )
+    if bias is not None and weight.ndim == 2:
+        # PyTorch's choice: addmm for a matrix, and for a contiguous input of 3 dims (or any, with a 1-D bias) addmm on
+        # its rows viewed back; one node and one output either way. Other inputs take matmul and an add.
+        if input.ndim == 2:
+            return addmm(bias, input, t(weight))
+        if input._data.flags.c_contiguous and (input.ndim == 3 or bias.ndim == 1):
+            rows = view(input, (math.prod(input.shape[:-1]), input.shape[-1]))
+            return view(addmm(bias, rows, t(weight)), (*input.shape[:-1], weight.shape[0]))
     out = matmul(input, t(weight))
     return out if bias is None else add(out, bias)
 

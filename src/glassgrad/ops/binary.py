@@ -30,6 +30,7 @@ from .elementwise import (
     exp2,
     not_implemented_for,
     pow,
+    refuse_barebones,
     require_tensor,
     where,
 )
@@ -38,8 +39,12 @@ from .table import Derivative, NoForwardAD, derivative
 
 
 def _tensor_binary(name: str, entry: Derivative, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
+    # fmax and fmin run PyTorch's maximum and minimum kernels for integer dtypes, and so are refused under those names
+    refused = {"fmax": "maximum", "fmin": "minimum"}.get(name, name) + "_cpu"
+
     def op(input: Tensor, other: Tensor) -> Tensor:
         require_tensor(name, "input", 1, input)
+        refuse_barebones(refused, input, other)
         return _binary(entry, kernel, input, require_tensor(name, "other", 2, other))
 
     op.__name__ = op.__qualname__ = name

@@ -18,12 +18,13 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._quiet import quietly
+from ..autograd import grad_mode
 from ..tensor import Tensor
 from . import elementwise, linalg
 from .creation import zeros_like
 from .elementwise import require_tensor, where
 from .linalg import matmul_transposed
-from .quiet import quietly
 from .shape import as_view, mT, select, squeeze, unsqueeze
 from .table import complex_derivative, for_complex
 
@@ -41,15 +42,16 @@ ViewAsRealBackward0 = complex_derivative("ViewAsRealBackward0", self=lambda grad
 ViewAsComplexBackward0 = complex_derivative("ViewAsComplexBackward0", self=lambda grad: view_as_real(grad))
 
 
-def view_as_real(input: Tensor) -> Tensor:
-    """The complex tensor's storage as real pairs: a view of shape (*input.shape, 2)."""
-    data = _require_complex("view_as_real", input)._data
-    out = data[..., None].view(data.real.dtype)
-    return as_view(ViewAsRealBackward0.record(out, (input,)), input, view_as_real)
+ViewAsRealCopyBackward0 = complex_derivative("ViewAsRealBackward0_copy", self=ViewAsRealBackward0.formulas["self"])
 
 
-def view_as_complex(input: Tensor) -> Tensor:
-    """Real pairs along the last dimension as complex numbers: a view of shape input.shape[:-1]."""
+def _real_pairs(op: str, input: Tensor) -> np.ndarray:
+    data = _require_complex(op, input)._data
+    return data[..., None].view(data.real.dtype)
+
+
+def _complex_pairs(input: Tensor) -> np.ndarray:
+    """The complex numbers a real tensor's last dimension pairs up, or PyTorch's error for the tensor it cannot view."""
     data = require_tensor("view_as_complex", "input", 1, input)._data
     if data.dtype not in (np.float32, np.float64):
         raise RuntimeError(
@@ -64,8 +66,30 @@ def view_as_complex(input: Tensor) -> Tensor:
         raise RuntimeError("Tensor must have a last dimension with stride 1")
     if data.size and any(s % (2 * data.itemsize) for s, n in zip(data.strides[:-1], data.shape[:-1], strict=True) if n > 1):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
-    out = data.view(np.result_type(data.dtype, np.complex64))[..., 0]
-    return as_view(ViewAsComplexBackward0.record(out, (input,)), input, view_as_complex)
+    return data.view(np.result_type(data.dtype, np.complex64))[..., 0]
+
+
+def view_as_real(input: Tensor) -> Tensor:
+    """The complex tensor's storage as real pairs: a view of shape (*input.shape, 2)."""
+    return as_view(ViewAsRealBackward0.record(_real_pairs("view_as_real", input), (input,)), input, view_as_real)
+
+
+def view_as_complex(input: Tensor) -> Tensor:
+    """Real pairs along the last dimension as complex numbers: a view of shape input.shape[:-1]."""
+    return as_view(ViewAsComplexBackward0.record(_complex_pairs(input), (input,)), input, view_as_complex)
+
+
+def view_as_real_copy(input: Tensor) -> Tensor:
+    """view_as_real's values in a tensor of their own."""
+    return ViewAsRealCopyBackward0.record(_real_pairs("view_as_real", input).copy(), (input,))
+
+
+def view_as_complex_copy(input: Tensor) -> Tensor:
+    """view_as_complex's values in a tensor of their own; PyTorch has no derivative for it and refuses to record one."""
+    out = _complex_pairs(input).copy()
+    if grad_mode.state.grad_enabled and input.requires_grad:
+        raise RuntimeError("view_as_complex_copy does not support automatic differentiation for outputs with complex dtype.")
+    return Tensor._wrap(out)
 
 
 def real(input: Tensor) -> Tensor:
@@ -314,6 +338,7 @@ _BOTH: dict[str, Callable[..., Any]] = {
 }
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     **_BOTH, "view_as_real": view_as_real, "view_as_complex": view_as_complex, "real": real, "imag": imag,
+    "view_as_real_copy": view_as_real_copy, "view_as_complex_copy": view_as_complex_copy,
     "complex": complex, "polar": polar,
 }
 METHODS: dict[str, Callable[..., Any]] = dict(_BOTH)

@@ -20,7 +20,7 @@ from .creation import default_generator
 from .elementwise import mul
 from .indexing import scatter_into_zeros
 from .shape import squeeze, unsqueeze
-from .table import derivative
+from .table import derivative, for_complex
 from .windows import ConvParams, col2im, convolution, exact_pads, im2col, ntuple, pad_crop
 from .windows import output_size as block_counts  # fold has an argument named output_size
 
@@ -179,6 +179,32 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
     return _conv_transpose(3, "conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """A 1-d convolution of (time, batch, channels) sequences, summed kernel tap by kernel tap as PyTorch's CPU
+    kernel does: a matmul per tap, so an output of no steps is simply empty."""
+    if input.ndim != 3:
+        raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
+    if weight.ndim != 3:
+        raise RuntimeError("Weight tensor must have 3 dims: kernel_width, in_channels, out_channels.")
+    if bias.ndim != 1:
+        raise RuntimeError("Bias must be 1-D")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError("Input dim 2 (input channels) is not == dim 1 in the weight tensor")
+    if weight.shape[2] != bias.shape[0]:
+        raise RuntimeError("Bias size must equal dim 2 in the weight tensor (output channels).")
+    if not isinstance(pad, (int, np.integer)) or isinstance(pad, bool):
+        raise TypeError(f"conv_tbc(): argument 'pad' (position 4) must be int, not {type(pad).__name__}")
+    if weight.dtype is not input.dtype:
+        raise RuntimeError(f"self and mat2 must have the same dtype, but got {input.dtype.scalar_name} and "
+                           f"{weight.dtype.scalar_name}")
+    kernel = weight.shape[0]
+    steps = input.shape[0] + 2 * pad - kernel + 1
+    if steps < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {steps}: [{steps}, {input.shape[1]}, {weight.shape[2]}]")
+    padded = _constant_pad(input, ((pad, pad), (0, 0), (0, 0)), 0) if pad else input
+    return sum((padded[k : k + steps] @ weight[k] for k in range(kernel)), start=bias)
+
+
 # -- unfold (im2col) and fold (col2im): each other's adjoint --------------------------------------------------------
 Im2ColBackward0 = derivative("Im2ColBackward0", self=lambda grad, size, geometry: _col2im(grad, size, geometry))
 Col2ImBackward0 = derivative("Col2ImBackward0", self=lambda grad, geometry: _im2col(grad, geometry))
@@ -299,6 +325,8 @@ _PAD_ENTRIES = {
     name.format(k): derivative(name.format(k), self=lambda grad, picks, self_shape: _untake(grad, picks, self_shape))
     for name in _PAD_NAMES.values() for k in (1, 2, 3)
 }
+for _entry in _PAD_ENTRIES.values():  # linear, reading no input values: the formula holds for complex tensors as written
+    for_complex(_entry, **_entry.formulas)
 
 
 def _index_pad(x: Tensor, pads: tuple[tuple[int, int], ...], mode: str) -> Tensor:
@@ -317,7 +345,7 @@ def _index_pad(x: Tensor, pads: tuple[tuple[int, int], ...], mode: str) -> Tenso
         n = x.shape[lead + i]
         if (mode == "reflect" and max(lo, hi) >= n) or (mode == "circular" and max(lo, hi) > n):
             raise RuntimeError(
-                f"Padding size should be less than the corresponding input dimension, but got: padding ({lo}, {hi}) at "
+                f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding ({lo}, {hi}) at "
                 f"dimension {lead + i} of input {list(x.shape)}"
             )
         idx = _PAD_INDEX[mode](np.arange(-lo, n + hi), n)
@@ -383,6 +411,13 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
     return _noisy(input, p, training, inplace, alpha=False)
 
 
+def aten_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """torch.dropout: ATen's op under F.dropout, with `train` required and a RuntimeError for a bad p."""
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return _noisy(input, p, train, inplace=False, alpha=False)
+
+
 def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
     return _noisy(input, p, training, inplace, alpha=True)
 
@@ -442,10 +477,18 @@ def feature_alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False,
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "conv1d": conv1d, "conv2d": conv2d, "conv3d": conv3d, "conv_transpose1d": conv_transpose1d,
-    "conv_transpose2d": conv_transpose2d, "conv_transpose3d": conv_transpose3d,
+    "conv_transpose2d": conv_transpose2d, "conv_transpose3d": conv_transpose3d, "conv_tbc": conv_tbc,
     "unfold": unfold, "fold": fold, "pad": pad, "dropout": dropout,
     "alpha_dropout": alpha_dropout, "dropout1d": dropout1d, "dropout2d": dropout2d, "dropout3d": dropout3d,
     "feature_alpha_dropout": feature_alpha_dropout, **pooling.FUNCTIONS,
 }
 METHODS: dict[str, Callable[..., Any]] = {}
+# PyTorch also has these as torch.X: the convolutions as the very same functions, dropout with ATen's signature.
+ALSO: dict[str, dict[str, Callable[..., Any]]] = {
+    "glassgrad": {
+        **{name: FUNCTIONS[name] for name in ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d",
+                                              "conv_transpose3d", "conv_tbc")},
+        "dropout": aten_dropout,
+    },
+}
 INPLACE: tuple[str, ...] = ()

@@ -8,7 +8,6 @@ from typing import Any
 import numpy as np
 
 from .. import _device, _dtype
-from ..autograd import grad_mode
 from ..tensor import Size, Tensor
 
 
@@ -32,13 +31,33 @@ class Generator:
         return self._seed
 
     def get_state(self) -> Tensor:
-        state = self._rng.bit_generator.state
-        return Tensor._wrap(np.frombuffer(repr(state).encode(), dtype=np.uint8).copy())
+        """The stream's position as a uint8 tensor (PCG64's state, increment and buffered half-word), for set_state."""
+        pcg = self._rng.bit_generator.state
+        fields = (pcg["state"]["state"], pcg["state"]["inc"], pcg["has_uint32"], pcg["uinteger"])
+        raw = b"".join(value.to_bytes(size, "little") for value, size in zip(fields, _STATE_FIELDS, strict=True))
+        return Tensor._wrap(np.frombuffer(raw, dtype=np.uint8).copy())
 
-    def set_state(self, state: Tensor) -> None:
-        import ast
+    def set_state(self, new_state: Tensor) -> Generator:
+        if not isinstance(new_state, Tensor) or new_state.dtype is not _dtype.uint8:
+            raise TypeError("RNG state must be a torch.ByteTensor")
+        raw = new_state._data.tobytes()
+        if len(raw) != sum(_STATE_FIELDS):
+            raise RuntimeError(
+                f"Expected a CPUGeneratorImplState of size {sum(_STATE_FIELDS)} but found the input RNG state size to be "
+                f"{len(raw)}"
+            )
+        fields, start = [], 0
+        for size in _STATE_FIELDS:
+            fields.append(int.from_bytes(raw[start : start + size], "little"))
+            start += size
+        state, inc, has_uint32, uinteger = fields
+        self._rng.bit_generator.state = {
+            "bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": has_uint32, "uinteger": uinteger,
+        }
+        return self
 
-        self._rng.bit_generator.state = ast.literal_eval(bytes(state._data).decode())
+
+_STATE_FIELDS = (16, 16, 1, 4)  # bytes of PCG64's 128-bit state and increment, its flag and its buffered uint32
 
 
 default_generator = Generator()
@@ -58,14 +77,35 @@ def initial_seed() -> int:
     return default_generator.initial_seed()
 
 
+def get_rng_state() -> Tensor:
+    return default_generator.get_state()
+
+
+def set_rng_state(new_state: Tensor) -> None:
+    default_generator.set_state(new_state)
+
+
+def thread_safe_generator() -> Generator | None:
+    """A DataLoader thread worker's own generator; None (the default generator) elsewhere, which is everywhere in
+    glassgrad, whose DataLoader reads in the main process."""
+    return None
+
+
 def _finish(array: np.ndarray, requires_grad: bool, dev: Any) -> Tensor:
     dev = _device.factory_device(dev)
     if dev is not None:
         _device.place(dev, creating=True)
     t = Tensor._wrap(array)
     if requires_grad:
+        check_grad_dtype(array.dtype)
         t.requires_grad_(True)
     return t
+
+
+def check_grad_dtype(np_dtype: np.dtype) -> None:
+    """A factory's requires_grad=True on an integer or bool tensor, refused in PyTorch's words for factories."""
+    if np_dtype.kind not in "fc":
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
 
 
 def _infer_dtype(data: Any) -> _dtype.dtype:
@@ -81,12 +121,45 @@ def _infer_dtype(data: Any) -> _dtype.dtype:
     raise TypeError(f"Could not infer dtype of {type(data).__name__}")
 
 
-def _unwrap_nested(data: Any) -> Any:
+_PYTHON_SCALARS = frozenset({float, int, bool, complex})
+
+
+def _python_scalar_dtype(kind: type) -> _dtype.dtype:
+    if kind is float:
+        return _dtype.get_default_dtype()
+    if kind is int:
+        return _dtype.int64
+    return _dtype.bool_ if kind is bool else _dtype.default_complex()
+
+
+def _promote(found: _dtype.dtype | None, other: _dtype.dtype | None) -> _dtype.dtype | None:
+    if found is None or found is other:
+        return other
+    return found if other is None else _dtype.promote_types(found, other)
+
+
+def _unwrap_nested(data: Any) -> tuple[Any, _dtype.dtype | None]:
+    """Nested sequences as NumPy reads them (tensors replaced by their arrays), and PyTorch's dtype for them: every
+    element's own type promoted together, a Python float counting as the default dtype, an int as int64, and a
+    NumPy scalar or array or a tensor as its dtype (None when nothing tells, or for what NumPy will refuse)."""
     if isinstance(data, Tensor):
-        return data._data
-    if isinstance(data, (list, tuple)):
-        return [_unwrap_nested(x) for x in data]
-    return data
+        return data._data, data.dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return data, _dtype.from_numpy_dtype(data.dtype) if data.dtype.kind in "biufc" else None
+    if not isinstance(data, (list, tuple)):
+        return data, _python_scalar_dtype(type(data)) if type(data) in _PYTHON_SCALARS else None
+    kinds = set(map(type, data))
+    found: _dtype.dtype | None = None
+    if kinds <= _PYTHON_SCALARS:  # by the kinds present, not item by item: a million floats are one kind
+        for kind in kinds:
+            found = _promote(found, _python_scalar_dtype(kind))
+        return data, found
+    unwrapped = []
+    for item in data:
+        array, item_dtype = _unwrap_nested(item)
+        unwrapped.append(array)
+        found = _promote(found, item_dtype)
+    return unwrapped, found
 
 
 def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
@@ -97,7 +170,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         array = np.array(data)
         _dtype.from_numpy_dtype(array.dtype)
     else:
-        unwrapped = _unwrap_nested(data)
+        unwrapped, inferred = _unwrap_nested(data)
         try:
             raw = np.array(unwrapped)
         except ValueError as err:
@@ -105,7 +178,7 @@ def tensor(data: Any, *, dtype: Any = None, device: Any = None, requires_grad: b
         if raw.dtype == object or raw.dtype.kind in "US":
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
         # with dtype given, cast once: through the default float32 first would round 0.1 and flush 1e-300
-        array = raw.astype(_infer_dtype(raw).np if dtype is None else _dtype.to_dtype(dtype).np, copy=False)
+        array = raw.astype((inferred or _infer_dtype(raw)).np if dtype is None else _dtype.to_dtype(dtype).np, copy=False)
     if dtype is not None:
         array = array.astype(_dtype.to_dtype(dtype).np, copy=False)
     return _finish(array, requires_grad, device)
@@ -197,6 +270,22 @@ def _new_of_size(make: Callable[..., Tensor]) -> Callable[..., Tensor]:
 new_zeros, new_ones, new_empty = map(_new_of_size, (zeros, ones, empty))
 
 
+def new_empty_strided(input: Tensor, size: Sequence[int], stride: Sequence[int] | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
+    """An uninitialised tensor with these element strides, over just enough memory for them."""
+    if stride is None:
+        raise TypeError('new_empty_strided() missing 1 required positional arguments: "stride"')
+    size, stride = _size((size,)), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})")
+    if any(st < 0 for st in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    target = _like(input, dtype)
+    extent = 0 if 0 in size else 1 + sum((n - 1) * st for n, st in zip(size, stride, strict=True))
+    memory = np.empty(extent, dtype=target)
+    strided = np.lib.stride_tricks.as_strided(memory, size, tuple(st * target.itemsize for st in stride))
+    return _finish(strided, requires_grad, device)
+
+
 def new_full(input: Tensor, size: Sequence[int], fill_value: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False, layout: Any = None, pin_memory: bool = False) -> Tensor:
     if not isinstance(size, (tuple, list)):
         raise TypeError(f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type(size).__name__}")
@@ -229,6 +318,8 @@ def arange(start: Any, end: Any = None, step: Any = 1, *, dtype: Any = None, dev
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and larger bound inconsistent with step sign")
     target = _dtype.to_dtype(dtype) if dtype is not None else _dtype.result_type(start, end, step)
+    if target in _dtype.BAREBONES:
+        raise NotImplementedError(f"\"arange_cpu\" not implemented for '{target.scalar_name}'")
     count = int(np.ceil((end - start) / step))
     return _finish((start + step * np.arange(count, dtype=np.float64)).astype(target.np), requires_grad, device)
 
@@ -239,8 +330,50 @@ def linspace(start: float, end: float, steps: int, *, dtype: Any = None, device:
     return _finish(np.linspace(start, end, steps).astype(_float_or(dtype)), requires_grad, device)
 
 
+def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, out: Any = None, dtype: Any = None,
+             layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """base ** linspace(start, end, steps), each half stepped from its own end as PyTorch's kernel steps it."""
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    start, end = (float(v.item()) if isinstance(v, Tensor) else v for v in (start, end))
+    target = _float_or(dtype)
+    if target.kind in "iub":  # an integer dtype reads start and end as integers (C++'s truncating cast)
+        start, end = int(start), int(end)
+    step = (end - start) / (steps - 1) if steps > 1 else 0.0
+    i = np.arange(steps, dtype=np.float64)
+    exponents = np.where(i < steps // 2, start + step * i, end - step * (steps - i - 1)) if steps > 1 else np.full(steps, start)
+    powers = np.power(np.asarray(base, dtype=np.complex128 if target.kind == "c" else np.float64), exponents)
+    return _finish(powers.astype(target), requires_grad, device)
+
+
 def eye(n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     return _finish(np.eye(n, n if m is None else m, dtype=_float_or(dtype)), requires_grad, device)
+
+
+def _triangle_indices(name: str, row: int, col: int, offset: int, dtype: Any, upper: bool) -> np.ndarray:
+    for position, (argument, value) in enumerate((("row", row), ("col", col), ("offset", offset)), start=1):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError(f"{name}(): argument '{argument}' (position {position}) must be int, not {type(value).__name__}")
+    target = _dtype.int64 if dtype is None else _dtype.to_dtype(dtype)
+    if target not in (_dtype.int64, _dtype.int32):
+        raise NotImplementedError(f'"{name}" not implemented for \'{target.scalar_name}\'')
+    for argument, value in (("row", row), ("col", col)):
+        if value < 0:
+            raise RuntimeError(f"{argument} must be non-negative, got{value}")
+    rows, cols = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
+    return np.stack((rows, cols)).astype(target.np).reshape(2, -1)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, layout: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+    """The (row, column) coordinates of a row x col matrix's lower triangle (on and below diagonal `offset`), by rows."""
+    return _finish(_triangle_indices("tril_indices", row, col, offset, dtype, upper=False), requires_grad, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, layout: Any = None,
+                 requires_grad: bool = False) -> Tensor:
+    """The (row, column) coordinates of a row x col matrix's upper triangle (on and above diagonal `offset`), by rows."""
+    return _finish(_triangle_indices("triu_indices", row, col, offset, dtype, upper=True), requires_grad, device)
 
 
 def _rng(generator: Generator | None) -> np.random.Generator:
@@ -298,23 +431,17 @@ def randn_like(input: Tensor, *, dtype: Any = None, generator: Generator | None 
     return randn(input.shape, generator=generator, dtype=dtype or input.dtype)
 
 
-def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:
-    """Unpickling target for Tensor.__reduce_ex__."""
-    with grad_mode.no_grad():
-        t = Tensor._wrap(np.array(array))
-    t._requires_grad = requires_grad
-    return t
-
-
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS = {
     "tensor": tensor, "as_tensor": as_tensor, "from_numpy": from_numpy, "zeros": zeros, "ones": ones, "empty": empty,
     "full": full, "zeros_like": zeros_like, "ones_like": ones_like, "empty_like": empty_like, "full_like": full_like,
-    "arange": arange, "linspace": linspace, "eye": eye, "rand": rand, "randn": randn, "randint": randint,
+    "arange": arange, "linspace": linspace, "logspace": logspace, "eye": eye, "rand": rand, "randn": randn, "randint": randint,
     "randperm": randperm, "rand_like": rand_like, "randn_like": randn_like, "manual_seed": manual_seed, "seed": seed,
-    "initial_seed": initial_seed,
+    "initial_seed": initial_seed, "tril_indices": tril_indices, "triu_indices": triu_indices,
+    "get_rng_state": get_rng_state, "set_rng_state": set_rng_state, "thread_safe_generator": thread_safe_generator,
 }
 METHODS: dict[str, object] = {
     "new_zeros": new_zeros, "new_ones": new_ones, "new_empty": new_empty, "new_full": new_full, "new_tensor": new_tensor,
+    "new_empty_strided": new_empty_strided,
 }
 INPLACE = ()

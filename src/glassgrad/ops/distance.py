@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from .._dtype import result_type
+from .._quiet import quietly
 from ..tensor import Tensor
 from .elementwise import abs, add, broadcast_shape, clamp, div, mul, pow, sign, sub, where
 from .linalg import matmul
-from .quiet import quietly
 from .reduction import sum as reduce_sum
 from .shape import expand, unsqueeze, view
 from .table import NoForwardAD, derivative

@@ -1,9 +1,9 @@
-"""Sampling functions that make a new tensor: torch.normal, torch.bernoulli and torch.multinomial.
+"""Sampling functions that make a new tensor: torch.normal, torch.bernoulli, torch.poisson and torch.multinomial.
 
 The numbers come from glassgrad's generator (so the stream differs from PyTorch's); what matches
 PyTorch is everything else: the overloads, shapes, dtypes and errors, and the graph. As in
 PyTorch's derivatives.yaml, a sample is no reparameterisation: normal's and bernoulli's nodes give
-zero gradients to their tensor arguments (bernoulli with a float p records a node that refuses to
+zero gradients to their tensor arguments (so does poisson's; bernoulli with a float p records a node that refuses to
 differentiate), and multinomial's integer indices end the graph.
 
 The in-place fills (normal_, bernoulli_, ...) are another family's; these are the out-of-place ones.
@@ -26,6 +26,7 @@ NormalBackward2 = derivative("NormalBackward2", ("std",), std=_zero)  # normal(f
 NormalBackward3 = derivative("NormalBackward3", ("mean", "std"), mean=_zero, std=_zero)
 BernoulliBackward0 = derivative("BernoulliBackward0", ("self",), self=_zero)
 BernoulliFloatBackward = derivative("NotImplemented", ("self",), self=_not_implemented("bernoulli"))
+PoissonBackward0 = derivative("PoissonBackward0", ("self",), self=_zero)
 
 
 def _floating(t: Tensor, kernel: str) -> None:
@@ -93,6 +94,24 @@ def bernoulli(input: Tensor, p: float | None = None, *, generator: Generator | N
     return BernoulliFloatBackward.record(sample, (input,))
 
 
+_MAX_POISSON_RATE = np.float64(np.iinfo(np.int64).max - 1e10)  # NumPy's sampler refuses larger rates (lam value too large)
+
+
+def poisson(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Counts drawn from Poisson distributions of rates `input` (elementwise), in input's dtype."""
+    _floating(input, "poisson_cpu")
+    rates = input._data
+    if not (rates >= 0).all():  # nan fails too
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if (rates > _MAX_POISSON_RATE).any():
+        raise RuntimeError(
+            f"glassgrad cannot draw Poisson counts for rates above {_MAX_POISSON_RATE:.3g} (NumPy's sampler's limit; "
+            "PyTorch's counts overflow there)"
+        )
+    sample = np.asarray(_rng(generator).poisson(rates), dtype=rates.dtype)
+    return PoissonBackward0.record(sample, (input,))
+
+
 def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, generator: Generator | None = None, out: Any = None) -> Tensor:
     """Category indices drawn from each row of (unnormalised) probabilities; without replacement, PyTorch's
     exponential-race: the categories with the largest p / Exp(1) keys, so zero-probability ones come last."""
@@ -125,6 +144,6 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
 
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
-FUNCTIONS = {"normal": normal, "bernoulli": bernoulli, "multinomial": multinomial}
+FUNCTIONS = {"normal": normal, "bernoulli": bernoulli, "poisson": poisson, "multinomial": multinomial}
 METHODS = {"bernoulli": bernoulli, "multinomial": multinomial}  # bernoulli_ and normal_ are the in-place fills'
 INPLACE = ()

@@ -10,11 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _device, _dtype, _layout
 from .._dtype import dtype, result_type
+from .._quiet import quietly, restore, silence
 from ..tensor import Tensor
 from .creation import zeros_like
-from .quiet import quietly, restore, silence
 from .table import AUTO_ELEMENT_WISE, Derivative, derivative
 
 Operand = Tensor | float | int | bool
@@ -22,6 +22,22 @@ Kernel = Callable[..., Any]
 
 def not_implemented_for(kernel: str, d: dtype) -> NotImplementedError:
     return NotImplementedError(f"\"{kernel}\" not implemented for '{d.scalar_name}'")
+
+
+_U16, _U32, _U64 = (d.np for d in _dtype.BAREBONES)
+
+
+def refuse_barebones(kernel: str, input: Any, other: Any = None) -> None:
+    """PyTorch's kernels for add, comparisons, max and most others have no uint16/32/64 version: refuse as it does
+    when the op would compute in one of them (uint16 + 1.5 computes in float32, and runs)."""
+    # Identity tests (NumPy's native dtypes are singletons): this runs on every add, where a set lookup costs 0.1 us.
+    a = input._data.dtype if isinstance(input, Tensor) else None
+    b = other._data.dtype if isinstance(other, Tensor) else None
+    if a is not _U16 and a is not _U32 and a is not _U64 and b is not _U16 and b is not _U32 and b is not _U64:
+        return
+    common = input.dtype if other is None else result_type(input, other)
+    if common in _dtype.BAREBONES:
+        raise not_implemented_for(kernel, common)
 
 
 def require_tensor(op: str, arg: str, position: int, x: object) -> Tensor:
@@ -217,10 +233,19 @@ def _pow_exponent_grad(grad: Tensor, self: Tensor, exponent: Tensor, result: Ten
     return grad * where((self == 0) & (exponent >= 0), 0.0, result * log(self))
 
 
+def _from_add_stub(out: Tensor) -> Tensor:
+    """add, sub and rsub run PyTorch's add_stub, which has no uint16/32/64 kernel. Checked on the result's dtype (the
+    common dtype), which costs the hot path least."""
+    d = out._data.dtype
+    if d is _U16 or d is _U32 or d is _U64:
+        raise not_implemented_for("add_stub", out.dtype)
+    return out
+
+
 def add(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
     if alpha == 1:
-        return _binary(AddBackward0, np.add, input, other, alpha=alpha)
-    return _binary(AddBackward0, lambda a, b: a + alpha * b, input, other, alpha=alpha)
+        return _from_add_stub(_binary(AddBackward0, np.add, input, other, alpha=alpha))
+    return _from_add_stub(_binary(AddBackward0, lambda a, b: a + alpha * b, input, other, alpha=alpha))
 
 
 def sub(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
@@ -230,14 +255,14 @@ def sub(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
             "Use the `^` or `logical_xor()` operator instead."
         )
     if alpha == 1:
-        return _binary(SubBackward0, np.subtract, input, other, alpha=alpha)
-    return _binary(SubBackward0, lambda a, b: a - alpha * b, input, other, alpha=alpha)
+        return _from_add_stub(_binary(SubBackward0, np.subtract, input, other, alpha=alpha))
+    return _from_add_stub(_binary(SubBackward0, lambda a, b: a - alpha * b, input, other, alpha=alpha))
 
 
 def rsub(input: Tensor, other: Operand, *, alpha: float = 1) -> Tensor:
     if isinstance(other, Tensor):
         return sub(other, input, alpha=alpha)
-    return _binary(RsubBackward1, lambda a, b: b - alpha * a, input, other, alpha=alpha)
+    return _from_add_stub(_binary(RsubBackward1, lambda a, b: b - alpha * a, input, other, alpha=alpha))
 
 
 def mul(input: Operand, other: Operand) -> Tensor:
@@ -247,10 +272,9 @@ def mul(input: Operand, other: Operand) -> Tensor:
 def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is None:
         return _binary(DivBackward0, np.true_divide, input, other, to_float=True)
-    if rounding_mode == "floor":
-        return _binary(DivBackward2, _floor_div, input, other)
-    if rounding_mode == "trunc":
-        return _binary(DivBackward2, _trunc_div, input, other)
+    if rounding_mode in ("floor", "trunc"):
+        refuse_barebones(f"div_{rounding_mode}_cpu", input, other)
+        return _binary(DivBackward2, _floor_div if rounding_mode == "floor" else _trunc_div, input, other)
     raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'")
 
 
@@ -277,16 +301,19 @@ _floor_div = _integer_kernel(np.floor_divide)
 
 
 def floor_divide(input: Operand, other: Operand) -> Tensor:
+    refuse_barebones("div_floor_cpu", input, other)
     return _binary(FloorDivideBackward, _floor_div, input, other)
 
 
 def remainder(input: Operand, other: Operand) -> Tensor:
+    refuse_barebones("remainder_cpu", input, other)
     entry = RemainderBackward1 if isinstance(other, Tensor) else RemainderBackward0
     return _binary(entry if isinstance(input, Tensor) else ScalarRemainderBackward, _integer_kernel(np.remainder), input, other)
 
 
 def fmod(input: Tensor, other: Operand) -> Tensor:
     require_tensor("fmod", "input", 1, input)
+    refuse_barebones("fmod_cpu", input, other)
     return _binary(FmodBackward1 if isinstance(other, Tensor) else FmodBackward0, _integer_kernel(np.fmod), input, other)
 
 
@@ -296,10 +323,12 @@ def neg(input: Tensor) -> Tensor:
             "Negation, the `-` operator, on a bool tensor is not supported. "
             "If you are trying to invert a mask, use the `~` or `logical_not()` operator instead."
         )
+    refuse_barebones("neg_cpu", input)
     return NegBackward0.record(np.negative(input._data), (input,))
 
 
 def pow(input: Operand, exponent: Operand) -> Tensor:
+    refuse_barebones("pow", input, exponent)
     if result_type(input, exponent) is _dtype.bool_:
         raise not_implemented_for("pow", _dtype.bool_)
     if isinstance(input, Tensor) and not isinstance(exponent, Tensor):
@@ -315,13 +344,36 @@ def square(input: Tensor) -> Tensor:
     return pow(require_tensor("square", "input", 1, input), 2)
 
 
-def to_dtype(input: Tensor, target: dtype) -> Tensor:
-    """A differentiable cast (ToCopyBackward0); integer targets end the graph."""
+def to_dtype(input: Tensor, target: dtype, memory_format: Any = None) -> Tensor:
+    """A differentiable cast (ToCopyBackward0), laid out as `memory_format` asks if it names an order; integer
+    targets end the graph."""
     data = input._data
     if data.dtype.kind == "c" and not target.is_complex:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         data = data.real
-    return ToCopyBackward0.record(data.astype(target.np), (input,))
+    out = data.astype(target.np)
+    if getattr(memory_format, "order", None) is not None:
+        out = _layout.arranged(out, memory_format)
+    return ToCopyBackward0.record(out, (input,))
+
+
+def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """to(dtype), to(device), to(device, dtype), to(other); copy=False returns input when nothing changes."""
+    target: dtype | None = kwargs.get("dtype")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            target = arg.dtype
+        elif _device.is_device_like(arg):
+            _device.place(arg, creating=False, op="to")
+        elif arg is not None:
+            target = _dtype.to_dtype(arg)
+    if kwargs.get("device") is not None:
+        _device.place(kwargs["device"], creating=False, op="to")
+    memory_format = kwargs.get("memory_format")
+    relaid = getattr(memory_format, "order", None) is not None and not input.is_contiguous(memory_format=memory_format)
+    if (target is None or target is input.dtype) and not relaid:
+        return input.clone() if kwargs.get("copy") else input
+    return to_dtype(input, target or input.dtype, memory_format)
 
 
 # -- unary math ----------------------------------------------------------------
@@ -364,14 +416,18 @@ SigmoidBackwardBackward0 = derivative(
 )
 
 
-def _fused_backward(entry: Derivative, kernel: Callable[[np.ndarray, np.ndarray, np.ndarray], None], grad_output: Tensor, output: Tensor) -> Tensor:
+def _fused_backward(
+    entry: Derivative, kernel: Callable[..., None], grad_output: Tensor, output: Tensor, **attrs: Any
+) -> Tensor:
+    """An activation's backward from its output, `kernel(g, y, out, *attrs.values())` writing into one buffer, recorded as
+    `entry` (its own double-backward node, as PyTorch's *_backward ops are)."""
     g, y = grad_output._data, output._data
     if g.shape == y.shape and g.dtype is y.dtype:  # what backward hands it: no broadcast, no promotion to work out
         out = np.empty_like(y, order="C")
     else:
         out = np.empty(np.broadcast_shapes(g.shape, y.shape), dtype=np.result_type(g, y))
-    quietly(kernel, g, y, out)
-    return entry.record(out, (grad_output, output))
+    quietly(kernel, g, y, out, *attrs.values())
+    return entry.record(out, (grad_output, output), **attrs)
 
 
 def _tanh_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
@@ -480,6 +536,7 @@ def abs(input: Tensor) -> Tensor:
         from .complex_ops import abs as complex_abs  # complex_ops builds on this module
 
         return complex_abs(input)
+    refuse_barebones("abs_cpu", input)
     return _real_abs(input)
 
 
@@ -595,6 +652,9 @@ def clamp(input: Tensor, min: Operand | None = None, max: Operand | None = None)
     bounds = [b for b in (min, max) if b is not None]
     common = result_type(input, *bounds)
     if not any(isinstance(b, Tensor) for b in bounds):
+        if common in _dtype.BAREBONES:
+            kernel = "clamp" if len(bounds) == 2 else "clamp_min" if max is None else "clamp_max"
+            raise not_implemented_for(f"{kernel}_scalar_cpu", common)
         out = _cast(input._data, common)
         # Bound first: NumPy's maximum and minimum keep their second operand on a tie, and PyTorch keeps the
         # input there (clamp(-0.0, min=0.0) is -0.0), which np.clip with one bound does not.
@@ -603,6 +663,8 @@ def clamp(input: Tensor, min: Operand | None = None, max: Operand | None = None)
         return ClampBackward1.record(_cast(out, common), (input,), min=min, max=max)
     if not all(isinstance(b, Tensor) for b in bounds):
         raise TypeError("clamp() received an invalid combination of arguments: 'min' and 'max' must both be Tensors or both numbers")
+    if common in _dtype.BAREBONES:  # tensor bounds run maximum's kernel for min, then minimum's for max
+        raise not_implemented_for("maximum_cpu" if min is not None else "minimum_cpu", common)
     # A missing bound enters the node as a placeholder; its formula sees None.
     low, high = (Tensor._wrap(np.zeros((), common.np)) if b is None else b for b in (min, max))
     x = _cast(input._data, common)
@@ -679,7 +741,7 @@ _BOTH = {
     "arctanh": atanh, "fix": trunc,
 }
 FUNCTIONS = {**_BOTH, "rsub": rsub, "where": where}
-METHODS = {**_BOTH, "where": lambda self, condition, other: where(condition, self, other)}
+METHODS = {**_BOTH, "to": to, "where": lambda self, condition, other: where(condition, self, other)}
 ALSO = {"glassgrad.nn.functional": {"sigmoid": sigmoid, "tanh": tanh}}  # F.sigmoid, F.tanh
 INPLACE = (
     "add", "sub", "mul", "div", "true_divide", "floor_divide", "remainder", "fmod", "neg", "pow", "square", "abs",

@@ -64,20 +64,32 @@ def _renorm_rows(weight: Tensor, indices: np.ndarray, max_norm: float, norm_type
     bump_version(weight)
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
-              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    _check_integral(input, "embedding")
+def _check_lookup(indices: Tensor, weight: Tensor) -> None:
+    _check_integral(indices, "embedding")
     if weight.ndim != 2:
         raise RuntimeError("'weight' must be 2-D")
+    idx = indices._data
+    if idx.size and (idx.min() < 0 or idx.max() >= weight.shape[0]):
+        raise IndexError("index out of range in self")
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     num = weight.shape[0]
     if padding_idx is not None and not -num <= padding_idx < num:
         raise AssertionError("Padding_idx must be within num_embeddings")
-    idx = input._data
-    if idx.size and (idx.min() < 0 or idx.max() >= num):
-        raise IndexError("index out of range in self")
+    _check_lookup(input, weight)
     if max_norm is not None:
-        _renorm_rows(weight, idx, max_norm, norm_type)
+        _renorm_rows(weight, input._data, max_norm, norm_type)
     return _rows(weight, input, -1 if padding_idx is None else padding_idx % num, scale_grad_by_freq)
+
+
+def aten_embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+                   sparse: bool = False) -> Tensor:
+    """torch.embedding: ATen's op under F.embedding, weight first; a padding_idx that is negative or past the last
+    row names no row (F.embedding has already turned -1 into num - 1 and refused out-of-range ones)."""
+    _check_lookup(indices, weight)
+    return _rows(weight, indices, padding_idx, scale_grad_by_freq)
 
 
 # -- embedding_bag ---------------------------------------------------------------------------------------------
@@ -296,5 +308,6 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
 
 
 FUNCTIONS: dict[str, Callable[..., Any]] = {"embedding": embedding, "embedding_bag": embedding_bag}
+ALSO: dict[str, dict[str, Callable[..., Any]]] = {"glassgrad": {"embedding": aten_embedding}}
 METHODS: dict[str, Callable[..., Any]] = {}
 INPLACE: tuple[str, ...] = ()

@@ -19,12 +19,12 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._quiet import quietly
 from ..tensor import Tensor
 from . import creation
-from .complex_ops import conj, real
+from .complex_ops import conj, conj_physical, real
 from .convolution import pad
 from .elementwise import require_tensor
-from .quiet import quietly
 from .rearrange import roll
 from .shape import cat, narrow
 from .table import complex_derivative
@@ -266,17 +266,48 @@ def _nd_r2c(name: str, input: Tensor, s: Sizes, dim: Dims, norm: str | None) -> 
     return fft_r2c(x, dims, _normalization(norm, True), onesided=True)
 
 
-def _nd_c2r(name: str, input: Tensor, s: Sizes, dim: Dims, norm: str | None) -> Tensor:
+def _nd_c2r_plan(name: str, input: Tensor, s: Sizes, dim: Dims) -> tuple[Tensor, tuple[int, ...], int]:
+    """The one-sided spectrum resized for a real n-dimensional output, its dims, and the output's last size."""
     require_tensor(f"fft_{name}", "input", 1, input)
     s = _listed(s)
     dims, sizes = _plan(input, s, _listed(dim))
     if not dims:
-        raise RuntimeError("irfftn must transform at least one axis")
+        family = name.removesuffix("2") + "n" if name.endswith("2") else name  # irfft2's message names irfftn
+        raise RuntimeError(f"{family} must transform at least one axis")
     # the output's last size defaults to what a one-sided spectrum of that length came from
     last = 2 * (input.shape[dims[-1]] - 1) if s is None or s[-1] == -1 else sizes[-1]
     sizes[-1] = _check_size(last) // 2 + 1
-    x = _resized(_promoted(input, require_complex=True), dims, sizes)
+    return _resized(_promoted(input, require_complex=True), dims, sizes), dims, last
+
+
+def _nd_c2r(name: str, input: Tensor, s: Sizes, dim: Dims, norm: str | None) -> Tensor:
+    x, dims, last = _nd_c2r_plan(name, input, s, dim)
     return fft_c2r(x, dims, _normalization(norm, False), last)
+
+
+def _nd_hfft(name: str, input: Tensor, s: Sizes, dim: Dims, norm: str | None) -> Tensor:
+    """A forward transform of a Hermitian-symmetric signal: complex transforms over all but the last dim, then the
+    conjugate's inverse real transform over the last (PyTorch's fft_hfftn), each with the forward normalization."""
+    x, dims, last = _nd_c2r_plan(name, input, s, dim)
+    normalization = _normalization(norm, True)
+    if len(dims) > 1:
+        x = fft_c2c(x, dims[:-1], normalization, forward=True)
+    return fft_c2r(conj(x), dims[-1:], normalization, last)
+
+
+def _nd_ihfft(name: str, input: Tensor, s: Sizes, dim: Dims, norm: str | None) -> Tensor:
+    """hfftn's inverse: a one-sided real transform over the last dim, conjugated, then inverse complex transforms."""
+    require_tensor(f"fft_{name}", "input", 1, input)
+    dims, sizes = _plan(input, _listed(s), _listed(dim))
+    if not dims:
+        raise RuntimeError("ihfftn must transform at least one axis")
+    if input.is_complex():
+        raise RuntimeError(f"Only supports floating-point dtypes, but found: {input.dtype.scalar_name}")
+    normalization = _normalization(norm, False)
+    x = fft_r2c(_resized(_promoted(input), dims, sizes), dims[-1:], normalization, onesided=True)
+    if len(dims) == 1:
+        return conj(x)
+    return fft_c2c(conj_physical(x), dims[:-1], normalization, forward=False)
 
 
 def fftn(input: Tensor, s: Sizes = None, dim: Dims = None, norm: str | None = None) -> Tensor:
@@ -309,6 +340,22 @@ def rfft2(input: Tensor, s: Sizes = None, dim: Sequence[int] = (-2, -1), norm: s
 
 def irfft2(input: Tensor, s: Sizes = None, dim: Sequence[int] = (-2, -1), norm: str | None = None) -> Tensor:
     return _nd_c2r("irfft2", input, s, dim, norm)
+
+
+def hfftn(input: Tensor, s: Sizes = None, dim: Dims = None, norm: str | None = None) -> Tensor:
+    return _nd_hfft("hfftn", input, s, dim, norm)
+
+
+def ihfftn(input: Tensor, s: Sizes = None, dim: Dims = None, norm: str | None = None) -> Tensor:
+    return _nd_ihfft("ihfftn", input, s, dim, norm)
+
+
+def hfft2(input: Tensor, s: Sizes = None, dim: Sequence[int] = (-2, -1), norm: str | None = None) -> Tensor:
+    return _nd_hfft("hfft2", input, s, dim, norm)
+
+
+def ihfft2(input: Tensor, s: Sizes = None, dim: Sequence[int] = (-2, -1), norm: str | None = None) -> Tensor:
+    return _nd_ihfft("ihfft2", input, s, dim, norm)
 
 
 # -- frequencies and shifts ------------------------------------------------------------------------------------
@@ -358,6 +405,7 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "fft": fft, "ifft": ifft, "rfft": rfft, "irfft": irfft, "hfft": hfft, "ihfft": ihfft,
     "fft2": fft2, "ifft2": ifft2, "rfft2": rfft2, "irfft2": irfft2,
     "fftn": fftn, "ifftn": ifftn, "rfftn": rfftn, "irfftn": irfftn,
+    "hfft2": hfft2, "ihfft2": ihfft2, "hfftn": hfftn, "ihfftn": ihfftn,
     "fftfreq": fftfreq, "rfftfreq": rfftfreq, "fftshift": fftshift, "ifftshift": ifftshift,
 }
 METHODS: dict[str, Callable[..., Any]] = {}

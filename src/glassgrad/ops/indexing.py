@@ -14,7 +14,7 @@ from ..tensor import Size, Tensor
 from . import rearrange
 from .shape import expand, flatten, reshape
 from .subscript import index_put
-from .table import derivative
+from .table import derivative, for_complex
 
 
 # -- gather and scatter: one index per element, along one dim ----------------------------------
@@ -106,6 +106,9 @@ ScatterBackward1 = derivative("ScatterBackward1", self=lambda grad, dim, index: 
 ScatterAddBackward0 = derivative(
     "ScatterAddBackward0", ("self", "src"), self=lambda grad: grad, src=lambda grad, dim, index: _gather(grad, dim, index)
 )
+# gather and scatter_add are linear and their formulas read only the index: they hold for complex tensors as written
+for_complex(GatherBackward0, **GatherBackward0.formulas)
+for_complex(ScatterAddBackward0, **ScatterAddBackward0.formulas)
 
 
 def _not_implemented(grad: Tensor) -> Tensor:

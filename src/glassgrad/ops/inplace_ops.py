@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._quiet import restore, silence
 from ..autograd import grad_mode
 from ..autograd.forward_ad import state as forward_state
 from ..autograd.inplace import bump_version
 from ..tensor import Tensor
 from .creation import zeros_like
 from .elementwise import as_tensor_operand
-from .quiet import restore, silence
 from .table import Derivative, derivative
 
 # The overwritten value gets a zero gradient (not None), as in PyTorch.

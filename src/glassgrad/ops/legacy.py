@@ -120,6 +120,13 @@ def type_(input: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs
     return input if target is input.dtype else input.to(target)
 
 
+def type_as(input: Tensor, other: Tensor) -> Tensor:
+    """`t.type_as(other)`: t in other's dtype (t itself when it already is)."""
+    if not isinstance(other, Tensor):
+        raise TypeError(f"type_as(): argument 'other' (position 1) must be Tensor, not {type(other).__name__}")
+    return input.to(other.dtype)
+
+
 def _type_target(spec: Any) -> dtype:
     if isinstance(spec, TensorType):
         return spec.dtype
@@ -140,5 +147,5 @@ def _type_target(spec: Any) -> dtype:
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS: dict[str, Any] = {cls.__name__: cls for cls in TYPED.values()}
-METHODS = {"new": new, "type": type_}
+METHODS = {"new": new, "type": type_, "type_as": type_as}
 INPLACE = ()

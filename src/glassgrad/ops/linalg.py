@@ -13,7 +13,7 @@ from ..tensor import Tensor
 from .elementwise import _TYPE_NAMES
 from .linalg_decomp import cross as linalg_cross
 from .linalg_decomp import det, inv, logdet, matrix_power, pinverse, slogdet
-from .shape import expand, mT, reshape, squeeze, unsqueeze, view
+from .shape import expand, mT, reshape, squeeze, transposed, unsqueeze, view
 from .table import derivative, formulas_record
 
 MmBackward0 = derivative(
@@ -55,7 +55,10 @@ def matmul_transposed(a: Tensor, b: Tensor, transpose_a: bool = False, transpose
     if formulas_record():
         return matmul(mT(a) if transpose_a else a, mT(b) if transpose_b else b)
     x, y = a._data, b._data
-    return Tensor._wrap(np.matmul(x.swapaxes(-1, -2) if transpose_a else x, y.swapaxes(-1, -2) if transpose_b else y))
+    x, y = x.swapaxes(-1, -2) if transpose_a else x, y.swapaxes(-1, -2) if transpose_b else y
+    if x.shape[-1] == 1:  # outer products (per-sample weight gradients under vmap): NumPy's matmul is far slower
+        return Tensor._wrap(np.multiply(x, y))
+    return Tensor._wrap(np.matmul(x, y))
 
 
 def _matvec_back(matrix: Tensor, grad: Tensor) -> Tensor:
@@ -267,8 +270,13 @@ def _scaled(grad: Tensor, factor: float) -> Tensor:
     return grad if factor == 1 else grad * factor
 
 
-def _fused(entry: Any, input: Tensor, product: Tensor, factors: tuple[Tensor, Tensor], beta: float, alpha: float) -> Tensor:
-    """beta * input + alpha * product, recorded as one node; beta == 0 ignores input's values (NaN included)."""
+def _fused(
+    entry: Any, input: Tensor, product: Tensor, factors: tuple[Tensor, Tensor], beta: float, alpha: float, **attrs: Any
+) -> Tensor:
+    """beta * input + alpha * product, recorded as one node; beta == 0 ignores input's values (NaN included).
+
+    The product is the caller's fresh array, so the sum is made in it: the op allocates its output once.
+    """
     try:
         shape = np.broadcast_shapes(input.shape, product.shape)
     except ValueError:
@@ -279,17 +287,31 @@ def _fused(entry: Any, input: Tensor, product: Tensor, factors: tuple[Tensor, Te
             f"({product.shape[-1]}) at non-singleton dimension {product.ndim - 1}"
         )
     _check_dtypes(input, factors[0], "mm")
-    out = alpha * product._data if alpha != 1 else product._data
+    out = np.asarray(product._data)
+    if alpha != 1:
+        np.multiply(out, alpha, out=out, casting="unsafe")
     if beta != 0:
-        out = out + (beta * input._data if beta != 1 else input._data)
-    return entry.record(np.asarray(out, dtype=product._data.dtype), (input, *factors), beta=beta, alpha=alpha)
+        np.add(out, beta * input._data if beta != 1 else input._data, out=out, casting="unsafe")
+    return entry.record(out, (input, *factors), beta=beta, alpha=alpha, **attrs)
+
+
+def _element_strides(a: np.ndarray) -> tuple[int, ...]:
+    return tuple(s // a.itemsize for s in a.strides)
+
+
+def _addmm_mat2_grad(grad: Tensor, mat1: Tensor, alpha: float, mat2_sym_strides: tuple[int, ...]) -> Tensor:
+    """PyTorch's mm_mat2_backward: a column-major mat2 (a linear layer's weight.t()) gets a column-major gradient,
+    (grad^T mat1)^T, so that TBackward0 hands the weight a row-major gradient it keeps without a copy."""
+    if mat2_sym_strides[0] == 1 and mat2_sym_strides[1] == mat1.shape[1]:
+        return _scaled(transposed(matmul_transposed(grad, mat1, transpose_a=True)), alpha)
+    return _scaled(matmul_transposed(mat1, grad, transpose_a=True), alpha)
 
 
 AddmmBackward0 = derivative(
     "AddmmBackward0", ("self", "mat1", "mat2"),
     self=lambda grad, beta: _scaled(grad, beta),
     mat1=lambda grad, mat2, alpha: _scaled(matmul_transposed(grad, mat2, transpose_b=True), alpha),
-    mat2=lambda grad, mat1, alpha: _scaled(matmul_transposed(mat1, grad, transpose_a=True), alpha),
+    mat2=_addmm_mat2_grad,
 )
 BaddbmmBackward0 = derivative(
     "BaddbmmBackward0", ("self", "batch1", "batch2"),
@@ -314,7 +336,16 @@ def _product(a: Tensor, b: Tensor) -> Tensor:
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:
-    return _fused(AddmmBackward0, input, _product(*_mm_checked(mat1, mat2)), (mat1, mat2), beta, alpha)
+    a, b, c = mat1._data, mat2._data, input._data
+    if (  # the hot path, a linear layer's: two matrices that fit and a bias of the output's dtype
+        beta == 1 and alpha == 1 and a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype is b.dtype
+        and c.dtype is a.dtype and (c.shape == (b.shape[1],) or c.shape == (a.shape[0], b.shape[1]))
+    ):
+        out = np.matmul(a, b)
+        np.add(out, c, out=out)
+        return AddmmBackward0.record(out, (input, mat1, mat2), beta=1, alpha=1, mat2_sym_strides=_element_strides(b))
+    mat1, mat2 = _mm_checked(mat1, mat2)
+    return _fused(AddmmBackward0, input, _product(mat1, mat2), (mat1, mat2), beta, alpha, mat2_sym_strides=_element_strides(b))
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: float = 1, alpha: float = 1) -> Tensor:

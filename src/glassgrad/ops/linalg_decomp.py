@@ -26,7 +26,7 @@ from .elementwise import where
 from .reduction import amax, amin, exclusive_products, vector_norm
 from .reduction import sum as reduce_sum
 from .shape import cat, narrow, permute, unsqueeze
-from .table import MultiOutput, derivative
+from .table import MultiOutput, derivative, for_complex
 
 NAMESPACE = "glassgrad.linalg"
 
@@ -160,16 +160,18 @@ def logdet(input: Tensor) -> Tensor:
 
 
 def _solve_back_B(grad: Tensor, A: Tensor, vector: bool) -> Tensor:
-    return _solve(A.mT, grad, vector)
+    return _solve(A.mH, grad, vector)
 
 
 def _solve_back_A(grad: Tensor, A: Tensor, result: Tensor, vector: bool) -> Tensor:
-    return -(_as_matrix(_solve(A.mT, grad, vector), vector) @ _as_matrix(result, vector).mT)
+    return -(_as_matrix(_solve(A.mH, grad, vector), vector) @ _as_matrix(result, vector).mH)
 
 
 LinalgSolveExBackward0 = derivative(
     "LinalgSolveExBackward0", ("A", "B"), A=_solve_back_A, B=_solve_back_B
 )
+# PyTorch's formulas with conjugate transposes: they hold for complex matrices (linalg.eig's gradient solves with them)
+for_complex(LinalgSolveExBackward0, **LinalgSolveExBackward0.formulas)
 
 
 def _is_vector_rhs(A: Tensor, B: Tensor) -> bool:

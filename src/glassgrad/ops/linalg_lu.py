@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._quiet import quietly
 from ..tensor import Tensor
 from .creation import zeros
 from .elementwise import _not_implemented
@@ -32,7 +33,6 @@ from .linalg_decomp import (
     _is_vector_rhs,
 )
 from .matrix_functions import _substitute, solve_triangular
-from .quiet import quietly
 from .rearrange import tril, triu
 from .shape import cat, narrow
 from .table import MultiOutput, derivative

@@ -12,13 +12,17 @@ from .._dtype import result_type
 from ..tensor import Tensor
 
 # isnan is defined in elementwise and only registered here: reduction.py imports it from there.
-from .elementwise import Kernel, Operand, _cast, _run, _zero, not_implemented_for, require_tensor
+from .elementwise import Kernel, Operand, _cast, _run, _zero, not_implemented_for, refuse_barebones, require_tensor
 from .table import derivative
 
 
-def _compare(name: str, kernel: Kernel) -> Callable[[Tensor, Operand], Tensor]:
+def _compare(name: str, kernel: Kernel, ordering: bool = True) -> Callable[[Tensor, Operand], Tensor]:
+    """`ordering`: lt, le, gt, ge (which PyTorch has no uint16/32/64 kernels for), not eq and ne."""
+
     def op(input: Tensor, other: Operand) -> Tensor:
         require_tensor(name, "input", 1, input)
+        if ordering:
+            refuse_barebones(f"{name}_cpu", input, other)
         common = result_type(input, other)
         b = other._data if isinstance(other, Tensor) else np.asarray(other)
         return Tensor._wrap(_run(kernel, _cast(input._data, common), _cast(b, common)))
@@ -37,11 +41,11 @@ def _logical(name: str, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
 
 
 def _bitwise(name: str, kernel: Kernel, kernel_name: str, bools: bool = True) -> Callable[[Operand, Operand], Tensor]:
-    """`bools`: whether bool operands are accepted (PyTorch's shifts refuse them)."""
+    """`bools`: whether bool operands are accepted (PyTorch's shifts refuse them, and uint16/32/64 too)."""
 
     def op(input: Operand, other: Operand) -> Tensor:
         common = result_type(input, other)
-        if common.is_floating_point or (not bools and common is _dtype.bool_):
+        if common.is_floating_point or (not bools and (common is _dtype.bool_ or common in _dtype.BAREBONES)):
             raise not_implemented_for(kernel_name, common)
         a, b = (_cast(np.asarray(x._data if isinstance(x, Tensor) else x), common) for x in (input, other))
         return Tensor._wrap(_cast(_run(kernel, a, b), common))
@@ -62,8 +66,8 @@ def _shift(np_shift: Kernel) -> Kernel:
     return kernel
 
 
-eq = _compare("eq", np.equal)
-ne = _compare("ne", np.not_equal)
+eq = _compare("eq", np.equal, ordering=False)
+ne = _compare("ne", np.not_equal, ordering=False)
 lt = _compare("lt", np.less)
 le = _compare("le", np.less_equal)
 gt = _compare("gt", np.greater)
@@ -149,7 +153,7 @@ signbit = _predicate("signbit", np.signbit)
 
 
 def bitwise_not(input: Tensor) -> Tensor:
-    if require_tensor("bitwise_not", "input", 1, input).dtype.is_floating_point:
+    if require_tensor("bitwise_not", "input", 1, input).dtype.is_floating_point or input.dtype in _dtype.BAREBONES:
         raise not_implemented_for("bitwise_not_cpu", input.dtype)
     return Tensor._wrap(np.invert(input._data))
 

@@ -216,7 +216,12 @@ def _nll_grad(
 ) -> Tensor:
     per_target = grad / total_weight if reduction == "mean" else grad if reduction == "sum" else reshape(grad, ignored.shape)
     picked = where(ignored, 0.0, coefficient * per_target)  # ignored targets get 0, never 0 * inf
-    return reshape(scatter_into_zeros(unsqueeze(picked, 1), classes_shape, 1, index), self_shape)
+    if grad_mode.state.grad_enabled:
+        return reshape(scatter_into_zeros(unsqueeze(picked, 1), classes_shape, 1, index), self_shape)
+    # Nothing to record: the scatter is NumPy's alone, into the one array the gradient is (a target per row, so a put)
+    out = np.zeros(classes_shape, dtype=picked._data.dtype)
+    np.put_along_axis(out, index._data, picked._data[:, None], axis=1)
+    return Tensor._wrap(out.reshape(self_shape))
 
 
 NllLossBackward0 = derivative("NllLossBackward0", self=_nll_grad)

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._quiet import quietly
 from ..tensor import Tensor
 from .creation import zeros_like
 from .elementwise import broadcast_shape, not_implemented_for
 from .linalg_decomp import _check_matrix, _tril
-from .quiet import quietly
 from .shape import cat, narrow
 from .table import derivative
 

@@ -14,13 +14,17 @@ from typing import Any
 import numpy as np
 
 from .._dtype import CPP_NAMES, float16, float32
+from .._quiet import restore, silence
+from ..autograd import grad_mode
 from ..autograd.inplace import bump_version
 from ..tensor import Size, Tensor
 from .convolution import pad
 from .elementwise import not_implemented_for, pow, rsqrt, sqrt
 from .pooling import avg_pool2d, avg_pool3d
 from .reduction import mean
+from .reduction import sum as reduce_sum
 from .shape import reshape, squeeze, unsqueeze
+from .table import derivative
 
 NAMESPACE = "glassgrad.nn.functional"
 
@@ -81,8 +85,95 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Ten
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     _check_trailing_shape(input, shape, weight=weight, bias=bias)
     _check_dtypes(input, weight, bias)
-    y, _, _ = _normalize(input, tuple(range(input.ndim - len(shape), input.ndim)), eps)
-    return _affine(y, weight, bias, shape)
+    dims = tuple(range(input.ndim - len(shape), input.ndim))
+    x = input._data
+    if x.dtype not in (np.float32, np.float64) or x.size == 0:  # half precision and empty inputs: the composite
+        y, _, _ = _normalize(input, dims, eps)
+        return _affine(y, weight, bias, shape)
+    # PyTorch's native_layer_norm: one node, one output array (and one temporary, for the variance)
+    token = silence()
+    try:
+        mu = np.mean(x, axis=dims, keepdims=True)
+        out = np.subtract(x, mu)
+        squares = np.multiply(out, out)
+        rstd = 1 / np.sqrt(np.mean(squares, axis=dims, keepdims=True) + eps)
+        del squares
+        out *= rstd
+        if weight is not None:
+            out *= weight._data
+        if bias is not None:
+            out += bias._data
+    finally:
+        restore(token)
+    # a missing weight or bias enters the node as a placeholder without grad; its formulas see None
+    absent = {name: None for name, p in (("weight", weight), ("bias", bias)) if p is None}
+    placeholder = Tensor._wrap(np.zeros((), x.dtype))
+    return NativeLayerNormBackward0.record(
+        out, (input, placeholder if weight is None else weight, placeholder if bias is None else bias),
+        normalized_shape=shape, result1=Tensor._wrap(mu), result2=Tensor._wrap(rstd), eps=eps, **absent,
+    )
+
+
+def _layer_norm_input_grad(grad: Tensor, input: Tensor, weight: Tensor | None, result1: Tensor, result2: Tensor,
+                           normalized_shape: tuple[int, ...], eps: float) -> Tensor:
+    """rstd * (g - mean(g) - x_hat * mean(g * x_hat)) over the normalized dims, with g = grad * weight.
+
+    With a graph to record, the statistics are computed again from input with glassgrad ops, so that higher
+    derivatives see how they depend on it; without one, it is NumPy's alone, in three arrays.
+    """
+    dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
+    if grad_mode.state.grad_enabled:
+        x_hat, rstd = _standardized(input, dims, eps)
+        g = grad if weight is None else grad * weight
+        return rstd * (g - mean(g, dims, keepdim=True) - x_hat * mean(g * x_hat, dims, keepdim=True))
+    token = silence()
+    try:
+        x_hat = np.subtract(input._data, result1._data)
+        x_hat *= result2._data
+        out = np.multiply(grad._data, weight._data) if weight is not None else grad._data.copy()
+        projection = np.multiply(out, x_hat)
+        coefficient = np.mean(projection, axis=dims, keepdims=True)
+        del projection
+        out -= np.mean(out, axis=dims, keepdims=True)
+        x_hat *= coefficient
+        out -= x_hat
+        out *= result2._data
+    finally:
+        restore(token)
+    return Tensor._wrap(out)
+
+
+def _layer_norm_weight_grad(grad: Tensor, input: Tensor, result1: Tensor, result2: Tensor,
+                            normalized_shape: tuple[int, ...], eps: float) -> Tensor:
+    """grad * x_hat summed over the batch dims."""
+    batch = tuple(range(input.ndim - len(normalized_shape)))
+    if grad_mode.state.grad_enabled:
+        x_hat, _ = _standardized(input, tuple(range(len(batch), input.ndim)), eps)
+        return _batch_sum(grad * x_hat, batch)
+    x_hat = np.subtract(input._data, result1._data)
+    x_hat *= result2._data
+    x_hat *= grad._data
+    return Tensor._wrap(np.sum(x_hat, axis=batch) if batch else x_hat)
+
+
+def _batch_sum(t: Tensor, batch: tuple[int, ...]) -> Tensor:
+    """t summed over the batch dims (sum over no dims would sum them all)."""
+    return reduce_sum(t, batch) if batch else t
+
+
+def _standardized(input: Tensor, dims: tuple[int, ...], eps: float) -> tuple[Tensor, Tensor]:
+    """(x - mean) * rstd and rstd over dims, recorded."""
+    centered = input - mean(input, dims, keepdim=True)
+    rstd = rsqrt(mean(centered * centered, dims, keepdim=True) + eps)
+    return centered * rstd, rstd
+
+
+NativeLayerNormBackward0 = derivative(
+    "NativeLayerNormBackward0", ("input", "weight", "bias"),
+    input=_layer_norm_input_grad,
+    weight=_layer_norm_weight_grad,
+    bias=lambda grad, input, normalized_shape: _batch_sum(grad, tuple(range(input.ndim - len(normalized_shape)))),
+)
 
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Size, Tensor
+from .elementwise import refuse_barebones
 from .shape import _shape_arg, as_view, clone, expand, flatten, reshape, unsqueeze
 from .table import derivative
 
@@ -89,6 +90,7 @@ Rot90Backward0 = derivative("Rot90Backward0", self=lambda grad, k, dims: rot90(g
 
 
 def flip(input: Tensor, *dims: Any) -> Tensor:
+    refuse_barebones("flip_cpu", input)
     axes = tuple(input._wrap_dim(d) for d in _shape_arg(dims))
     if len(set(axes)) != len(axes):
         raise RuntimeError(f"dim {axes[0]} appears multiple times in the list of dims")

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import Size, Tensor
-from .elementwise import abs, pow, sign, where
+from .elementwise import abs, not_implemented_for, pow, refuse_barebones, sign, where
 from .elementwise import exp as _exp
 from .indexing import ScatterBackward0, along
 from .logic import isnan, logical_not
@@ -109,7 +109,7 @@ def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any =
     if not (target.is_floating_point or target.is_complex):
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
-            f"Got: {target.name.capitalize()}"
+            f"Got: {target.scalar_name}"
         )
     data = input._data.astype(target.np, copy=False)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -302,6 +302,7 @@ def _extreme(input: Tensor, dim: Any, keepdim: bool, which: str) -> Any:
         from .binary import maximum, minimum
 
         return (maximum if is_max else minimum)(input, dim)
+    refuse_barebones(f"{which}_all" if dim is None else f"{which}_cpu", input)
     if dim is None:
         if input.numel() == 0:
             raise RuntimeError(
@@ -325,6 +326,7 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 def _arg_extreme(input: Tensor, dim: int | None, keepdim: bool, which: str) -> Tensor:
+    refuse_barebones(f"{which}_cpu", input)
     if dim is not None:
         return _extreme(input, dim, keepdim, which[3:]).indices
     if input.numel() == 0:
@@ -355,17 +357,25 @@ def _share_ties(grad: Tensor, self: Tensor, result: Tensor, dim: tuple[int, ...]
     return _keep(grad, self.shape, dim, keepdim) / mask.sum(dim, keepdim=True) * mask
 
 
-def _amax_amin(input: Tensor, dim: Dims, keepdim: bool, which: str) -> Tensor:
+def _nonempty_dims(input: Tensor, dim: Dims, op: str) -> tuple[int, ...]:
+    """The dims of a reduction that has no identity element (amax, hash_tensor): none of them may be empty. `op`
+    begins the messages, as PyTorch's ("amax()", "hash_tensor")."""
     dims = _dims(input, dim)
     if input.numel() == 0:
         if dim is None or (not isinstance(dim, int) and not len(dim)):
             raise RuntimeError(
-                f"{which}(): Expected reduction dim to be specified for input.numel() == 0. "
+                f"{op}: Expected reduction dim to be specified for input.numel() == 0. "
                 "Specify the reduction dim with the 'dim' argument."
             )
         for d in dims:
             if input.shape[d] == 0:
-                raise IndexError(f"{which}(): Expected reduction dim {d} to have non-zero size.")
+                raise IndexError(f"{op}: Expected reduction dim {d} to have non-zero size.")
+    return dims
+
+
+def _amax_amin(input: Tensor, dim: Dims, keepdim: bool, which: str) -> Tensor:
+    refuse_barebones(f"{which[1:]}_values_cpu", input)
+    dims = _nonempty_dims(input, dim, f"{which}()")
     out = (np.amax if which == "amax" else np.amin)(input._data, axis=dims, keepdims=keepdim)
     entry = AmaxBackward0 if which == "amax" else AminBackward0
     return entry.record(np.asarray(out), (input,), dim=dims, keepdim=keepdim)
@@ -572,12 +582,24 @@ def count_nonzero(input: Tensor, dim: Dims = None) -> Tensor:
     return Tensor._wrap(np.asarray(np.count_nonzero(input._data, axis=_dims(input, dim)), dtype=np.int64))
 
 
+def hash_tensor(input: Tensor, dim: Dims = None, *, keepdim: bool = False, mode: int = 0) -> Tensor:
+    """The xor of the elements' bits, each widened to a 64-bit float or integer first, as a uint64 tensor."""
+    if mode != 0:
+        raise RuntimeError(f"Unknown hash_tensor mode: {mode}")
+    d = input.dtype
+    if d.is_complex or d in _dtype.BAREBONES:
+        raise not_implemented_for("xor_sum_cpu", d)
+    dims = _nonempty_dims(input, dim, "hash_tensor")
+    bits = input._data.astype(np.float64 if d.is_floating_point else np.int64).view(np.uint64)
+    return Tensor._wrap(np.asarray(np.bitwise_xor.reduce(bits, axis=dims, keepdims=keepdim), dtype=np.uint64))
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 FUNCTIONS = {
     "sum": sum, "mean": mean, "nansum": nansum, "nanmean": nanmean, "prod": prod, "max": max, "min": min, "amax": amax, "amin": amin, "argmax": argmax,
     "argmin": argmin, "var": var, "std": std, "var_mean": var_mean, "std_mean": std_mean, "norm": norm,
     "logsumexp": logsumexp, "cumsum": cumsum, "cumprod": cumprod, "all": all, "any": any,
-    "count_nonzero": count_nonzero,
+    "count_nonzero": count_nonzero, "hash_tensor": hash_tensor,
 }
 METHODS = {name: fn for name, fn in FUNCTIONS.items() if name not in ("var_mean", "std_mean")}
 INPLACE = ("cumsum", "cumprod")

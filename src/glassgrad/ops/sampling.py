@@ -18,7 +18,7 @@ from .. import _dtype
 from .._dtype import dtype
 from ..autograd.inplace import apply_inplace
 from ..tensor import Tensor
-from .creation import Generator, default_generator, zeros_like
+from .creation import Generator, default_generator, empty_like, zeros_like
 from .shape import expand
 from .table import Derivative, derivative
 
@@ -175,6 +175,10 @@ def _random_range(d: dtype, args: tuple[Any, ...], named: dict[str, Any]) -> tup
         )
     if any(a is not None and not -(1 << 63) <= a < 1 << 63 for a in args):
         raise ValueError("Overflow when unpacking long long: random_'s from and to must fit in 64-bit integers")
+    if d.is_complex:
+        if not args:
+            raise NotImplementedError(f"\"random_kernel_cpu\" not implemented for '{d.scalar_name}'")
+        raise RuntimeError("check_random_bounds handles only integral, floating-point and boolean types")
     top = (1 << _DIGITS[d]) if d in _DIGITS else 1 if d is _dtype.bool_ else int(np.iinfo(d.np).max)
     if not args:
         return 0, top, RandomBackward2
@@ -212,8 +216,23 @@ def _check_in_range(d: dtype, low: int, high: int) -> None:
             )
 
 
+def randint_like(input: Tensor, low: int | None = None, high: int | None = None, *, dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False, memory_format: Any = None, generator: Generator | None = None) -> Tensor:
+    """Integers in [low, high) (low 0 when one bound is given) in input's shape and dtype: random_ on a new tensor."""
+    bounds = tuple(b for b in (low, high) if b is not None)
+    if not bounds or not all(isinstance(b, (int, np.integer)) and not isinstance(b, bool) for b in bounds):
+        raise TypeError(
+            f"randint_like() received an invalid combination of arguments - got "
+            f"({', '.join(['Tensor', *(type(b).__name__ for b in bounds)])}), but expected one of:\n"
+            " * (Tensor input, int high, *, torch.dtype dtype = None, ...)\n"
+            " * (Tensor input, int low, int high, *, torch.dtype dtype = None, ...)"
+        )
+    result = empty_like(input, dtype=dtype, device=device)
+    random_(result, *((0, *bounds) if len(bounds) == 1 else bounds), generator=generator)
+    return result.requires_grad_(True) if requires_grad else result
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
-FUNCTIONS: dict[str, Any] = {}
+FUNCTIONS: dict[str, Any] = {"randint_like": randint_like}
 METHODS = {
     "uniform_": uniform_, "normal_": normal_, "bernoulli_": bernoulli_, "exponential_": exponential_, "random_": random_,
     "geometric_": geometric_, "log_normal_": log_normal_, "cauchy_": cauchy_,

@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._quiet import quietly
 from ..tensor import Tensor
 from .creation import zeros, zeros_like
 from .elementwise import abs, exp, log, not_implemented_for, require_tensor, where
 from .indexing import scatter_into_zeros
 from .logic import logical_xor
-from .quiet import quietly
 from .reduction import cumsum, flip_dim, record_selection, return_type
 from .reduction import sum as reduce_sum
 from .shape import cat, narrow, reshape, select, view

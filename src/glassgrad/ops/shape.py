@@ -12,6 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import _layout
+from ..autograd import grad_mode
+from ..autograd.engine import broadcast_dims
 from ..autograd.forward_ad import state as forward_state
 from ..autograd.inplace import track_view
 from ..tensor import Size, Tensor
@@ -112,19 +115,20 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    return input if input._data.flags.c_contiguous else clone(input)
+    """input itself when it is laid out as `memory_format` asks (row-major by default), else a copy that is."""
+    return input if input.is_contiguous(memory_format=memory_format) else clone(input, memory_format=memory_format)
 
 
 CloneBackward0 = derivative("CloneBackward0", self=lambda grad: grad)
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
-    return CloneBackward0.record(input._data.copy(), (input,))
+    return CloneBackward0.record(_layout.arranged(input._data, memory_format), (input,))
 
 
 TransposeBackward0 = derivative("TransposeBackward0", self=lambda grad, dim0, dim1: transpose(grad, dim0, dim1))
 PermuteBackward0 = derivative("PermuteBackward0", self=lambda grad, dims: permute(grad, tuple(np.argsort(dims))))
-TBackward0 = derivative("TBackward0", self=lambda grad: t(grad))
+TBackward0 = derivative("TBackward0", self=lambda grad: transposed(grad))
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
@@ -143,6 +147,19 @@ def t(input: Tensor) -> Tensor:
     if input.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.ndim}D")
     return _record_view(TBackward0, input._data.T, input, t)
+
+
+def transposed(a: Tensor) -> Tensor:
+    """A formula's t(a): the recorded view when a graph is being built, else NumPy's transpose alone.
+
+    Without a graph nobody sees the view, and a gradient transposed back (a linear layer's weight, see
+    AddmmBackward0) then reaches AccumulateGrad as a plain row-major array that the leaf keeps without a copy.
+    """
+    if grad_mode.state.grad_enabled:
+        return t(a)
+    if a._data.ndim > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a._data.ndim}D")
+    return Tensor._wrap(a._data.T)
 
 
 def permute(input: Tensor, *dims: Any) -> Tensor:
@@ -247,20 +264,6 @@ def broadcast_view(data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     out = np.ndarray(shape, data.dtype, data, 0, strides)
     out.flags.writeable = False
     return out
-
-
-def broadcast_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...] | None:
-    """The dims of `shape` that broadcasting `target` to it added or stretched; None if it cannot broadcast."""
-    lead = len(shape) - len(target)
-    if lead < 0:
-        return None
-    dims = list(range(lead))
-    for i, t in enumerate(target, lead):  # a plain loop: generators cost more than the shapes they read (every broadcast gradient)
-        if t != shape[i]:
-            if t != 1:
-                return None
-            dims.append(i)
-    return tuple(dims)
 
 
 def sum_to_size(input: Tensor, *size: Any) -> Tensor:

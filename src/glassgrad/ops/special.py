@@ -113,23 +113,107 @@ def ndtr(input: Tensor) -> Tensor:
     return (1 + erf(require_tensor("special_ndtr", "self", 1, input) * math.sqrt(0.5))) * 0.5
 
 
-def _not_differentiable(name: str, scipy_name: str) -> Callable[[Tensor], Tensor]:
+def _not_differentiable(name: str, kernel: Kernel, arg: str = "input") -> Callable[[Tensor], Tensor]:
     """A function PyTorch marks non-differentiable: its result never requires grad."""
-    kernel = _scipy(scipy_name)
 
     def op(input: Tensor) -> Tensor:
-        d = require_tensor(f"special_{name}", "self", 1, input).dtype
+        d = require_tensor(f"special_{name}", arg, 1, input).dtype
         if d is _dtype.float16:
             raise not_implemented_for(f"{name}_cpu", d)
         target = _floating(d)
-        return Tensor._wrap(kernel(input._data.astype(target.np, copy=False)).astype(target.np, copy=False))
+        return Tensor._wrap(elementwise._run(kernel, input._data.astype(target.np, copy=False)).astype(target.np, copy=False))
 
     op.__name__ = op.__qualname__ = name
     return op
 
 
-bessel_j0 = _not_differentiable("bessel_j0", "j0")
-bessel_j1 = _not_differentiable("bessel_j1", "j1")
+def _airy_ai(x: np.ndarray) -> np.ndarray:
+    from scipy import special
+
+    # PyTorch's Cephes port returns 0 past x = 103.892, where Ai underflows anyway, and nan at both infinities
+    return np.where(np.isinf(x), np.nan, np.where(x > 103.892, 0, special.airy(x)[0]))
+
+
+def _spherical_bessel_j0(x: np.ndarray) -> np.ndarray:
+    from scipy import special
+
+    return special.spherical_jn(0, x)
+
+
+bessel_j0 = _not_differentiable("bessel_j0", _scipy("j0"))
+bessel_j1 = _not_differentiable("bessel_j1", _scipy("j1"))
+bessel_y0 = _not_differentiable("bessel_y0", _scipy("y0"))
+bessel_y1 = _not_differentiable("bessel_y1", _scipy("y1"))
+modified_bessel_i0 = _not_differentiable("modified_bessel_i0", _scipy("i0"))
+modified_bessel_i1 = _not_differentiable("modified_bessel_i1", _scipy("i1"))
+modified_bessel_k0 = _not_differentiable("modified_bessel_k0", _scipy("k0"))
+modified_bessel_k1 = _not_differentiable("modified_bessel_k1", _scipy("k1"))
+scaled_modified_bessel_k0 = _not_differentiable("scaled_modified_bessel_k0", _scipy("k0e"), "x")
+scaled_modified_bessel_k1 = _not_differentiable("scaled_modified_bessel_k1", _scipy("k1e"), "x")
+airy_ai = _not_differentiable("airy_ai", _airy_ai, "x")
+spherical_bessel_j0 = _not_differentiable("spherical_bessel_j0", _spherical_bessel_j0, "x")
+
+
+# -- the regularized incomplete gamma functions: differentiable in x only, as in PyTorch -----------------------
+def _igamma_density(self: Tensor, other: Tensor) -> Tensor:
+    """d/dx of P(a, x): x^(a-1) e^(-x) / Gamma(a), written as PyTorch writes it."""
+    return exp((self - 1) * log(other) - other - lgamma(self))
+
+
+def _igamma_self_grad(name: str) -> Callable[[Tensor], Tensor]:
+    def formula(grad: Tensor) -> Tensor:
+        raise NotImplementedError(f"the derivative for '{name}: input' is not implemented.")
+
+    return formula
+
+
+IgammaBackward0 = derivative(
+    "IgammaBackward0", ("self", "other"), self=_igamma_self_grad("igamma"),
+    other=lambda grad, self, other: grad * _igamma_density(self, other),
+)
+IgammacBackward0 = derivative(
+    "IgammacBackward0", ("self", "other"), self=_igamma_self_grad("igammac"),
+    other=lambda grad, self, other: -grad * _igamma_density(self, other),
+)
+
+
+def _incomplete_gamma_kernel(upper: bool) -> Kernel:
+    """SciPy's P(a, x) (or Q), with PyTorch's values on the boundary, decided before a nan in the other argument."""
+
+    def kernel(a: np.ndarray, x: np.ndarray) -> np.ndarray:
+        from scipy import special
+
+        lower = np.select(
+            [(x < 0) | (a < 0), a == 0, x == 0, np.isinf(a) & np.isinf(x), np.isinf(a), np.isinf(x)],
+            [np.nan, np.where(x > 0, 1, np.nan), 0, np.nan, 0, 1],
+            np.nan,
+        )
+        on_boundary = ~np.isnan(lower) | (x < 0) | (a < 0) | (a == 0) | (np.isinf(a) & np.isinf(x))
+        inside = special.gammaincc(a, x) if upper else special.gammainc(a, x)
+        return np.where(on_boundary, 1 - lower if upper else lower, inside)
+
+    return kernel
+
+
+def _incomplete_gamma(name: str, kernel_name: str, entry: Derivative, upper: bool) -> Callable[[Tensor, Tensor], Tensor]:
+    kernel = _incomplete_gamma_kernel(upper)
+
+    def op(input: Tensor, other: Tensor) -> Tensor:
+        require_tensor(name, "input", 1, input)
+        require_tensor(name, "other", 2, other)
+        common = _dtype.result_type(input, other)
+        if not common.is_floating_point:
+            raise not_implemented_for(kernel_name, common)
+        return _binary(entry, lambda a, x: kernel(a, x).astype(common.np, copy=False), input, other)
+
+    op.__name__ = op.__qualname__ = name
+    return op
+
+
+igamma = _incomplete_gamma("igamma", "igamma_cpu", IgammaBackward0, upper=False)
+igammac = _incomplete_gamma("igammac", "igammac_cpu", IgammacBackward0, upper=True)
+gammainc = _incomplete_gamma("special_gammainc", "igamma_cpu", IgammaBackward0, upper=False)
+gammaincc = _incomplete_gamma("special_gammaincc", "igammac_cpu", IgammacBackward0, upper=True)
 
 
 # -- polygamma and the multivariate log-gamma -----------------------------------------------------------------
@@ -246,6 +330,7 @@ def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
 # -- what this module exports (collected by ops/__init__.py) ----------------------------------------------------
 _TORCH_TOO: dict[str, Callable[..., Any]] = {
     "lgamma": lgamma, "digamma": digamma, "polygamma": polygamma, "mvlgamma": mvlgamma, "i0": i0, "sinc": sinc,
+    "igamma": igamma, "igammac": igammac,
 }
 FUNCTIONS: dict[str, Callable[..., Any]] = {
     "expit": elementwise.sigmoid, "logit": elementwise.logit, "erf": elementwise.erf, "erfc": elementwise.erfc,
@@ -254,7 +339,11 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {
     "softmax": softmax, "log_softmax": log_softmax, "gammaln": lgamma, "psi": digamma, "digamma": digamma,
     "polygamma": polygamma, "multigammaln": mvlgamma, "i0": i0, "i0e": i0e, "i1": i1, "i1e": i1e, "sinc": sinc,
     "entr": entr, "erfcx": erfcx, "ndtr": ndtr, "ndtri": ndtri, "log_ndtr": log_ndtr, "xlog1py": xlog1py,
-    "zeta": zeta, "bessel_j0": bessel_j0, "bessel_j1": bessel_j1,
+    "zeta": zeta, "bessel_j0": bessel_j0, "bessel_j1": bessel_j1, "bessel_y0": bessel_y0, "bessel_y1": bessel_y1,
+    "modified_bessel_i0": modified_bessel_i0, "modified_bessel_i1": modified_bessel_i1,
+    "modified_bessel_k0": modified_bessel_k0, "modified_bessel_k1": modified_bessel_k1,
+    "scaled_modified_bessel_k0": scaled_modified_bessel_k0, "scaled_modified_bessel_k1": scaled_modified_bessel_k1,
+    "airy_ai": airy_ai, "spherical_bessel_j0": spherical_bessel_j0, "gammainc": gammainc, "gammaincc": gammaincc,
 }
 ALSO: dict[str, dict[str, Callable[..., Any]]] = {"glassgrad": _TORCH_TOO}
 METHODS: dict[str, Callable[..., Any]] = {**_TORCH_TOO, "polygamma": lambda self, n: polygamma(n, self)}

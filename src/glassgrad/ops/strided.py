@@ -15,11 +15,11 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..autograd.inplace import has_internal_overlap
-from ..tensor import Tensor
-from .creation import zeros
+from ..tensor import Size, Tensor
+from .creation import _finish, _float_or, _size, zeros
 from .shape import _slice_entry, as_view, chunk, reshape, split, unbind
 from .subscript import getitem, index_put
-from .table import derivative
+from .table import derivative, for_complex
 
 
 # -- storage -------------------------------------------------------------------------------------------
@@ -136,6 +136,8 @@ UnfoldBackward0 = derivative("UnfoldBackward0", self=_unfold_backward)
 UnfoldBackwardBackward0 = derivative(
     "UnfoldBackwardBackward0", self=lambda grad, dim, size, step: unfold(grad, dim, size, step)
 )
+for _linear in (UnfoldBackward0, UnfoldBackwardBackward0):  # reading no input values: they hold for complex tensors
+    for_complex(_linear, **_linear.formulas)
 
 
 def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
@@ -213,10 +215,65 @@ def unravel_index(indices: Tensor, shape: int | Sequence[int]) -> tuple[Tensor, 
     return unbind(Tensor._wrap(coordinates), -1)
 
 
+# -- empty tensors of a given memory layout ------------------------------------------------------------------
+def _int_tuple(values: Any, op: str, name: str, position: int) -> tuple[int, ...]:
+    if not isinstance(values, (tuple, list, Size)):
+        raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of ints, not {type(values).__name__}")
+    for i, v in enumerate(values):
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool):
+            raise TypeError(f"{op}(): argument '{name}' (position {position}) must be tuple of ints, but found element "
+                            f"of type {type(v).__name__} at pos {i}")
+    return tuple(int(v) for v in values)
+
+
+def empty_strided(size: Sequence[int], stride: Sequence[int], *, dtype: Any = None, layout: Any = None,
+                  device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """An uninitialised tensor with these strides, over a buffer just large enough for them (read-only where the
+    strides make elements share memory, as as_strided's views are)."""
+    shape = _size((_int_tuple(size, "empty_strided", "size", 1),))
+    strides = _int_tuple(stride, "empty_strided", "stride", 2)
+    if len(shape) != len(strides):
+        raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality of strides ({len(strides)})")
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(shape)} and strides={list(strides)}")
+    return _empty(shape, strides, dtype, requires_grad, device)
+
+
+def _empty(shape: tuple[int, ...], strides: tuple[int, ...], dtype: Any, requires_grad: bool, device: Any) -> Tensor:
+    storage = 0 if 0 in shape else 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
+    flat = np.empty(storage, dtype=_float_or(dtype))
+    return _finish(strided_view(flat, shape, strides, 0), requires_grad, device)
+
+
+def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype: Any = None, layout: Any = None,
+                   device: Any = None, requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+    """An uninitialised tensor whose dims lie in memory in the order `physical_layout` (outermost first)."""
+    shape = _int_tuple(size, "empty_permuted", "size", 1)
+    order = _int_tuple(physical_layout, "empty_permuted", "physical_layout", 2)
+    if len(shape) != len(order):
+        raise RuntimeError(
+            "Number of dimensions in size does not match the length of the physical_layout; i.e. len(size) = "
+            f"{len(shape)} is not equal to len(physical_layout) = {len(order)}"
+        )
+    for i, dim in enumerate(order):
+        if not 0 <= dim < len(shape):
+            raise RuntimeError(
+                f"Dimension out of range (expected to be between 0 and {len(shape) - 1}, but got {dim} at index {i}).  "
+                "NB: negative dims not currently supported; file an issue if you want it."
+            )
+    if len(set(order)) != len(order):
+        raise RuntimeError("Duplicate dim not allowed")
+    _size(([shape[d] for d in order],))  # a negative size is reported in physical order, as PyTorch does
+    strides, step = [0] * len(shape), 1
+    for d in reversed(order):  # innermost first; a dim of size 0 steps as if it had size 1, as in PyTorch
+        strides[d], step = step, step * max(shape[d], 1)
+    return _empty(shape, tuple(strides), dtype, requires_grad, device)
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 _BOTH: dict[str, Callable[..., Any]] = {
     "as_strided": as_strided, "ravel": ravel, "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
 }
-FUNCTIONS = {**_BOTH, "unravel_index": unravel_index}
+FUNCTIONS = {**_BOTH, "unravel_index": unravel_index, "empty_strided": empty_strided, "empty_permuted": empty_permuted}
 METHODS = {**_BOTH, "unfold": unfold}
 INPLACE: tuple[str, ...] = ()

@@ -228,12 +228,15 @@ class ComplexOpNode(OpNode):
     __slots__ = ()
 
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
-        grads = OpNode.apply(self, grad_outputs, needed)
-        return tuple(
-            g.real.contiguous() if g is not None and meta is not None and meta[1].kind != "c" and g._data.dtype.kind == "c"
-            else g
-            for g, meta in zip(grads, self._input_meta, strict=True)
-        )
+        return _real_parts_for_real_inputs(self, OpNode.apply(self, grad_outputs, needed))
+
+
+def _real_parts_for_real_inputs(node: Node, grads: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
+    return tuple(
+        g.real.contiguous() if g is not None and meta is not None and meta[1].kind != "c" and g._data.dtype.kind == "c"
+        else g
+        for g, meta in zip(grads, node._input_meta, strict=True)
+    )
 
 
 def derivative(name: str, inputs: tuple[str, ...] = ("self",), *, jvp: Any = None, **formulas: Formula) -> Derivative:
@@ -393,25 +396,39 @@ class _MultiOutputNode(OpNode):
         return OpNode.apply(self, [tuple(grad_outputs)], needed)  # type: ignore[list-item]
 
 
-class MultiOutput(Derivative):
-    """A table entry whose formulas take the tuple of output gradients and may name outputs to save."""
+class _ComplexMultiOutputNode(_MultiOutputNode):
+    __slots__ = ()
 
-    def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...], /, **formulas: Callable[..., Any]) -> None:
+    def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
+        return _real_parts_for_real_inputs(self, _MultiOutputNode.apply(self, grad_outputs, needed))
+
+
+class MultiOutput(Derivative):
+    """A table entry whose formulas take the tuple of output gradients and may name outputs to save; with
+    complex=True its formulas hold for complex outputs (and real inputs take the real part of their gradient)."""
+
+    def __init__(self, name: str, inputs: tuple[str, ...], outputs: tuple[str, ...], /, complex: bool = False,
+                 **formulas: Callable[..., Any]) -> None:
         super().__init__(name, inputs, formulas)
         self.outputs = outputs
-        self.node_class = type(name, (_MultiOutputNode,), {"__slots__": (), "derivative": self})
+        self.complex_outputs = complex
+        base = _ComplexMultiOutputNode if complex else _MultiOutputNode
+        self.node_class = type(name, (base,), {"__slots__": (), "derivative": self})
+
+    def _differentiable(self, result: Tensor) -> bool:
+        return result.dtype.is_floating_point or (self.complex_outputs and result.dtype.is_complex)
 
     def record_all(self, outs: Sequence[np.ndarray], inputs: tuple[Tensor, ...], **attrs: Any) -> tuple[Tensor, ...]:
         results = tuple(Tensor._wrap(np.asarray(o)) for o in outs)
         requires = tuple(t._requires_grad for t in inputs)
-        if not grad_mode.state.grad_enabled or True not in requires or not results[0].dtype.is_floating_point:
+        if not grad_mode.state.grad_enabled or True not in requires or not self._differentiable(results[0]):
             if results[0].dtype.is_complex and grad_mode.state.grad_enabled and True in requires:
                 raise no_complex_derivative(self.name)  # rather than drop the graph
             self._propagate_all(results, inputs, attrs)
             return results
         node = self.node_class(inputs)
         for i, r in enumerate(results):
-            if r.dtype.is_floating_point:
+            if self._differentiable(r):
                 r._with_history(node, i)
         for name in self.saves(requires):
             if name in self.outputs:

@@ -3,6 +3,7 @@
 from .._missing import module_getattr as _module_getattr
 from . import lr_scheduler
 from ._adafactor import Adafactor
+from ._stateless import swap_in_optimizer_params_and_state
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -10,6 +11,7 @@ from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
 from .lbfgs import LBFGS
+from .muon import Muon
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam

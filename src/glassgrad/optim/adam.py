@@ -39,5 +39,12 @@ class Adam(Optimizer):
         if group["amsgrad"]:
             second = state["max_exp_avg_sq"]._data
             np.maximum(second, exp_avg_sq, out=second)
-        denom = np.sqrt(second) / math.sqrt(1 - beta2**step) + group["eps"]
-        return param - step_size * (exp_avg / denom)
+        # PyTorch's denom = sqrt(v) / sqrt(1 - beta2^t) + eps and param.addcdiv_(m, denom, -step_size), in place
+        # through one temporary
+        update = np.sqrt(second)
+        update /= math.sqrt(1 - beta2**step)
+        update += group["eps"]
+        np.divide(exp_avg, update, out=update)
+        update *= step_size
+        param -= update
+        return param

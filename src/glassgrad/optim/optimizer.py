@@ -1,10 +1,11 @@
 """Optimizer: param groups, per-parameter state, state_dict in PyTorch's layout, and one shared step loop.
 
 Each optimizer writes its update rule once, as `_update(param, grad, state, group)` on NumPy arrays
-(the parameter's current value and its gradient) returning the new value. The base class runs it
-under no_grad for every parameter that has a gradient and writes the result back as one in-place
-update, so each step bumps each parameter's version once: a graph that saved a parameter before
-`step()` then fails in backward exactly as PyTorch's does.
+(the parameter's own buffer and its gradient) returning the new value: the buffer itself when the
+rule updated it in place, as SGD and Adam do (PyTorch's add_/addcdiv_, no copy of the parameter),
+or a new array that the base class writes into it. The base class runs it under no_grad for every
+parameter that has a gradient and bumps the parameter's version once per step: a graph that saved a
+parameter before `step()` then fails in backward exactly as PyTorch's does.
 """
 
 from __future__ import annotations
@@ -19,9 +20,8 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from ..autograd import grad_mode
+from ..autograd import grad_mode, seams
 from ..autograd.inplace import bump_version
-from ..diagnostics import watches
 from ..nn.modules.module import typename, zero_grads
 from ..tensor import Tensor
 
@@ -52,27 +52,33 @@ def zeros_state(param: np.ndarray) -> Tensor:
 
 
 def lerp_(start: np.ndarray, end: np.ndarray, weight: float) -> None:
-    """start.lerp_(end, weight) with ATen's two-sided formula, so float64 trajectories match PyTorch's bit for bit."""
+    """start.lerp_(end, weight) with ATen's two-sided formula, so float64 trajectories match PyTorch's bit for bit;
+    one temporary, for end - start."""
+    diff = np.subtract(end, start, dtype=start.dtype)
     if weight < 0.5:
-        start += weight * (end - start)
+        diff *= weight
+        start += diff
     else:
-        start[...] = end - (end - start) * (1 - weight)
+        diff *= 1 - weight
+        np.subtract(end, diff, out=start, casting="unsafe")
 
 
 def weight_decayed(param: np.ndarray, grad: np.ndarray, group: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """L2 weight decay folded into the gradient, or decoupled (AdamW-style) decay applied to the parameter."""
+    """L2 weight decay folded into the gradient (a new array, as PyTorch's grad.add), or decoupled (AdamW-style)
+    decay applied to the parameter in place (PyTorch's param.mul_)."""
     wd = group["weight_decay"]
     if wd == 0:
         return param, grad
     if group.get("decoupled_weight_decay", False):
-        return param * (1 - group["lr"] * wd), grad
+        param *= 1 - group["lr"] * wd
+        return param, grad
     return param, grad + wd * param
 
 
 def _stepped() -> None:
     """Every optimizer step tells the watches that an iteration ended."""
-    if watches.state is not None:
-        watches.state.optimizer_stepped()
+    if seams.watcher is not None:
+        seams.watcher.optimizer_stepped()
 
 
 class Optimizer:
@@ -183,7 +189,8 @@ class Optimizer:
 
     @staticmethod
     def _write(param: Tensor, value: np.ndarray) -> None:
-        np.copyto(param._data, value, casting="unsafe")
+        if value is not param._data:  # else the update was made in place
+            np.copyto(param._data, value, casting="unsafe")
         bump_version(param)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
@@ -201,7 +208,7 @@ class Optimizer:
                     if group.get("maximize", False):
                         grad = -grad
                     state = self.state.get(p, {})
-                    param = p._data.copy()
+                    param = p._data
                     if param.dtype.kind == "c":  # PyTorch steps a complex parameter as its real pairs (view_as_real)
                         updated = self._update(_pairs(param), _pairs(grad), state, group)
                         self._write(p, np.ascontiguousarray(updated).view(param.dtype)[..., 0])
@@ -273,7 +280,9 @@ def adam_moments(param: np.ndarray, grad: np.ndarray, state: dict[str, Any], gro
     lerp_(state["exp_avg"]._data, grad, 1 - beta1)
     exp_avg_sq = state["exp_avg_sq"]._data
     exp_avg_sq *= beta2
-    exp_avg_sq += (1 - beta2) * grad * grad
+    squares = np.multiply(grad, 1 - beta2, dtype=exp_avg_sq.dtype)  # addcmul's (value * g) * g, in one temporary
+    squares *= grad
+    exp_avg_sq += squares
     return param, grad, float(state["step"].item())
 
 

@@ -27,6 +27,7 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
+        """In place, as PyTorch's param.add_(grad, alpha=-lr): one temporary, lr * grad (NumPy has no axpy)."""
         param, grad = weight_decayed(param, grad, group)
         momentum = group["momentum"]
         if momentum != 0:
@@ -35,7 +36,10 @@ class SGD(Optimizer):
             else:
                 buf = state["momentum_buffer"]._data
                 buf *= momentum
-                buf += (1 - group["dampening"]) * grad
+                dampening = group["dampening"]
+                buf += grad if dampening == 0 else (1 - dampening) * grad
             buf = state["momentum_buffer"]._data
             grad = grad + momentum * buf if group["nesterov"] else buf
-        return param - group["lr"] * grad
+        step = np.multiply(grad, group["lr"], dtype=param.dtype)
+        param -= step
+        return param

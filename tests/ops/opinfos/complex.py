@@ -48,6 +48,20 @@ def unary_complex(name: str, op: Any, domains: Any = AWAY_FROM_ZERO, **kwargs: A
     )
 
 
+_view_as_real_copy = OpInfo(
+    "glassgrad.view_as_real_copy", lambda m, x: m.view_as_real_copy(m.view_as_complex(x) * (1 - 2j)), pairs(),
+    errors=(lambda m: m.view_as_real_copy(m.ones(2)),),
+)
+# PyTorch records no node for view_as_complex_copy and refuses a complex result to an input that requires grad
+_view_as_complex_copy = OpInfo(
+    "glassgrad.view_as_complex_copy", lambda m, x: m.view_as_real(m.view_as_complex_copy(x.detach()) * (1 - 2j)), pairs(),
+    order=0,
+    errors=(
+        lambda m: m.view_as_complex_copy(m.ones(3, 2, requires_grad=True)),
+        lambda m: m.view_as_complex_copy(m.ones(3, 3)),
+        lambda m: m.view_as_complex_copy(m.ones(2, 4)[:, ::2]),
+    ),
+)
 _view_as_complex = OpInfo(
     "glassgrad.view_as_complex", lambda m, x: m.view_as_real(m.view_as_complex(x) * (1 - 2j)), pairs(),
     also=("glassgrad.view_as_real",),
@@ -81,6 +95,8 @@ _conj_physical = OpInfo(
 )
 
 OPS = [
+    _view_as_real_copy,
+    _view_as_complex_copy,
     _view_as_complex,
     _complex,
     _polar,

@@ -99,6 +99,34 @@ _CONVS = [
     _conv("conv_transpose3d", lambda m, x, w, b: F(m).conv_transpose3d(
         x, w, b, stride=(3, 1, 2), padding=(1, 0, 0), output_padding=(2, 0, 1), groups=2, dilation=(1, 2, 1)),
         3, shape_kw={"transposed": True, "groups": (2,), "kernels": (1, 2)}, id="conv_transpose3d_groups"),
+    # torch.conv2d is F.conv2d (the same function in both libraries); one run through the torch.* name.
+    OpInfo("glassgrad.conv2d", lambda m, x, w, b: m.conv2d(x, w, b, padding=1), shapes=conv_shapes(2)),
+]
+
+
+@st.composite
+def tbc_shapes(draw: Any) -> Shapes:
+    """(time, batch, in), (kernel, in, out), (out,): time from kernel - 1 (no output steps) up."""
+    kernel, cin, cout = draw(st.integers(1, 3)), draw(st.integers(1, 2)), draw(st.integers(1, 3))
+    return (draw(st.integers(kernel - 1, 4)), draw(st.integers(0, 2)), cin), (kernel, cin, cout), (cout,)
+
+
+_TBC_ERRORS = (
+    lambda m: m.conv_tbc(m.zeros(5, 2, dtype=m.float64), m.zeros(2, 3, 4, dtype=m.float64), m.zeros(4, dtype=m.float64)),
+    lambda m: m.conv_tbc(m.zeros(5, 2, 3, dtype=m.float64), m.zeros(2, 3, dtype=m.float64), m.zeros(4, dtype=m.float64)),
+    lambda m: m.conv_tbc(m.zeros(5, 2, 3, dtype=m.float64), m.zeros(2, 3, 4, dtype=m.float64), m.zeros(4, 1, dtype=m.float64)),
+    lambda m: m.conv_tbc(m.zeros(5, 2, 3, dtype=m.float64), m.zeros(2, 2, 4, dtype=m.float64), m.zeros(4, dtype=m.float64)),
+    lambda m: m.conv_tbc(m.zeros(5, 2, 3, dtype=m.float64), m.zeros(2, 3, 4, dtype=m.float64), m.zeros(3, dtype=m.float64)),
+    lambda m: m.conv_tbc(m.zeros(5, 2, 3, dtype=m.float64), m.zeros(2, 3, 4), m.zeros(4, dtype=m.float64)),
+    lambda m: m.conv_tbc(m.zeros(1, 2, 3, dtype=m.float64), m.zeros(4, 3, 4, dtype=m.float64), m.zeros(4, dtype=m.float64)),
+    lambda m: m.conv_tbc(m.zeros(5, 2, 3, dtype=m.float64), m.zeros(2, 3, 4, dtype=m.float64), m.zeros(4, dtype=m.float64), 1.5),
+)
+_CONVS += [
+    OpInfo("glassgrad.conv_tbc", lambda m, x, w, b: m.conv_tbc(x, w, b), shapes=tbc_shapes(), errors=_TBC_ERRORS,
+           also=(NN + "conv_tbc",)),
+    OpInfo("glassgrad.conv_tbc", lambda m, x, w, b: F(m).conv_tbc(x, w, b, pad=1), shapes=tbc_shapes(), id="conv_tbc_pad"),
+    OpInfo("glassgrad.conv_tbc", lambda m, x, w, b: m.conv_tbc(x, w, b, -1), shapes=tbc_shapes().filter(lambda s: s[0][0] >= s[1][0] + 1),
+           id="conv_tbc_crop"),
 ]
 
 # Integer values make ties, where PyTorch sends the gradient to the first maximum; finite differences
@@ -260,6 +288,10 @@ _DROPOUT_ERRORS = (lambda m: F(m).dropout(m.zeros(3), p=1.5), lambda m: F(m).alp
 _DROPOUT = [
     OpInfo(NN + "dropout", seeded(lambda m, x: F(m).dropout(x, 0.3)), values=False, errors=_DROPOUT_ERRORS),
     OpInfo(NN + "dropout", lambda m, x: F(m).dropout(x, 0.3, training=False), id="dropout_eval"),
+    # torch.dropout is ATen's: `train` required and positional-friendly, a RuntimeError for a bad p.
+    OpInfo("glassgrad.dropout", seeded(lambda m, x: m.dropout(x, 0.3, True)), values=False, id="torch_dropout",
+           errors=(lambda m: m.dropout(m.zeros(3), 1.5, True), lambda m: m.dropout(m.zeros(3), p=-0.5, train=False))),
+    OpInfo("glassgrad.dropout", lambda m, x: m.dropout(x, p=0.3, train=False), id="torch_dropout_eval"),
     OpInfo(NN + "alpha_dropout", seeded(lambda m, x: F(m).alpha_dropout(x, 0.2, training=True)), values=False),
     OpInfo(NN + "alpha_dropout", lambda m, x: F(m).alpha_dropout(x, 0.2), id="alpha_dropout_eval"),
     # Channel-wise dropout: one draw per (sample, channel), or per channel of an unbatched input.

@@ -1,5 +1,5 @@
 """OpInfos of the sampling functions that make a new tensor (glassgrad/ops/draws.py): normal, bernoulli,
-multinomial. glassgrad's stream is its own, so only shapes, dtypes and errors are compared here; the
+poisson, multinomial. glassgrad's stream is its own, so only shapes, dtypes and errors are compared here; the
 gradients (zeros, or a node that refuses) and the statistics are in tests/ops/test_draws.py."""
 
 from __future__ import annotations
@@ -20,6 +20,9 @@ OPS = [
            errors=(lambda m: m.bernoulli(m.tensor([1.5])), lambda m: m.bernoulli(m.zeros(2), 1.5),
                    lambda m: m.bernoulli(m.tensor([1, 0])))),
     OpInfo("glassgrad.bernoulli", lambda m, x: x.bernoulli(0.3), id="bernoulli_p", **_RANDOM),
+    OpInfo("glassgrad.poisson", lambda m, x: m.poisson(x), domains=Domain(0.0, 20.0), **_RANDOM,
+           errors=(lambda m: m.poisson(m.tensor([1, 2])), lambda m: m.poisson(m.tensor([-1.0])),
+                   lambda m: m.poisson(m.tensor([float("nan")])))),
     OpInfo("glassgrad.multinomial", lambda m, x: m.multinomial(x + 0.1, 2, replacement=True), domains=_PROBS,
            shapes=unary(min_dims=1, max_dims=2, min_side=1), also=("Tensor.multinomial",), **_RANDOM,
            errors=(lambda m: m.multinomial(m.tensor([-1.0, 1.0]), 1), lambda m: m.multinomial(m.zeros(2), 1),

@@ -86,6 +86,10 @@ HISTORY_KEPT = {"gradcheck": "PyTorch's logical in-place ops keep the tensor's h
 AWAY_FROM_INTEGERS = Domain(-2.5, 2.5, kinks=(-2, -1, 0, 1, 2))
 
 OPS: list[OpInfo] = [
+    # -- casts: Tensor.to (which .float(), .double(), .long(), ... call)
+    OpInfo("Tensor.to", lambda m, x: x.to("cpu", m.float64, copy=True), id="to_copy"),
+    OpInfo("Tensor.to", lambda m, x: x.to(m.float32), order=0, id="to_float32"),
+    OpInfo("Tensor.to", lambda m, x: x.to(m.ones(1, dtype=m.int64)), domains=INTEGRAL, order=0, id="to_other"),
     # -- arithmetic
     *binary("add"),
     OpInfo("glassgrad.add", call("add", alpha=2.5), shapes=broadcasting(**SIDE), id="add_alpha"),

@@ -32,6 +32,16 @@ _EMBEDDING = [
     # max_norm rescales weight rows in place before the lookup, so finite differences cannot see through it.
     OpInfo(NN + "embedding", lambda m, i, w: (F(m).embedding(i, w, max_norm=1.0), w.detach()), shapes=embedding_shapes(),
            domains=(index(3), Domain()), order=0, id="embedding_max_norm"),
+    # torch.embedding is ATen's: weight first, and a padding_idx that is negative or past the end names no row.
+    OpInfo("glassgrad.embedding", lambda m, i, w: m.embedding(w, i), shapes=embedding_shapes(), domains=(index(3), Domain()),
+           id="torch_embedding", errors=(lambda m: m.embedding(m.zeros(4, 2), m.tensor([4])),
+                                         lambda m: m.embedding(m.zeros(4, 2), m.tensor([1.0])),
+                                         lambda m: m.embedding(m.zeros(4), m.tensor([1])))),
+    OpInfo("glassgrad.embedding", lambda m, i, w: m.embedding(w, i, 2, True), shapes=embedding_shapes(),
+           domains=(index(3), Domain()), id="torch_embedding_padding_freq",
+           xfail={"gradcheck": "the padding row gets no gradient by definition, as in PyTorch; finite differences see one"}),
+    OpInfo("glassgrad.embedding", lambda m, i, w: m.embedding(w, i, padding_idx=-2) + m.embedding(w, i, 7),
+           shapes=embedding_shapes(), domains=(index(3), Domain()), id="torch_embedding_no_padding_row"),
 ]
 
 

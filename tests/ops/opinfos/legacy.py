@@ -27,4 +27,6 @@ OPS = [
     OpInfo("Tensor.new", lambda m, x: x.new(*x.shape), order=0, values=False, id="new_sizes"),
     OpInfo("Tensor.type", lambda m, x: x.type(m.DoubleTensor), errors=(lambda m: m.ones(1).type("float"),)),
     OpInfo("Tensor.type", lambda m, x: x.type("torch.LongTensor"), order=0, id="type_string"),
+    OpInfo("Tensor.type_as", lambda m, x: x.type_as(m.ones(1, dtype=m.float64)), errors=(lambda m: m.ones(1).type_as(3),)),
+    OpInfo("Tensor.type_as", lambda m, x: x.type_as(m.ones(1, dtype=m.int16)), order=0, id="type_as_integer"),
 ]

@@ -115,7 +115,57 @@ def _einsum(equation: str, shapes: st.SearchStrategy[Shapes], id: str, **kwargs:
     return OpInfo("glassgrad.einsum", lambda m, *xs: m.einsum(equation, *xs), shapes=shapes, id=id, **kwargs)
 
 
+# Without empty matrices: PyTorch's backward of eig fails on them ("Tensor must have a last dimension with stride 1")
+NONEMPTY_SQUARE = _gufunc("(n,n)->(n,n)", min_side=1)
+
+
+def sorted_eig(m: Any, L: Any, V: Any = None) -> tuple[Any, Any]:
+    """Eigenvalues by real part, then imaginary part (conjugate pairs share a real part), and their eigenvectors:
+    LAPACK builds (NumPy's, PyTorch's MKL) may order the eigenvalues of a nearly triangular matrix differently."""
+    order = m.argsort(L.real.detach() * 1e6 + L.imag.detach(), dim=-1)
+    vectors = None if V is None else V.gather(-1, order.unsqueeze(-2).expand(*V.shape))
+    return L.gather(-1, order), vectors
+
+
+def eig_invariants(m: Any, A: Any) -> tuple[Any, ...]:
+    """Eigenvalues (as real pairs) and |eigenvectors|^2: what does not depend on each eigenvector's phase."""
+    L, V = sorted_eig(m, *m.linalg.eig(A))
+    return separately((m.view_as_real(L), (V * V.conj()).real))
+
+
+def swirled(m: Any, a: Any) -> Any:
+    """spread plus a large antisymmetric part: complex-conjugate pairs of eigenvalues, still well separated."""
+    return spread(m, a) + 8 * (a - a.mT)
+
+
+def phase_dependent_loss(m: Any) -> Any:
+    A = m.tensor([[1.0, 2.0], [-3.0, 0.5]], dtype=m.float64, requires_grad=True)
+    return m.view_as_real(m.linalg.eig(A).eigenvectors).sum().backward()
+
+
+EIG_ERRORS = (
+    lambda m: m.linalg.eig(m.ones(2, 3)),
+    lambda m: m.linalg.eig(m.ones(3)),
+    lambda m: m.linalg.eig(m.ones(2, 2, dtype=m.int64)),
+    lambda m: m.linalg.eig(m.tensor([[1.0, float("inf")], [0.0, 1.0]])),
+    lambda m: m.linalg.eigvals(m.tensor([[1.0, float("inf")], [0.0, 1.0]], requires_grad=True)),
+    lambda m: m.linalg.eigvals(m.ones(2, 2, dtype=m.float16)),
+    phase_dependent_loss,
+)
+
 OPS = [
+    OpInfo("glassgrad.linalg.eig", lambda m, a: eig_invariants(m, spread(m, a)), shapes=NONEMPTY_SQUARE, domains=SMALL,
+           errors=EIG_ERRORS),
+    OpInfo("glassgrad.linalg.eig", lambda m, a: eig_invariants(m, swirled(m, a)), shapes=NONEMPTY_SQUARE, domains=SMALL,
+           id="eig_complex_pairs"),
+    OpInfo("glassgrad.linalg.eig", lambda m, a: eig_invariants(m, m.complex(spread(m, a), a.mT)), shapes=NONEMPTY_SQUARE,
+           domains=SMALL, id="eig_of_complex"),
+    OpInfo("glassgrad.linalg.eigvals", lambda m, a: m.view_as_real(sorted_eig(m, m.linalg.eigvals(swirled(m, a)))[0]),
+           shapes=NONEMPTY_SQUARE, domains=SMALL),
+    # without a graph to record, an inf gives nan eigenvalues rather than eig's error (the nan that LAPACK gives for
+    # a nan in the matrix is its own, and not compared)
+    OpInfo("glassgrad.linalg.eigvals", lambda m: m.view_as_real(m.linalg.eigvals(m.tensor([[[1.0, float("inf")], [0.0, 1.0]],
+           [[2.0, 1.0], [-1.0, 2.0]]]))), fixed(), order=0, id="eigvals_of_inf"),
     # -- products ------------------------------------------------------------------------------
     _matmul,
     OpInfo("glassgrad.mm", lambda m, a, b: m.mm(a, b), shapes=_gufunc("(m,n),(n,p)->(m,p)", max_dims=0, max_side=4),

@@ -169,4 +169,13 @@ OPS = [
              id=f"{name}_keepdim") for name in ("all", "any")),
     OpInfo("glassgrad.all", lambda m, x: m.all(x.to(m.uint8)), domains=ZEROS, order=0, id="all_uint8"),
     OpInfo("glassgrad.any", lambda m, x: m.any(x > 0, 0), domains=ZEROS, order=0, id="any_bool"),
+    # hash_tensor: the xor of the elements' 64-bit patterns, as uint64
+    OpInfo("glassgrad.hash_tensor", lambda m, x: m.hash_tensor(x), order=0, also=("Tensor.hash_tensor",),
+           errors=(lambda m: m.hash_tensor(m.zeros(0)), lambda m: m.hash_tensor(m.ones(2), mode=1),
+                   lambda m: m.hash_tensor(m.ones(2, dtype=m.complex64)), lambda m: m.hash_tensor(m.ones(2), 3))),
+    OpInfo("glassgrad.hash_tensor", lambda m, x: x.hash_tensor(dim=(0, -1), keepdim=True), shapes=MATRIX, order=0,
+           id="hash_tensor_dims"),
+    OpInfo("glassgrad.hash_tensor", lambda m, x: m.hash_tensor((x * 8).long(), -1), order=0, id="hash_tensor_long"),
+    OpInfo("glassgrad.hash_tensor", lambda m, x: m.hash_tensor(x.float(), 0), order=0, id="hash_tensor_float"),
+    OpInfo("glassgrad.hash_tensor", lambda m, x: m.hash_tensor(x > 0), domains=ZEROS, order=0, id="hash_tensor_bool"),
 ]

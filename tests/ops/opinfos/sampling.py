@@ -29,4 +29,10 @@ OPS = [
     OpInfo("Tensor.geometric_", _filled("geometric_", 0.4), **_RANDOM, errors=(lambda m: m.zeros(2).geometric_(1),)),
     OpInfo("Tensor.log_normal_", _filled("log_normal_"), **_RANDOM, errors=(lambda m: m.zeros(2).log_normal_(1, 0),)),
     OpInfo("Tensor.cauchy_", _filled("cauchy_"), **_RANDOM, errors=(lambda m: m.zeros(2, dtype=m.int64).cauchy_(),)),
+    OpInfo("glassgrad.randint_like", lambda m, x: m.randint_like(x, 5), **_RANDOM,
+           errors=(lambda m: m.randint_like(m.ones(2), 5, 3), lambda m: m.randint_like(m.ones(2), 1.5),
+                   lambda m: m.randint_like(m.ones(2, dtype=m.bool), 5), lambda m: m.randint_like(m.ones(2, dtype=m.uint8), 300),
+                   lambda m: m.randint_like(m.ones(2, dtype=m.complex64), 5))),
+    OpInfo("glassgrad.randint_like", lambda m, x: m.randint_like(x, -3, 4, dtype=m.int32, requires_grad=False), **_RANDOM,
+           id="randint_like_low_high"),
 ]

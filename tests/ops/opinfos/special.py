@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..opinfo import ANY, Domain, OpInfo, broadcasting, unary
+from ..opinfo import ANY, Domain, OpInfo, broadcasting, fixed, unary
 from .elementwise import inplace
 
 GAMMA = Domain(0.2, 5.0)  # off the poles at 0, -1, -2, ...
@@ -14,6 +14,26 @@ PROBABILITY = Domain(0.05, 0.95)
 PLUS_ONE_POSITIVE = Domain(-0.9, 2.0)  # log1p's argument above -1
 KINK_AT_ZERO = Domain(-2.0, 2.0, kinks=(0.0,))
 SIDE = dict(min_side=0, max_side=4)
+INF, NAN = float("inf"), float("nan")
+# (a, x) pairs on the incomplete gamma functions' boundary
+EDGES = [[0.0, 1.0], [0.0, 0.0], [1.0, 0.0], [-1.0, 1.0], [1.0, -1.0], [INF, 1.0], [INF, INF], [1.0, INF],
+         [NAN, 0.0], [NAN, INF], [INF, NAN], [NAN, 1.0], [2.0, NAN], [0.0, NAN]]
+BESSEL_EDGES = [0.0, -0.0, INF, -INF, NAN, 1e-30, -1.0, 80.0, 103.0, 104.0, 200.0, -200.0]
+# PyTorch's own Cephes ports and SciPy's agree to about 1e-6 (airy_ai on (-2.5, -2.09), where PyTorch's is coarser)
+BESSEL = {
+    "bessel_y0": Domain(0.1, 30.0), "bessel_y1": Domain(0.1, 30.0), "modified_bessel_i0": Domain(-10.0, 10.0),
+    "modified_bessel_i1": Domain(-10.0, 10.0), "modified_bessel_k0": Domain(0.05, 10.0),
+    "modified_bessel_k1": Domain(0.05, 10.0), "scaled_modified_bessel_k0": Domain(0.05, 30.0),
+    "scaled_modified_bessel_k1": Domain(0.05, 30.0), "airy_ai": Domain(-10.0, 10.0),
+    "spherical_bessel_j0": Domain(-10.0, 10.0),
+}
+# values on each side of the polynomials' interval and at its ends (integral values hit x = 0, +-1)
+POLYNOMIALS = {
+    **{f"chebyshev_polynomial_{k}": Domain(-2, 2, integral=True) for k in "tuvw"},
+    **{f"shifted_chebyshev_polynomial_{k}": Domain(-1, 2, integral=True) for k in "tuvw"},
+    "hermite_polynomial_h": Domain(-2.0, 2.0), "hermite_polynomial_he": Domain(-2.0, 2.0),
+    "laguerre_polynomial_l": Domain(-1, 3, integral=True), "legendre_polynomial_p": Domain(-1, 1, integral=True),
+}
 
 
 def special(name: str, *args: Any, **kwargs: Any) -> Any:
@@ -45,7 +65,60 @@ _i0 = OpInfo("glassgrad.i0", lambda m, x: m.i0(x), also=("glassgrad.special.i0",
 _sinc = OpInfo("glassgrad.sinc", lambda m, x: m.sinc(x), domains=Domain(-2.5, 2.5, kinks=(0.0,)),
                also=("glassgrad.special.sinc", "Tensor.sinc"))
 
+
+def shapes_of_a(m: Any, x: Any) -> Any:
+    """Values of a, 0.5, 1.2, 1.9, ... along x's last dim, as a constant (P and Q have no derivative in a)."""
+    return m.ones_like(x).cumsum(-1) * 0.7 - 0.2
+
+
+# P(a, x) and Q(a, x) are differentiable in x only; the gradient in a is PyTorch's error (the *_of_a entries)
+_igamma = OpInfo("glassgrad.igamma", lambda m, x: m.igamma(shapes_of_a(m, x), x), unary(min_dims=1, **SIDE),
+                 domains=Domain(0.2, 5.0), also=("glassgrad.special.gammainc", "Tensor.igamma"),
+                 errors=(lambda m: m.igamma(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)),
+                         lambda m: m.igamma(m.ones(2), 2.0), lambda m: m.special.gammainc(1.0, m.ones(2))))
+_igammac = OpInfo("glassgrad.igammac", lambda m, x: m.igammac(shapes_of_a(m, x), x), unary(min_dims=1, **SIDE),
+                  domains=Domain(0.2, 5.0), also=("glassgrad.special.gammaincc", "Tensor.igammac"),
+                  errors=(lambda m: m.special.gammaincc(m.ones(2, dtype=m.bool), m.ones(2, dtype=m.bool)),))
+NO_DERIVATIVE_IN_A = {"gradcheck": "PyTorch has no derivative of igamma and igammac in a either"}
+
+
+def degree(name: str, n: Any) -> Any:
+    return lambda m, x: getattr(m.special, name)(x, n)
+
+
+def polynomial(name: str, domain: Domain) -> list[OpInfo]:
+    """A polynomial with a tensor of integer degrees (negative ones give 0), a float degree and a number x."""
+    errors = (lambda m: getattr(m.special, name)(0.5, 2), lambda m: getattr(m.special, name)(m.ones(2, dtype=m.float16), 2),
+              lambda m: getattr(m.special, name)(m.ones(2, dtype=m.complex64), 2))
+    return [
+        OpInfo(f"glassgrad.special.{name}", special(name), broadcasting(2, **SIDE), domains=(domain, Domain(-1, 12, dtype="int64")),
+               order=0, rtol=1e-6, atol=1e-8, errors=errors),
+        OpInfo(f"glassgrad.special.{name}", degree(name, 3.7), unary(**SIDE), domains=domain, order=0, rtol=1e-6, atol=1e-8,
+               id=f"{name}_float_degree"),
+        OpInfo(f"glassgrad.special.{name}", lambda m, n: getattr(m.special, name)(0.25, n), domains=Domain(-1, 20, dtype="int64"),
+               order=0, rtol=1e-6, atol=1e-8, id=f"{name}_number_x"),
+    ]
+
+
 OPS = [
+    _igamma,
+    _igammac,
+    OpInfo("Tensor.igamma_", lambda m, a, x: a.clone().igamma_(x), broadcasting(2, **SIDE), order=0,
+           domains=(Domain(0.3, 4.0), Domain(0.2, 5.0))),
+    OpInfo("Tensor.igammac_", lambda m, a, x: a.clone().igammac_(x), broadcasting(2, **SIDE), order=0,
+           domains=(Domain(0.3, 4.0), Domain(0.2, 5.0))),
+    OpInfo("glassgrad.igamma", lambda m, a: m.igamma(a, m.full_like(a, 1.5)), domains=Domain(0.3, 4.0), order=1,
+           id="igamma_of_a", xfail=NO_DERIVATIVE_IN_A),
+    OpInfo("glassgrad.igammac", lambda m, a: m.special.gammaincc(a, m.full_like(a, 1.5)), domains=Domain(0.3, 4.0), order=1,
+           id="igammac_of_a", xfail=NO_DERIVATIVE_IN_A),
+    # Edge values: a or x at 0, negative or infinite, nan against a boundary value (PyTorch decides the boundary first)
+    OpInfo("glassgrad.igamma", lambda m, a, x: m.igamma(a, x), broadcasting(2, **SIDE), order=0, id="igamma_edges",
+           domains=(Domain(-1, 3, integral=True), Domain(-1, 3, integral=True))),
+    OpInfo("glassgrad.igamma", lambda m: m.igamma(*m.tensor(EDGES).unbind(1)), fixed(),
+           order=0, id="igamma_boundary"),
+    OpInfo("glassgrad.igammac", lambda m: m.special.gammaincc(*m.tensor(EDGES).unbind(1)),
+           fixed(), order=0, id="igammac_boundary"),
+    *(op for name, domain in POLYNOMIALS.items() for op in polynomial(name, domain)),
     _lgamma,
     inplace(_lgamma, "lgamma_"),
     _digamma,
@@ -73,6 +146,9 @@ OPS = [
     # PyTorch's own Bessel code and SciPy's Cephes agree to about 1e-7, absolutely near the functions' zeros
     unary_special("bessel_j0", Domain(-6.0, 6.0), half=False, order=0, rtol=1e-6, atol=1e-6),
     unary_special("bessel_j1", Domain(-6.0, 6.0), half=False, order=0, rtol=1e-6, atol=1e-6),
+    *(unary_special(name, domain, half=False, order=0, rtol=1e-6, atol=1e-6) for name, domain in BESSEL.items()),
+    *(OpInfo(f"glassgrad.special.{name}", lambda m, name=name: getattr(m.special, name)(m.tensor(BESSEL_EDGES, dtype=m.float64)), fixed(),
+             order=0, rtol=1e-6, atol=1e-6, id=f"{name}_edges") for name in BESSEL),
     OpInfo("glassgrad.special.xlog1py", special("xlog1py"), broadcasting(2, **SIDE), domains=(ANY, PLUS_ONE_POSITIVE),
            errors=(lambda m: m.special.xlog1py(1, 2),)),
     OpInfo("glassgrad.special.xlog1py", lambda m, x: m.special.xlog1py(2.5, x), domains=PLUS_ONE_POSITIVE, id="xlog1py_number_self"),

@@ -96,7 +96,27 @@ _AS_STRIDED_ERRORS = (
     lambda m: m.zeros(4, 6).as_strided((2,), (1,), -1),
 )
 
+def _column_major(shape: tuple[int, ...]) -> tuple[int, ...]:
+    strides, step = [], 1
+    for size in shape:
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(strides)
+
+
+def _layout(made: Any, m: Any) -> Any:
+    """What an empty tensor's memory can be compared by: its strides, and its shape."""
+    return m.tensor([*made.stride(), *made.shape], dtype=m.int64)
+
+
 OPS = [
+    # Uninitialised values are not comparable; the layout is.
+    OpInfo("glassgrad.empty_strided", lambda m, x: _layout(m.empty_strided(x.shape, _column_major(x.shape)), m), order=0,
+           errors=(lambda m: m.empty_strided((2, 3), (1,)), lambda m: m.empty_strided((2, 3), (-1, 1)))),
+    OpInfo("glassgrad.empty_strided", lambda m, x: _layout(m.empty_strided(x.shape, (0,) * x.ndim), m), order=0,
+           id="empty_strided_broadcast"),
+    OpInfo("glassgrad.empty_permuted", lambda m, x: _layout(m.empty_permuted(x.shape, tuple(reversed(range(x.ndim)))), m),
+           order=0, errors=(lambda m: m.empty_permuted((2, 3), (0, 0)), lambda m: m.empty_permuted((2, 3), (0,)))),
     # -- views -------------------------------------------------------------------------------------
     OpInfo("glassgrad.as_strided", _overlapping, also=("Tensor.as_strided",), errors=_AS_STRIDED_ERRORS),
     OpInfo("glassgrad.as_strided", _every_other, id="as_strided_offset"),

@@ -1,6 +1,6 @@
-"""BatchNorm1d/2d/3d and their lazy forms at torch.nn.modules.batchnorm (batch statistics in training, running ones
-in eval), and the _NormBase and _LazyNormBase they share with the instance norms: affine parameters, running
-statistics and their reset."""
+"""BatchNorm1d/2d/3d, their lazy forms and SyncBatchNorm at torch.nn.modules.batchnorm (batch statistics in training,
+running ones in eval), and the _NormBase and _LazyNormBase they share with the instance norms: affine parameters,
+running statistics and their reset."""
 
 from __future__ import annotations
 
@@ -141,3 +141,56 @@ class LazyBatchNorm2d(_LazyNormBase, _BatchNorm):
 class LazyBatchNorm3d(_LazyNormBase, _BatchNorm):
     cls_to_become = BatchNorm3d
     _expected_dims = BatchNorm3d._expected_dims
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm whose statistics PyTorch gathers across processes. Within one process it is plain batch norm, as
+    in PyTorch; across processes PyTorch syncs GPU tensors only, and refuses CPU ones, so glassgrad refuses too."""
+
+    def __init__(
+        self, num_features: int, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+        track_running_stats: bool = True, process_group: Any = None, device: Any = None, dtype: Any = None, *,
+        bias: bool = True,
+    ) -> None:
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device, dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    def forward(self, input: Tensor) -> Tensor:
+        if self.training and self._processes() > 1:
+            raise ValueError(
+                "SyncBatchNorm expected input tensor to be on GPU or XPU or privateuseone. glassgrad's tensors are on "
+                "the CPU, where PyTorch cannot sync batch statistics across processes. Convert the layers back to "
+                "BatchNorm (per-process statistics) for CPU training."
+            )
+        return super().forward(input)
+
+    def _processes(self) -> int:
+        from ... import distributed  # only a program that syncs statistics needs the process groups
+
+        if not (distributed.is_available() and distributed.is_initialized()):
+            return 1
+        return distributed.get_world_size(self.process_group or distributed.group.WORLD)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module: Module, process_group: Any = None) -> Module:
+        """`module` with every BatchNorm*d replaced by a SyncBatchNorm that shares its parameters and statistics."""
+        converted = module
+        if isinstance(module, _BatchNorm):
+            converted = cls(module.num_features, module.eps, module.momentum, module.affine, module.track_running_stats,
+                            process_group, bias=module.bias is not None)
+            if module.affine:
+                converted.weight = module.weight
+                converted.bias = module.bias
+            converted.running_mean = module.running_mean
+            converted.running_var = module.running_var
+            converted.num_batches_tracked = module.num_batches_tracked
+            converted.training = module.training
+        for name, child in module.named_children():
+            converted.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return converted

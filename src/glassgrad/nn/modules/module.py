@@ -358,6 +358,9 @@ class Module:
             raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired dtype={target}")
         if destination is not None and destination.type != "cpu":
             self._apply(lambda t: t.to(destination))  # PyTorch fails at the first tensor; a module without any moves
+        memory_format = kwargs.get("memory_format")
+        if memory_format is not None:  # as PyTorch: only 4-d and 5-d parameters and buffers are laid out anew
+            self._apply(lambda t: t.to(memory_format=memory_format) if t.dim() in (4, 5) else t)
         return self if target is None else self._cast_floating(target)
 
     def _cast_floating(self, target: _dtype.dtype) -> Module:

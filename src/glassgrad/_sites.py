@@ -1,5 +1,8 @@
 """Creation sites: the first frame outside glassgrad, kept as (code object, instruction offset).
 
+The core records one for every node, in-place change and backward call (that is what makes the glass
+native on glassgrad's engine), so this sits on the floor beside the tensor; diagnostics only read them.
+
 This runs for every recorded node, so it stays cheap. Reading a frame in Python 3.11 builds a frame
 object for it (about 0.15 us each), so the walk starts above the frames the caller knows are
 glassgrad's own; whether a file belongs to glassgrad is cached; and the line number, which CPython
@@ -13,7 +16,7 @@ import os
 import sys
 from types import CodeType
 
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 enabled = True  # always on in normal use; bench/diagnostics_overhead.py turns it off to measure its cost
 _internal: dict[str, bool] = {}  # by file name: str caches its hash, a code object recomputes it every time
 # The import system's own frames too: a user's `import torch.x` or `from torch import x` is the line to name.

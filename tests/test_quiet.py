@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
-from glassgrad.ops.quiet import quietly
+from glassgrad._quiet import quietly
 
 
 def test_kernels_run_without_warnings_and_restore_the_state() -> None:

@@ -169,11 +169,11 @@ def _igamma_self_grad(name: str) -> Callable[[Tensor], Tensor]:
 
 IgammaBackward0 = derivative(
     "IgammaBackward0", ("self", "other"), self=_igamma_self_grad("igamma"),
-    other=lambda grad, self, other: grad * _igamma_density(self, other),
+    other=lambda grad, self, other: grad * _igamma_density(self, other), jvp=NoForwardAD("igamma"),
 )
 IgammacBackward0 = derivative(
     "IgammacBackward0", ("self", "other"), self=_igamma_self_grad("igammac"),
-    other=lambda grad, self, other: -grad * _igamma_density(self, other),
+    other=lambda grad, self, other: -grad * _igamma_density(self, other), jvp=NoForwardAD("igammac"),
 )
 
 

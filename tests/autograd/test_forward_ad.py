@@ -220,6 +220,9 @@ HVP_FUNCTIONS: dict[str, Callable[[ModuleType, Any], Any]] = {
     "prod_cumsum": lambda m, x: (m.cumsum(x, 0) * x.prod()).sum(),
     "matmul_tanh": lambda m, x: (m.outer(x, x).tanh() @ x).sum(),
     "max_where": lambda m, x: m.where(x > 0, x**3, x.sin()).amax(),
+    "layer_norm": lambda m, x: (m.nn.functional.layer_norm(x * x, (3,)) ** 3).sum(),
+    "nll_loss": lambda m, x: m.nn.functional.nll_loss((x * x).log_softmax(0)[None], m.tensor([1])),
+    "linear_t": lambda m, x: m.nn.functional.linear(x[None], m.outer(x, x).tanh()).sin().sum(),
 }
 
 

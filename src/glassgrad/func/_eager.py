@@ -18,6 +18,7 @@ from ..autograd.functional import NESTED_FORWARD_MODE, forward_jacobian_blocks, 
 from ..autograd.transform_calls import transform
 from ..ops.creation import zeros_like
 from ..tensor import Tensor
+from ._batched import BatchedTensor
 from ._dispatch import dispatching  # an op given as func is batched like one called inside it (vmap(grad(torch.sin)))
 from ._level import Level
 from ._pytree import tree_flatten, tree_map, tree_unflatten, treespec_pprint
@@ -261,6 +262,11 @@ def jvp(
         )
     _flat_tensors(flat_primals, "primals")
     _flat_tensors(flat_tangents, "tangents")
+    if any(isinstance(x, BatchedTensor) for x in (*flat_primals, *flat_tangents)):
+        raise NotImplementedError(
+            "glassgrad's forward mode does not run inside vmap yet: vmap's batched tensors carry no tangents. "
+            "Call jvp outside vmap, or use vjp inside it."
+        )
     if forward_ad.state.level >= 0:
         raise RuntimeError(NESTED_FORWARD_MODE)
     with forward_ad.dual_level():
@@ -300,6 +306,9 @@ def jacfwd(
         for x in flat_inputs:
             if not isinstance(x, Tensor):
                 raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+        if any(isinstance(x, BatchedTensor) for x in flat_inputs):
+            # vmap's batched tensors carry no tangents yet: inside vmap the same Jacobian comes from reverse mode
+            return jacrev(func, argnums, has_aux=has_aux)(*args)
         found: dict[str, Any] = {}
 
         def run(flat: list[Tensor]) -> list[Tensor]:

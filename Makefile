@@ -90,6 +90,10 @@ bench-diagnostics: $(BENCH_VENV)/.installed
 bench-torch-glass: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/torch_glass_overhead.py
 
+.PHONY: bench-forward-hessian
+bench-forward-hessian: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/forward_hessian.py
+
 .PHONY: bench-ddp
 bench-ddp: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/ddp_scaling.py

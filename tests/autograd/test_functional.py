@@ -269,17 +269,21 @@ def test_argument_errors(oracle: Any, case: str) -> None:
     assert type(outcome).__name__ == "Raised", f"PyTorch did not raise for {case}: the case tests nothing"
 
 
-def test_forward_mode_says_it_is_not_available() -> None:
-    """PyTorch computes this one; glassgrad has no forward-mode AD and says so rather than answering otherwise."""
-    x = glassgrad.tensor([1.0, 2.0])
-    for call in (
-        lambda: glassgrad.autograd.functional.jacobian(lambda a: a.exp(), x, vectorize=True, strategy="forward-mode"),
-        lambda: glassgrad.autograd.functional.hessian(
-            lambda a: a.exp().sum(), x, vectorize=True, outer_jacobian_strategy="forward-mode"
-        ),
-    ):
-        with pytest.raises(NotImplementedError, match="forward-mode AD is not implemented in glassgrad yet"):
-            call()
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+def test_forward_mode_strategies(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        x, y = inputs(m)
+        functional = m.autograd.functional
+        return (
+            functional.jacobian(lambda a: a.exp() * a.sum(), x, vectorize=True, strategy="forward-mode"),
+            functional.jacobian(lambda a, b: (a * b, a.sin()), (x, y), vectorize=True, strategy="forward-mode"),
+            functional.hessian(lambda a: (a.exp() * a).sum(), x, vectorize=True, outer_jacobian_strategy="forward-mode"),
+            functional.hessian(
+                lambda a, b: (a.tanh() * b).sum(), (x, y), vectorize=True, outer_jacobian_strategy="forward-mode"
+            ),
+        )
+
+    oracle.check(program)
 
 
 def test_jacobian_keeps_no_graph_alive() -> None:

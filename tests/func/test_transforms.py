@@ -206,15 +206,58 @@ def test_errors(oracle: Any, case: str) -> None:
     assert type(outcome).__name__ == "Raised", f"PyTorch did not raise for {case}: the case tests nothing"
 
 
-@pytest.mark.parametrize("name", ["jvp", "jacfwd"])
-def test_forward_mode_transforms_say_they_are_missing(name: str) -> None:
-    x = glassgrad.tensor([1.0, 2.0])
-    call = {
-        "jvp": lambda: glassgrad.func.jvp(lambda a: a.exp(), (x,), (x,)),
-        "jacfwd": lambda: glassgrad.func.jacfwd(lambda a: a.exp())(x),
-    }[name]
-    with pytest.raises(NotImplementedError, match="forward-mode AD is not implemented in glassgrad yet; use jacrev"):
-        call()
+def _mlp(m: ModuleType, x: Any, w1: Any, w2: Any) -> Any:
+    """A small network with a cross-entropy loss: what forward mode has to get through in practice."""
+    hidden = m.nn.functional.gelu(x @ w1)
+    return m.nn.functional.cross_entropy(hidden @ w2, m.tensor([1, 0, 2]))
+
+
+def _mlp_inputs(m: ModuleType) -> tuple[Any, Any, Any]:
+    gen = m.Generator().manual_seed(0) if m is not glassgrad else None
+    values = [[0.3 * ((7 * i + 3 * j) % 5 - 2) for j in range(c)] for i, c in ((0, 4), (1, 4), (2, 4))]
+    x = m.tensor(values, dtype=m.float64)
+    w1 = m.tensor([[0.1 * ((i * 5 + j) % 7 - 3) for j in range(5)] for i in range(4)], dtype=m.float64)
+    w2 = m.tensor([[0.2 * ((i * 3 + j) % 4 - 1.5) for j in range(3)] for i in range(5)], dtype=m.float64)
+    del gen
+    return x, w1, w2
+
+
+@pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+def test_forward_mode_transforms(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        F = m.func
+        x, w1, w2 = _mlp_inputs(m)
+        v1, v2 = w1.cos(), w2.sin()
+        return (
+            F.jvp(lambda a, b: _mlp(m, x, a, b), (w1, w2), (v1, v2)),
+            F.jvp(lambda a: (a.tanh(), a.sum() * 2), (w1,), (v1,), has_aux=False),
+            F.jvp(lambda a: (a.exp(), a.sum()), (w1,), (v1,), has_aux=True),
+            F.jacfwd(lambda a: (x @ a).softmax(-1))(w1),
+            F.jacfwd(lambda a, b: _mlp(m, x, a, b), argnums=(0, 1))(w1, w2),
+            F.jacfwd(lambda a: (a.sin(), {"s": a.sum()}), has_aux=True)(w2),
+            F.hessian(lambda b: _mlp(m, x, w1, b))(w2),
+            # forward over reverse: Hessian-vector products of the network's loss
+            F.jvp(F.grad(lambda a, b: _mlp(m, x, a, b), argnums=(0, 1)), (w1, w2), (v1, v2))[1],
+        )
+
+    oracle.check(program)
+
+
+FORWARD_ERRORS: dict[str, Callable[[ModuleType], Any]] = {
+    "primals_not_tuple": lambda m: m.func.jvp(lambda a: a, [m.ones(2)], [m.ones(2)]),
+    "structure_differs": lambda m: m.func.jvp(lambda a: a, (m.ones(2),), (m.ones(2), m.ones(2))),
+    "not_tensors": lambda m: m.func.jvp(lambda a: a, (1.0,), (1.0,)),
+    "empty_output": lambda m: m.func.jvp(lambda a: None, (m.ones(2),), (m.ones(2),)),
+    "strict_independent": lambda m: m.func.jvp(lambda a: m.ones(2), (m.ones(2),), (m.ones(2),), strict=True),
+    "aux_not_pair": lambda m: m.func.jvp(lambda a: a, (m.ones(2),), (m.ones(2),), has_aux=True),
+    "tangent_shape": lambda m: m.func.jvp(lambda a: a, (m.ones(2),), (m.ones(3),)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FORWARD_ERRORS))
+def test_forward_mode_errors(oracle: Any, case: str) -> None:
+    outcome = oracle.check(lambda m: oracle.attempt(lambda: FORWARD_ERRORS[case](m)))
+    assert type(outcome).__name__ == "Raised", f"PyTorch did not raise for {case}: the case tests nothing"
 
 
 # -- no leaks: what a transform builds for itself dies when it returns ---------------------------------------

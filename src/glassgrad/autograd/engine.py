@@ -21,7 +21,7 @@ from .. import _sites as sites
 from .._dtype import _BY_NUMPY
 from .._quiet import restore, silence
 from ..tensor import Tensor
-from . import anomaly, grad_mode, seams, steps
+from . import anomaly, forward_ad, grad_mode, seams, steps
 from .graph import AccumulateGrad, FreedBy, Node, edge_to
 
 Edge = tuple[Node | None, int]
@@ -67,7 +67,8 @@ def _root_grads(outputs: tuple[Tensor, ...], grad_outputs: tuple[Any, ...] | Non
                 f"Mismatch in shape: grad_output[{i}] has a shape of {given.shape} and output[{i}] has a shape "
                 f"of {out.shape}."
             )
-        grads.append(given if create_graph else given.detach())
+        keeps = create_graph or (forward_ad.state.propagating and forward_ad.tangent_of(given) is not None)  # its tangent
+        grads.append(given if keeps else given.detach())
     return grads
 
 
@@ -130,7 +131,7 @@ def _fit_to_input(grad: Tensor, meta: tuple[Any, Any], node: Node, index: int, c
                 f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
                 f"[{', '.join(map(str, shape))}]"
             )
-        if create_graph:
+        if create_graph or forward_ad.state.propagating:  # a dual gradient (forward-over-reverse) keeps its tangent
             grad = grad.sum_to_size(shape)
         else:  # nothing to record: the reduction alone, on the array
             summed = np.add.reduce(data, axis=dims)
@@ -274,6 +275,7 @@ def _sum(buf: list[Tensor | None], nr: int, grad: Tensor, create_graph: bool) ->
     data = total._data
     if (
         not create_graph
+        and not forward_ad.state.propagating  # either may be a dual gradient: its tangent must be summed too
         and sys.getrefcount(total) == 3  # the buffer's slot, `total`, the argument
         and sys.getrefcount(data) == 3  # total's slot, `data`, the argument
         and data.base is None

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from . import grad_mode
+from . import forward_ad, grad_mode
 from .graph import FreedBy, Node, SavedTensor
 from .inplace import bump_version
 
@@ -22,6 +22,13 @@ class FunctionCtx:
             if t is not None and not isinstance(t, Tensor):
                 raise TypeError(f"save_for_backward can only save variables, but argument {tensors.index(t)} is not a Variable")
         self.to_save = tensors
+
+    def save_for_forward(self, *tensors: Tensor | None) -> None:
+        """Tensors for jvp, where ctx.saved_tensors gives them."""
+        for t in tensors:
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(f"save_for_forward expects all arguments to be tensors; but got {type(t).__name__}")
+        self.saved_for_forward = tensors
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         self.dirty_tensors = tensors
@@ -41,6 +48,7 @@ class BackwardCFunction(Node, FunctionCtx):
     def __init__(self, args: tuple[Any, ...]) -> None:
         Node.__init__(self, tuple(a for a in args if isinstance(a, Tensor)))
         self.to_save: tuple[Tensor | None, ...] = ()
+        self.saved_for_forward: tuple[Tensor | None, ...] | None = None  # while jvp runs: what saved_tensors gives
         self.dirty_tensors: tuple[Tensor, ...] = ()
         self.non_differentiable: tuple[Tensor, ...] = ()
         self.materialize_grads = True
@@ -51,6 +59,8 @@ class BackwardCFunction(Node, FunctionCtx):
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        if self.saved_for_forward is not None:
+            return self.saved_for_forward
         return tuple(
             None if s is None else s.unpack(self) if isinstance(s, SavedTensor) else s
             for s in self._saved.get("saved_tensors", ())
@@ -118,15 +128,60 @@ class Function(metaclass=_FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+        )
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         ctx = cls._backward_cls(args)
         uses_setup_context = cls.setup_context is not Function.setup_context
-        with grad_mode.no_grad():
+        # forward computes with primals: its tangents are jvp's to give
+        with grad_mode.no_grad(), forward_ad.computing_tangents():
             outputs = cls.forward(*args, **kwargs) if uses_setup_context else cls.forward(ctx, *args, **kwargs)
             if uses_setup_context:
                 cls.setup_context(ctx, args, outputs)
-        return _wire_outputs(ctx, tuple(a for a in args if isinstance(a, Tensor)), outputs)
+        saved_for_forward, ctx.saved_for_forward = ctx.saved_for_forward, None
+        outputs = _wire_outputs(ctx, tuple(a for a in args if isinstance(a, Tensor)), outputs)
+        if forward_ad.state.propagating:
+            _forward_tangents(cls, ctx, args, outputs, saved_for_forward)
+        return outputs
+
+
+def _forward_tangents(
+    cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, saved: tuple[Any, ...] | None
+) -> None:
+    """The outputs' tangents from cls.jvp(ctx, *input tangents), as PyTorch gives them: zeros for a tensor input
+    without one, None for an argument that is not a tensor."""
+    tangents = [forward_ad.tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    if all(t is None for t in tangents):
+        return
+    from ..ops.creation import zeros_like
+
+    grad_inputs = [zeros_like(a) if t is None and isinstance(a, Tensor) else t for a, t in zip(args, tangents, strict=True)]
+    ctx.saved_for_forward = () if saved is None else saved
+    try:
+        with forward_ad.computing_tangents():
+            result = cls.jvp(ctx, *grad_inputs)
+    finally:
+        ctx.saved_for_forward = None
+    outs = outputs if isinstance(outputs, tuple) else (outputs,)
+    results = result if isinstance(result, tuple) else (result,)
+    if len(results) != len(outs):
+        raise RuntimeError(
+            f"Function's jvp returned an invalid number of forward gradients (expected {len(outs)} but got {len(results)})"
+        )
+    for out, tangent in zip(outs, results, strict=True):
+        if isinstance(out, Tensor) and isinstance(tangent, Tensor):
+            if tangent.shape != out.shape:
+                raise RuntimeError(
+                    "Trying to set a forward gradient that has a different size than that of the original Tensor, "
+                    f"this is not supported. Tensor is of size [{', '.join(map(str, out.shape))}] while the given "
+                    f"forward gradient is of size [{', '.join(map(str, tangent.shape))}]."
+                )
+            forward_ad.set_tangent(out, tangent)
 
 
 _NOT_OVERRIDDEN = object()

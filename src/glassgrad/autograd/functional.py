@@ -17,10 +17,8 @@ from typing import Any
 from ..ops.creation import zeros, zeros_like
 from ..ops.shape import stack
 from ..tensor import Tensor
-from . import engine, grad_mode
+from . import engine, forward_ad, grad_mode
 from .transform_calls import transform
-
-FORWARD_MODE_MISSING = "forward-mode AD is not implemented in glassgrad yet"
 
 Tensors = Tensor | tuple[Tensor, ...]
 
@@ -44,7 +42,8 @@ def _prepare(tensors: tuple[Tensor, ...], create_graph: bool, need_graph: bool) 
     # Always a new tensor object, so that the function's arguments differ from the same tensors captured
     # from outside (PyTorch issue 32576); a view keeps the caller's history when create_graph asks for it.
     return tuple(
-        t.view_as(t) if create_graph and t.requires_grad else t.detach().requires_grad_(need_graph) for t in tensors
+        t.view_as(t) if create_graph and t.requires_grad else forward_ad.keeping_tangent(t, t.detach().requires_grad_(need_graph))
+        for t in tensors
     )
 
 
@@ -292,10 +291,48 @@ def _forward_mode(create_graph: bool, strict: bool, vectorize: bool) -> None:
         raise NotImplementedError(
             "Computing Jacobian using forward-AD or forward-over-reverse Hessian isonly implemented for `vectorize=True`."
         )
-    raise NotImplementedError(
-        f'{FORWARD_MODE_MISSING}: strategy="forward-mode" is not available. Use strategy="reverse-mode" (the default), '
-        "which gives the same Jacobian."
-    )
+
+
+def forward_jacobian_blocks(
+    run: Callable[[list[Tensor]], Sequence[Tensor]], inputs: Sequence[Tensor]
+) -> list[tuple[Tensor, ...]]:
+    """For each output of run(inputs), its Jacobian blocks against each input (output.shape + input.shape), by
+    forward mode: one run per input element, that element's basis vector as the input's tangent (functorch vmaps
+    these runs; glassgrad loops). Shared by jacobian(strategy="forward-mode") and torch.func.jacfwd."""
+    if forward_ad.state.level >= 0:
+        raise RuntimeError(NESTED_FORWARD_MODE)
+    columns: list[list[list[Tensor]]] | None = None  # [output][input] -> one tangent per input element
+    outputs: Sequence[Tensor] = ()
+    for k, x in enumerate(inputs):
+        for j in range(max(x.numel(), 1) if columns is None else x.numel()):
+            with forward_ad.dual_level():
+                args = list(inputs)
+                if x.numel():
+                    basis = zeros(x.numel(), dtype=x.dtype)
+                    basis._data[j] = 1
+                    args[k] = forward_ad.make_dual(x, basis.view(x.shape))
+                outputs = run(args)
+                tangents = [forward_ad.unpack_dual(o).tangent for o in outputs]
+            if columns is None:
+                columns = [[[] for _ in inputs] for _ in outputs]
+            if x.numel():
+                for per_output, out, t in zip(columns, outputs, tangents, strict=True):
+                    per_output[k].append(zeros_like(out) if t is None else t)
+    assert columns is not None, "a Jacobian needs at least one input"
+    return [
+        tuple(
+            stack(cols, -1).view(out.shape + x.shape) if cols else zeros(out.shape + x.shape, dtype=out.dtype)
+            for cols, x in zip(per_output, inputs, strict=True)
+        )
+        for per_output, out in zip(columns, outputs, strict=True)
+    ]
+
+
+NESTED_FORWARD_MODE = (
+    f"{forward_ad.NESTED_MESSAGE}\nglassgrad's forward mode has the single dual level of torch.autograd.forward_ad: "
+    "forward mode inside forward mode (jvp of jvp, jacfwd of jacfwd) is not supported yet. Put reverse mode inside "
+    "instead (jacfwd(jacrev(f)))."
+)
 
 
 @transform
@@ -311,8 +348,8 @@ def jacobian(
 
     vectorize=True is accepted and gives the same result; glassgrad has no batched gradients, so it still runs
     one backward per output element (PyTorch would run them as one vmapped backward). It refuses strict=True
-    as PyTorch does. strategy="forward-mode" needs forward-mode AD, which glassgrad does not have yet: it raises
-    NotImplementedError (after PyTorch's own refusals of create_graph, strict and vectorize=False with it).
+    as PyTorch does. strategy="forward-mode" runs func once per input element with forward-mode AD, after
+    PyTorch's own refusals of create_graph, strict and vectorize=False with it.
     """
     if strategy not in ("forward-mode", "reverse-mode"):
         raise AssertionError(
@@ -321,6 +358,16 @@ def jacobian(
         )
     if strategy == "forward-mode":
         _forward_mode(create_graph, strict, vectorize)
+        is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
+        is_outputs_tuple = True
+
+        def run(args: list[Tensor]) -> Sequence[Tensor]:
+            nonlocal is_outputs_tuple
+            is_outputs_tuple, outputs = _outputs(func(*args), "jacobian", strict)
+            return outputs
+
+        blocks = forward_jacobian_blocks(run, inputs)
+        return _unpack(_finish(tuple(blocks), False), (is_outputs_tuple, is_inputs_tuple))
     with grad_mode.enable_grad():
         is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "jacobian")
         inputs = _prepare(inputs, create_graph, need_graph=True)
@@ -364,8 +411,8 @@ def hessian(
 ) -> Any:
     """The Hessian of a scalar func at `inputs`: block [i][j] is shaped inputs[i].shape + inputs[j].shape.
 
-    A Jacobian of the Jacobian, both in reverse mode; vectorize is passed to the outer jacobian (see there), and
-    outer_jacobian_strategy="forward-mode" raises as jacobian's strategy="forward-mode" does.
+    A Jacobian of the Jacobian, the inner one in reverse mode; vectorize and outer_jacobian_strategy are passed to
+    the outer one (forward-mode: forward over reverse, as in PyTorch).
     """
     is_inputs_tuple, inputs = _as_tuple(inputs, "inputs", "hessian")
     if outer_jacobian_strategy not in ("forward-mode", "reverse-mode"):

@@ -25,7 +25,7 @@ from .._dtype import _BY_NUMPY
 from .._dtype import dtype as Dtype
 from .._sites import Position, Site
 from ..tensor import Tensor
-from . import anomaly, grad_mode, seams, steps
+from . import anomaly, forward_ad, grad_mode, seams, steps
 
 _sequence = itertools.count()  # the engine runs ready nodes latest first; numbers are unique, so ties never happen
 _SINKS_FIRST = 2**62
@@ -315,6 +315,7 @@ class SavedTensor:
         "requires_grad",
         "saved_version",
         "shape",
+        "tangent",
         "version_counter",
     )
 
@@ -335,6 +336,7 @@ class SavedTensor:
         self.output_nr = tensor._output_nr
         self.requires_grad = tensor._requires_grad
         self.released = False
+        self.tangent: tuple[int, Tensor] | None = None  # a saved output's tangent: (dual level generation, tangent)
         hooks = saved_tensors_hooks._stack
         if hooks:
             pack, self._unpack_hook = hooks[-1]
@@ -352,7 +354,7 @@ class SavedTensor:
         return math.prod(self.shape) * self.dtype.itemsize
 
     def release(self) -> None:
-        self._tensor = self._data = self._packed = self._unpack_hook = None  # the hook may hold state too
+        self._tensor = self._data = self._packed = self._unpack_hook = self.tangent = None  # the hook may hold state too
         self.released = True
 
     def unpack(self, node: Node) -> Tensor:
@@ -372,6 +374,8 @@ class SavedTensor:
             tensor._counter = self.version_counter
             if self.requires_grad:
                 tensor._with_history(node, self.output_nr)
+            if self.tangent is not None and self.tangent[0] == forward_ad.state.generation and forward_ad.state.level >= 0:
+                forward_ad.set_tangent(tensor, self.tangent[1])
             return tensor
         assert self._tensor is not None
         return self._tensor

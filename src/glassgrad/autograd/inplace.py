@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import _sites as sites
 from ..tensor import Tensor
-from . import grad_mode, seams
+from . import forward_ad, grad_mode, seams
 from .graph import Node, SavedTensor, edge_to, explain_freed
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
@@ -87,6 +87,8 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
         _keep_original_self(node, t)
     np.copyto(t._data, result._data, casting="unsafe")
     bump_version(t)
+    if forward_ad.state.propagating:
+        carry_tangent(t, forward_ad.tangent_of(result))
     if node is None:
         return t
     _retarget_saved_result(node, t)
@@ -98,6 +100,48 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
     if base._views:
         _refresh_views(base, t)
     return t
+
+
+def carry_tangent(t: Tensor, tangent: Tensor | None) -> None:
+    """After an in-place op on t, t's tangent is the result's, as PyTorch's in-place ops on duals give it; when t
+    is a view, that tangent is written into the base's (zeros if it had none) and every view of the base reads its
+    own part of it again."""
+    if tangent is None:
+        return
+    base = t._base
+    if base is None:
+        forward_ad.set_tangent(t, tangent)
+        if not t._views:
+            return
+        base, base_tangent = t, tangent
+    else:
+        if tangent._requires_grad and grad_mode.state.grad_enabled:
+            raise NotImplementedError(
+                "glassgrad cannot yet differentiate (in reverse mode) the tangent an in-place op on a view writes into "
+                "its base's tangent; run the in-place op on a clone instead."
+            )
+        from ..ops.creation import zeros_like
+
+        with forward_ad.computing_tangents(), grad_mode.no_grad():
+            old = forward_ad.tangent_of(base)
+            base_tangent = zeros_like(base) if old is None else old.clone()
+            _write_through(base_tangent, t._view_chain, tangent)
+        forward_ad.set_tangent(base, base_tangent)
+    with forward_ad.computing_tangents(), grad_mode.no_grad():
+        for ref in base._views or ():
+            view = ref()
+            if view is not None and view._version_counter is t._version_counter:
+                forward_ad.set_tangent(view, replay_view(base_tangent, view._view_chain))
+
+
+def _write_through(base_tangent: Tensor, chain: tuple[Any, ...], tangent: Tensor) -> None:
+    region = replay_view(base_tangent, chain)
+    if not np.shares_memory(region._data, base_tangent._data) and region._data.size:
+        raise NotImplementedError(
+            "glassgrad cannot carry the tangent of an in-place op on this view back to its base: the view cannot be "
+            "taken again of the base's tangent."
+        )
+    np.copyto(region._data, tangent._data, casting="unsafe")
 
 
 def track_view(base: Tensor, view: Tensor) -> None:

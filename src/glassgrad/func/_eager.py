@@ -1,5 +1,5 @@
-"""torch.func's reverse-mode transforms: grad, grad_and_value, vjp, jacrev and hessian (and the forward-mode
-ones, jvp and jacfwd, which say that glassgrad does not have forward-mode AD yet).
+"""torch.func's transforms: grad, grad_and_value, vjp and jacrev (reverse mode), jvp and jacfwd (forward mode,
+on autograd.forward_ad's single dual level), and hessian (forward over reverse).
 
 Each call is one Level (see _level.py): its arguments and results are pytrees, and what it hands back
 keeps history only where the code around it can differentiate it, as functorch's levels arrange.
@@ -13,10 +13,12 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd import grad_mode
-from ..autograd.functional import FORWARD_MODE_MISSING, jacobian_blocks
+from ..autograd import forward_ad, grad_mode
+from ..autograd.functional import NESTED_FORWARD_MODE, forward_jacobian_blocks, jacobian_blocks
 from ..autograd.transform_calls import transform
+from ..ops.creation import zeros_like
 from ..tensor import Tensor
+from ._batched import BatchedTensor
 from ._dispatch import dispatching  # an op given as func is batched like one called inside it (vmap(grad(torch.sin)))
 from ._level import Level
 from ._pytree import tree_flatten, tree_map, tree_unflatten, treespec_pprint
@@ -219,38 +221,111 @@ def jacrev(
 
 @transform
 def hessian(func: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
-    """The Hessian of func with respect to the `argnums` arguments: jacrev(jacrev(func)).
-
-    PyTorch composes jacfwd(jacrev(func)), forward over reverse; glassgrad has no forward mode, and reverse over
-    reverse gives the same Hessian.
-    """
-    return jacrev(jacrev(func, argnums), argnums)
+    """The Hessian of func with respect to the `argnums` arguments: jacfwd(jacrev(func)), forward over reverse,
+    as PyTorch composes it."""
+    return jacfwd(jacrev(func, argnums), argnums)
 
 
-def _forward_mode(name: str) -> NotImplementedError:
-    return NotImplementedError(
-        f"torch.func.{name}: {FORWARD_MODE_MISSING}; use jacrev / autograd.functional.jvp (reverse mode, the "
-        "double-backward trick) instead."
-    )
+_JVP = "jvp(f, primals, tangents)"
+
+
+def _flat_tensors(values: list[Any], argname: str) -> None:
+    if not values:
+        raise RuntimeError(f"{_JVP}: Expected {argname} to contain at least one Tensor.")
+    for value in values:
+        if not isinstance(value, Tensor):
+            raise RuntimeError(f"{_JVP}: Expected {argname} to only contain Tensors, got {type(value)}")
+
+
+def _tensor_outputs(outputs: list[Any]) -> None:
+    if not outputs or (len(outputs) == 1 and outputs[0] is None):
+        raise RuntimeError(f"{_JVP}: Expected f to be a function that has non-empty output (got output = {outputs})")
+    for out in outputs:
+        if not isinstance(out, Tensor):
+            raise RuntimeError(f"{_JVP}: expected f(*primals) to return only tensors, got unsupported type {type(out)}")
 
 
 @transform
 def jvp(
     func: Callable[..., Any], primals: Any, tangents: Any, *, strict: bool = False, has_aux: bool = False
 ) -> tuple[Any, ...]:
-    """Forward-mode Jacobian-vector product: not available, glassgrad has no forward-mode AD yet."""
-    raise _forward_mode("jvp")
+    """(func(*primals), J tangents[, aux]): the Jacobian-vector product by forward-mode AD, in one run of func."""
+    if not isinstance(primals, tuple):
+        raise RuntimeError(f"{_JVP}: Expected primals to be a tuple. E.g. it should be valid to call f(*primals).")
+    flat_primals, primals_spec = tree_flatten(primals)
+    flat_tangents, tangents_spec = tree_flatten(tangents)
+    if primals_spec != tangents_spec:
+        raise RuntimeError(
+            f"{_JVP}: Expected primals and tangents to have the same python structure. For example, if primals is a "
+            f"tuple of 3 tensors, tangents also must be. Got primals with structure {primals_spec} "
+            f"and tangents with structure {tangents_spec}"
+        )
+    _flat_tensors(flat_primals, "primals")
+    _flat_tensors(flat_tangents, "tangents")
+    if any(isinstance(x, BatchedTensor) for x in (*flat_primals, *flat_tangents)):
+        raise NotImplementedError(
+            "glassgrad's forward mode does not run inside vmap yet: vmap's batched tensors carry no tangents. "
+            "Call jvp outside vmap, or use vjp inside it."
+        )
+    if forward_ad.state.level >= 0:
+        raise RuntimeError(NESTED_FORWARD_MODE)
+    with forward_ad.dual_level():
+        duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents, strict=True)]
+        output, aux = _split_aux(func(*tree_unflatten(duals, primals_spec)), has_aux, _JVP)
+        flat_outputs, outputs_spec = tree_flatten(output)
+        _tensor_outputs(flat_outputs)
+        pairs = [forward_ad.unpack_dual(out) for out in flat_outputs]
+        if strict and any(t is None for _, t in pairs):
+            raise RuntimeError(
+                "jvp(f, primals, tangents, strict=True): The output of f is independent of the inputs. This is not "
+                "allowed with strict=True."
+            )
+        primals_out = tree_unflatten([p for p, _ in pairs], outputs_spec)
+        tangents_out = tree_unflatten([zeros_like(p) if t is None else t for p, t in pairs], outputs_spec)
+    return (primals_out, tangents_out, aux) if has_aux else (primals_out, tangents_out)
 
 
 @transform
 def jacfwd(
     func: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False, *, randomness: str = "error"
 ) -> Callable[..., Any]:
-    """Forward-mode Jacobian: the function it returns raises, glassgrad has no forward-mode AD yet."""
+    """A function returning the Jacobian of func with respect to the `argnums` arguments, by forward mode.
+
+    The result nests like func's output, each leaf holding the Jacobian blocks against the arguments (shaped
+    output.shape + argument.shape), as jacrev's. func runs once per element of the arguments (functorch vmaps
+    those runs); randomness is checked as vmap checks it.
+    """
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}")
 
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        raise _forward_mode("jacfwd")
+    def wrapper(*args: Any) -> Any:
+        positions = _positions(argnums, len(args))
+        diff = args[positions[0]] if isinstance(argnums, int) else tuple(args[p] for p in positions)
+        flat_inputs, inputs_spec = tree_flatten(diff)
+        for x in flat_inputs:
+            if not isinstance(x, Tensor):
+                raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
+        if any(isinstance(x, BatchedTensor) for x in flat_inputs):
+            # vmap's batched tensors carry no tangents yet: inside vmap the same Jacobian comes from reverse mode
+            return jacrev(func, argnums, has_aux=has_aux)(*args)
+        found: dict[str, Any] = {}
+
+        def run(flat: list[Tensor]) -> list[Tensor]:
+            replaced = list(args)
+            new = tree_unflatten(flat, inputs_spec)
+            for p, value in zip(positions, (new,) if isinstance(argnums, int) else new, strict=True):
+                replaced[p] = value
+            output, aux = _split_aux(func(*replaced), has_aux, "jacfwd(f, ...)(*args)")
+            outputs, found["spec"] = tree_flatten(output)
+            _tensor_outputs(outputs)
+            if has_aux and "aux" not in found:
+                found["aux"] = tree_map(lambda a: forward_ad.unpack_dual(a).primal if isinstance(a, Tensor) else a, aux)
+            return outputs
+
+        blocks = forward_jacobian_blocks(run, flat_inputs)
+        jac = tree_unflatten([tree_unflatten(list(b), inputs_spec) for b in blocks], found["spec"])
+        return (jac, found["aux"]) if has_aux else jac
 
     return wrapper
 

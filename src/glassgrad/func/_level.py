@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..autograd import engine, grad_mode
+from ..autograd import engine, forward_ad, grad_mode
 from ..autograd.graph import AccumulateGrad, Node, _sequence
 from ..ops.creation import ones_like, zeros_like
 from ..ops.shape import stack
@@ -45,7 +45,7 @@ class Level:
         plain, rewrap_like_x = spread(x)  # inside vmap: batched at every level, for per-element gradients
         if self.outer_grad and plain.requires_grad:
             return rewrap_like_x(plain.view_as(plain))  # a new tensor to differentiate by, whose history runs on
-        leaf = plain.detach().requires_grad_()
+        leaf = forward_ad.keeping_tangent(plain, plain.detach().requires_grad_())
         self.leaves[id(leaf)] = leaf
         return rewrap_like_x(leaf)
 
@@ -81,7 +81,7 @@ class Level:
     def unwrap(self, x: Any) -> Any:
         """A result as the code outside the transform sees it: with its history only if that reaches outside."""
         if isinstance(x, Tensor) and x.requires_grad and not self.reaches_outside([x]):
-            return x.detach()
+            return forward_ad.keeping_tangent(x, x.detach())
         return x
 
     def connected(self, outputs: Sequence[Tensor], cotangents: Sequence[Tensor | None] = ()) -> bool:

@@ -77,6 +77,7 @@ from . import (
     strided,
     subscript,
 )
+from .table import refuse_forward_ad
 
 FAMILIES = (
     creation, elementwise, binary, numeric, logic, reduction, scans, sorting, shape, stacking, strided, scatters,
@@ -107,10 +108,17 @@ for _family in FAMILIES:
 _UFUNCS = {elementwise.add: np.add, elementwise.sub: np.subtract, elementwise.mul: np.multiply, elementwise.div: np.true_divide}
 
 
+# In-place forms PyTorch 2.13 has no forward-AD rule for, though their out-of-place forms have one.
+_NO_FORWARD_AD_INPLACE = frozenset({"asinh", "acosh", "atanh"})
+
+
 def _inplace_method(fn: Callable[..., Any]) -> Callable[..., Tensor]:
     ufunc = _UFUNCS.get(fn)
+    refused = fn.__name__ in _NO_FORWARD_AD_INPLACE
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        if refused:
+            refuse_forward_ad(f"{fn.__name__}_", self)
         if ufunc is not None and len(args) == 1 and not kwargs and inplace_ops.ufunc_inplace(self, ufunc, args[0]):
             return self
         return apply_inplace(self, lambda x: fn(x, *args, **kwargs))

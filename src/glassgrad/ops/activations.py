@@ -43,7 +43,7 @@ from .linalg import addmm, matmul
 from .reduction import max as reduce_max
 from .reduction import sum as reduce_sum
 from .shape import cat, narrow, permute, reshape, t, unsqueeze, view
-from .table import derivative
+from .table import NoForwardAD, derivative
 
 NAMESPACE = "glassgrad.nn.functional"
 
@@ -394,7 +394,7 @@ RreluWithNoiseBackward0 = derivative(
 )
 # rrelu_ saves its result, which has the input's sign wherever the slope is positive.
 RreluWithNoiseBackward1 = derivative(
-    "RreluWithNoiseBackward1",
+    "RreluWithNoiseBackward1", jvp=NoForwardAD("rrelu_with_noise_"),
     self=lambda grad, result, noise, lower, upper, training: _rrelu_grad(grad, result, noise, lower, upper, training),
 )
 

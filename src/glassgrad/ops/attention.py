@@ -25,7 +25,7 @@ from .linalg import matmul
 from .rearrange import repeat_interleave
 from .reduction import sum as reduce_sum
 from .shape import reshape, transpose
-from .table import derivative
+from .table import NoForwardAD, derivative
 
 NAMESPACE = "glassgrad.nn.functional"
 
@@ -103,6 +103,7 @@ def _value_grad(grad: Tensor, query: Tensor, key: Tensor, attn_mask: Tensor | No
 
 ScaledDotProductFlashAttentionForCpuBackward0 = derivative(
     "ScaledDotProductFlashAttentionForCpuBackward0", ("query", "key", "value"),
+    jvp=NoForwardAD("_scaled_dot_product_flash_attention_for_cpu"),
     query=_query_grad, key=_key_grad, value=_value_grad,
 )
 

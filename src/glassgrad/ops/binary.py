@@ -35,7 +35,7 @@ from .elementwise import (
     where,
 )
 from .logic import isnan
-from .table import Derivative, derivative
+from .table import Derivative, NoForwardAD, derivative
 
 
 def _tensor_binary(name: str, entry: Derivative, kernel: Kernel) -> Callable[[Tensor, Tensor], Tensor]:
@@ -195,7 +195,8 @@ def _step(x: np.ndarray, values: np.ndarray) -> np.ndarray:
 def _heaviside(aten_name: str) -> Callable[[Tensor, Tensor], Tensor]:
     """heaviside, or what heaviside_ computes: PyTorch records a node whose backward raises, naming the op."""
     no_derivative = _not_implemented(aten_name)
-    entry = derivative("NotImplemented", ("self", "values"), self=no_derivative, values=no_derivative)
+    entry = derivative("NotImplemented", ("self", "values"), self=no_derivative, values=no_derivative,
+                       jvp=NoForwardAD(f"aten::{aten_name}"))
 
     def heaviside(input: Tensor, values: Tensor) -> Tensor:
         require_tensor("heaviside", "input", 1, input)

@@ -20,7 +20,7 @@ from .creation import default_generator
 from .elementwise import mul
 from .indexing import scatter_into_zeros
 from .shape import squeeze, unsqueeze
-from .table import derivative, for_complex
+from .table import derivative, for_complex, refuse_forward_ad
 from .windows import ConvParams, col2im, convolution, exact_pads, im2col, ntuple, pad_crop
 from .windows import output_size as block_counts  # fold has an argument named output_size
 
@@ -182,6 +182,7 @@ def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, 
 def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
     """A 1-d convolution of (time, batch, channels) sequences, summed kernel tap by kernel tap as PyTorch's CPU
     kernel does: a matmul per tap, so an output of no steps is simply empty."""
+    refuse_forward_ad("conv_tbc", input, weight, bias)
     if input.ndim != 3:
         raise RuntimeError("Input must have 3 dims: time, batch, in_channel")
     if weight.ndim != 3:

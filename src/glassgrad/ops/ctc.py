@@ -21,7 +21,7 @@ from .losses import _reduction
 from .reduction import mean
 from .reduction import sum as reduce_sum
 from .shape import squeeze
-from .table import derivative
+from .table import NoForwardAD, derivative
 
 NAMESPACE = "glassgrad.nn.functional"
 Lengths = Tensor | Sequence[int]
@@ -133,7 +133,7 @@ def _ctc_grad(grad: Tensor, log_probs: Tensor, ext: _Extended, input_lengths: np
 
 
 CtcLossBackward0 = derivative(
-    "CtcLossBackward0", ("log_probs",),
+    "CtcLossBackward0", ("log_probs",), jvp=NoForwardAD("_ctc_loss"),
     log_probs=lambda grad, log_probs, ext, input_lengths, alpha, nll, zero_infinity: _ctc_grad(
         grad, log_probs, ext, input_lengths, alpha, nll, zero_infinity),
 )

@@ -22,7 +22,7 @@ from .elementwise import abs, add, broadcast_shape, clamp, div, mul, pow, sign, 
 from .linalg import matmul
 from .reduction import sum as reduce_sum
 from .shape import expand, unsqueeze, view
-from .table import derivative
+from .table import NoForwardAD, derivative
 
 _MODES = {"use_mm_for_euclid_dist_if_necessary": 0, "use_mm_for_euclid_dist": 1, "donot_use_mm_for_euclid_dist": 2}
 
@@ -86,7 +86,7 @@ def _cdist_backward(grad: Tensor, x1: Tensor, x2: Tensor, p: float, cdist: Tenso
 
 
 CdistBackward0 = derivative(
-    "CdistBackward0", ("x1", "x2"),
+    "CdistBackward0", ("x1", "x2"), jvp=NoForwardAD("_cdist_forward"),
     x1=lambda grad, x1, x2, p, result: _cdist_backward(grad, x1, x2, p, result),
     x2=lambda grad, x1, x2, p, result: _cdist_backward(grad.mT, x2, x1, p, result.mT),
 )
@@ -107,7 +107,9 @@ def _euclidean_x2_grad(grad: Tensor, x1: Tensor, x2: Tensor, result: Tensor) -> 
     return x2 * unsqueeze(reduce_sum(ratio, -2), -1) - matmul(ratio.mT, x1)
 
 
-EuclideanDistBackward0 = derivative("EuclideanDistBackward0", ("x1", "x2"), x1=_euclidean_x1_grad, x2=_euclidean_x2_grad)
+EuclideanDistBackward0 = derivative(
+    "EuclideanDistBackward0", ("x1", "x2"), x1=_euclidean_x1_grad, x2=_euclidean_x2_grad, jvp=NoForwardAD("_euclidean_dist")
+)
 
 
 def _euclidean_dist(x1: Tensor, x2: Tensor) -> Tensor:
@@ -255,7 +257,7 @@ def _pdist_backward(grad: Tensor, self: Tensor, p: float, result: Tensor) -> Ten
     return PdistBackwardBackward0.record(out, (grad, self, result))
 
 
-PdistBackward0 = derivative("PdistBackward0", self=lambda grad, self, p, result: _pdist_backward(grad, self, p, result))
+PdistBackward0 = derivative("PdistBackward0", jvp=NoForwardAD("_pdist_forward"), self=lambda grad, self, p, result: _pdist_backward(grad, self, p, result))
 
 
 def pdist(input: Tensor, p: float = 2) -> Tensor:

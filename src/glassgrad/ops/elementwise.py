@@ -15,7 +15,7 @@ from .._dtype import dtype, result_type
 from .._quiet import quietly, restore, silence
 from ..tensor import Tensor
 from .creation import zeros_like
-from .table import Derivative, derivative
+from .table import AUTO_ELEMENT_WISE, Derivative, derivative
 
 Operand = Tensor | float | int | bool
 Kernel = Callable[..., Any]
@@ -378,25 +378,25 @@ def to(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 
 # -- unary math ----------------------------------------------------------------
 _SQRT_PI = math.sqrt(math.pi)
-NegBackward0 = derivative("NegBackward0", self=lambda grad: -grad)
-ExpBackward0 = derivative("ExpBackward0", self=lambda grad, result: grad * result)
-Exp2Backward0 = derivative("Exp2Backward0", self=lambda grad, result: grad * result * math.log(2))
-Expm1Backward0 = derivative("Expm1Backward0", self=lambda grad, result: grad * (result + 1))
-LogBackward0 = derivative("LogBackward0", self=lambda grad, self: grad / self)
-Log2Backward0 = derivative("Log2Backward0", self=lambda grad, self: grad / (self * math.log(2)))
-Log10Backward0 = derivative("Log10Backward0", self=lambda grad, self: grad / (self * math.log(10)))
-Log1PBackward0 = derivative("Log1PBackward0", self=lambda grad, self: grad / (self + 1))
-SqrtBackward0 = derivative("SqrtBackward0", self=lambda grad, result: grad / (2 * result))
-RsqrtBackward0 = derivative("RsqrtBackward0", self=lambda grad, result: -0.5 * grad * pow(result, 3))
-ReciprocalBackward0 = derivative("ReciprocalBackward0", self=lambda grad, result: -grad * (result * result))
-SinBackward0 = derivative("SinBackward0", self=lambda grad, self: grad * cos(self))
-CosBackward0 = derivative("CosBackward0", self=lambda grad, self: grad * -sin(self))
-TanBackward0 = derivative("TanBackward0", self=lambda grad, result: grad * (1 + result * result))
-AsinBackward0 = derivative("AsinBackward0", self=lambda grad, self: grad * rsqrt(1 - self * self))
-AcosBackward0 = derivative("AcosBackward0", self=lambda grad, self: grad * -rsqrt(1 - self * self))
-AtanBackward0 = derivative("AtanBackward0", self=lambda grad, self: grad / (self * self + 1))
-SinhBackward0 = derivative("SinhBackward0", self=lambda grad, self: grad * cosh(self))
-CoshBackward0 = derivative("CoshBackward0", self=lambda grad, self: grad * sinh(self))
+NegBackward0 = derivative("NegBackward0", self=lambda grad: -grad, jvp=AUTO_ELEMENT_WISE)
+ExpBackward0 = derivative("ExpBackward0", self=lambda grad, result: grad * result, jvp=AUTO_ELEMENT_WISE)
+Exp2Backward0 = derivative("Exp2Backward0", self=lambda grad, result: grad * result * math.log(2), jvp=AUTO_ELEMENT_WISE)
+Expm1Backward0 = derivative("Expm1Backward0", self=lambda grad, result: grad * (result + 1), jvp=AUTO_ELEMENT_WISE)
+LogBackward0 = derivative("LogBackward0", self=lambda grad, self: grad / self, jvp=AUTO_ELEMENT_WISE)
+Log2Backward0 = derivative("Log2Backward0", self=lambda grad, self: grad / (self * math.log(2)), jvp=AUTO_ELEMENT_WISE)
+Log10Backward0 = derivative("Log10Backward0", self=lambda grad, self: grad / (self * math.log(10)), jvp=AUTO_ELEMENT_WISE)
+Log1PBackward0 = derivative("Log1PBackward0", self=lambda grad, self: grad / (self + 1), jvp=AUTO_ELEMENT_WISE)
+SqrtBackward0 = derivative("SqrtBackward0", self=lambda grad, result: grad / (2 * result), jvp=AUTO_ELEMENT_WISE)
+RsqrtBackward0 = derivative("RsqrtBackward0", self=lambda grad, result: -0.5 * grad * pow(result, 3), jvp=AUTO_ELEMENT_WISE)
+ReciprocalBackward0 = derivative("ReciprocalBackward0", self=lambda grad, result: -grad * (result * result), jvp=AUTO_ELEMENT_WISE)
+SinBackward0 = derivative("SinBackward0", self=lambda grad, self: grad * cos(self), jvp=AUTO_ELEMENT_WISE)
+CosBackward0 = derivative("CosBackward0", self=lambda grad, self: grad * -sin(self), jvp=AUTO_ELEMENT_WISE)
+TanBackward0 = derivative("TanBackward0", self=lambda grad, result: grad * (1 + result * result), jvp=AUTO_ELEMENT_WISE)
+AsinBackward0 = derivative("AsinBackward0", self=lambda grad, self: grad * rsqrt(1 - self * self), jvp=AUTO_ELEMENT_WISE)
+AcosBackward0 = derivative("AcosBackward0", self=lambda grad, self: grad * -rsqrt(1 - self * self), jvp=AUTO_ELEMENT_WISE)
+AtanBackward0 = derivative("AtanBackward0", self=lambda grad, self: grad / (self * self + 1), jvp=AUTO_ELEMENT_WISE)
+SinhBackward0 = derivative("SinhBackward0", self=lambda grad, self: grad * cosh(self), jvp=AUTO_ELEMENT_WISE)
+CoshBackward0 = derivative("CoshBackward0", self=lambda grad, self: grad * sinh(self), jvp=AUTO_ELEMENT_WISE)
 # tanh, sigmoid and relu differentiate through ops of their own, as in PyTorch: one output buffer instead of
 # three temporaries (the difference between 1.3x and 1.0x of the minimum peak memory of an MLP's backward).
 TanhBackwardBackward0 = derivative(
@@ -465,16 +465,16 @@ def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
     return _fused_backward(SigmoidBackwardBackward0, _sigmoid_backward_kernel, grad_output, output)
 
 
-TanhBackward0 = derivative("TanhBackward0", self=lambda grad, result: tanh_backward(grad, result))
-AsinhBackward0 = derivative("AsinhBackward0", self=lambda grad, self: grad * rsqrt(self * self + 1))
-AcoshBackward0 = derivative("AcoshBackward0", self=lambda grad, self: grad * rsqrt(self * self - 1))
-AtanhBackward0 = derivative("AtanhBackward0", self=lambda grad, self: grad / (1 - self * self))
-SigmoidBackward0 = derivative("SigmoidBackward0", self=lambda grad, result: sigmoid_backward(grad, result))
-ErfBackward0 = derivative("ErfBackward0", self=lambda grad, self: grad * (2 / _SQRT_PI) * exp(-self * self))
-ErfcBackward0 = derivative("ErfcBackward0", self=lambda grad, self: grad * (-2 / _SQRT_PI) * exp(-self * self))
-ErfinvBackward0 = derivative("ErfinvBackward0", self=lambda grad, self: grad * (_SQRT_PI / 2) * exp(square(erfinv(self))))
+TanhBackward0 = derivative("TanhBackward0", self=lambda grad, result: tanh_backward(grad, result), jvp=AUTO_ELEMENT_WISE)
+AsinhBackward0 = derivative("AsinhBackward0", self=lambda grad, self: grad * rsqrt(self * self + 1), jvp=AUTO_ELEMENT_WISE)
+AcoshBackward0 = derivative("AcoshBackward0", self=lambda grad, self: grad * rsqrt(self * self - 1), jvp=AUTO_ELEMENT_WISE)
+AtanhBackward0 = derivative("AtanhBackward0", self=lambda grad, self: grad / (1 - self * self), jvp=AUTO_ELEMENT_WISE)
+SigmoidBackward0 = derivative("SigmoidBackward0", self=lambda grad, result: sigmoid_backward(grad, result), jvp=AUTO_ELEMENT_WISE)
+ErfBackward0 = derivative("ErfBackward0", self=lambda grad, self: grad * (2 / _SQRT_PI) * exp(-self * self), jvp=AUTO_ELEMENT_WISE)
+ErfcBackward0 = derivative("ErfcBackward0", self=lambda grad, self: grad * (-2 / _SQRT_PI) * exp(-self * self), jvp=AUTO_ELEMENT_WISE)
+ErfinvBackward0 = derivative("ErfinvBackward0", self=lambda grad, self: grad * (_SQRT_PI / 2) * exp(square(erfinv(self))), jvp=AUTO_ELEMENT_WISE)
 LogitBackward0 = derivative("LogitBackward0", self=lambda grad, self, eps: _logit_grad(grad, self, eps))
-AbsBackward0 = derivative("AbsBackward0", self=lambda grad, self: grad * sign(self))
+AbsBackward0 = derivative("AbsBackward0", self=lambda grad, self: grad * sign(self), jvp=AUTO_ELEMENT_WISE)
 SignBackward0 = derivative("SignBackward0", self=_zero)
 FloorBackward0 = derivative("FloorBackward0", self=_zero)
 CeilBackward0 = derivative("CeilBackward0", self=_zero)
@@ -482,7 +482,7 @@ TruncBackward0 = derivative("TruncBackward0", self=_zero)
 RoundBackward0 = derivative("RoundBackward0", self=_zero)
 RoundBackward1 = derivative("RoundBackward1", self=_zero)
 FracBackward0 = derivative("FracBackward0", self=lambda grad: grad)
-ReluBackward0 = derivative("ReluBackward0", self=lambda grad, result: threshold_backward(grad, result))
+ReluBackward0 = derivative("ReluBackward0", self=lambda grad, result: threshold_backward(grad, result), jvp=AUTO_ELEMENT_WISE)
 # isfinite is logic.py's (which imports this module), so the formula reaches it as a method.
 NanToNumBackward0 = derivative("NanToNumBackward0", self=lambda grad, self: grad * self.isfinite())
 

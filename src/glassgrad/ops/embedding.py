@@ -12,7 +12,7 @@ from .. import _dtype
 from ..autograd.inplace import bump_version
 from ..tensor import Tensor
 from .shape import reshape, unsqueeze
-from .table import derivative
+from .table import NoForwardAD, derivative
 
 NAMESPACE = "glassgrad.nn.functional"
 
@@ -30,6 +30,8 @@ EmbeddingBackward0 = derivative(
     "EmbeddingBackward0", ("weight",),
     weight=lambda grad, indices, num_weights, padding_idx, by_freq: _embedding_dense_backward(
         grad, indices, num_weights, padding_idx, by_freq),
+    # PyTorch's: the padding row's tangent is read like any other (the VJP alone leaves it out)
+    jvp=lambda weight_t, indices: weight_t[indices],
 )
 # As PyTorch's embedding_dense_double_backward: the padding row stays masked, the frequency scaling is dropped.
 EmbeddingDenseBackward0 = derivative(
@@ -162,8 +164,9 @@ _BAG_DOUBLE = {
 }
 PerSampleWeightsBackward = derivative("NotImplemented", ("grad", "weight"), grad=_NO_SAMPLE_DOUBLE, weight=_NO_SAMPLE_DOUBLE)
 _BAG = {
-    False: derivative("EmbeddingBagBackward0", ("weight",), weight=_bag_weight_grad),
+    False: derivative("EmbeddingBagBackward0", ("weight",), weight=_bag_weight_grad, jvp=NoForwardAD("_embedding_bag")),
     True: derivative("EmbeddingBagBackward0", ("weight", "per_sample_weights"), weight=_bag_weight_grad,
+                     jvp=NoForwardAD("_embedding_bag"),
                      per_sample_weights=_sample_weights_grad),
 }
 

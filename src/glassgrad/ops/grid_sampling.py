@@ -21,6 +21,7 @@ from .elementwise import abs, where
 from .indexing import gather
 from .linalg import matmul
 from .shape import reshape, select, transpose, unsqueeze
+from .table import refuse_forward_ad
 
 NAMESPACE = "glassgrad.nn.functional"
 
@@ -172,6 +173,7 @@ def _check_grid_sample(input: Tensor, grid: Tensor, mode: str) -> None:
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
     """input (N, C, [D,] H, W) read at grid (N, [D',] H', W', n) positions in [-1, 1]: (N, C, [D',] H', W')."""
+    refuse_forward_ad(f"grid_sampler_{input.ndim - 2}d", input, grid)
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: '{mode}'")
     if padding_mode not in ("zeros", "border", "reflection"):

@@ -21,7 +21,7 @@ from .creation import ones, zeros
 from .elementwise import not_implemented_for
 from .linalg_lu import _per_matrix
 from .shape import cat, narrow, select, unsqueeze
-from .table import MultiOutput
+from .table import MultiOutput, refuse_forward_ad
 
 geqrf_result = collections.namedtuple("geqrf", ("a", "tau"), module="glassgrad.return_types")
 
@@ -107,6 +107,7 @@ def householder_product(A: Tensor, tau: Tensor) -> Tensor:
 
 def ormqr(input: Tensor, tau: Tensor, other: Tensor, left: bool = True, transpose: bool = False) -> Tensor:
     """Q other (Q^T other if transpose; other Q or other Q^T if not left), Q = H_1 ... H_k given by geqrf."""
+    refuse_forward_ad("ormqr", input, tau, other)
     op = "torch.ormqr"
     _check_reflectors(op, input, tau)
     side = -2 if left else -1

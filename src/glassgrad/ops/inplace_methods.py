@@ -16,6 +16,8 @@ from typing import Any
 
 import numpy as np
 
+from ..autograd.forward_ad import set_tangent, tangent_of
+from ..autograd.forward_ad import state as forward_state
 from ..autograd.graph import type_name
 from ..autograd.inplace import bump_version, check_inplace, note_metadata_change
 from ..tensor import Size, Tensor
@@ -51,6 +53,8 @@ def _view_in_place(self: Tensor, view: Callable[..., Tensor], *args: Any) -> Ten
     self._data = result._data
     bump_version(self)
     note_metadata_change(self)
+    if forward_state.propagating:
+        set_tangent(self, tangent_of(result))
     node = result.grad_fn
     if node is not None:
         # The view op recorded its node with self's old history as input; only its name is the out-of-place one's.

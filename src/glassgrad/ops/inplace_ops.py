@@ -7,6 +7,7 @@ import numpy as np
 
 from .._quiet import restore, silence
 from ..autograd import grad_mode
+from ..autograd.forward_ad import state as forward_state
 from ..autograd.inplace import bump_version
 from ..tensor import Tensor
 from .creation import zeros_like
@@ -69,7 +70,7 @@ def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: object) -> bool:
         operand, records = other, t._requires_grad
     else:
         return False
-    if records and grad_mode.state.grad_enabled:
+    if (records and grad_mode.state.grad_enabled) or forward_state.propagating:  # a dual's tangent changes too
         return False
     token = silence()
     try:

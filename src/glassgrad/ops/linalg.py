@@ -9,18 +9,18 @@ from typing import Any
 
 import numpy as np
 
-from ..autograd import grad_mode
 from ..tensor import Tensor
 from .elementwise import _TYPE_NAMES
 from .linalg_decomp import cross as linalg_cross
 from .linalg_decomp import det, inv, logdet, matrix_power, pinverse, slogdet
 from .shape import expand, mT, reshape, squeeze, transposed, unsqueeze, view
-from .table import derivative
+from .table import derivative, formulas_record
 
 MmBackward0 = derivative(
     "MmBackward0", ("self", "mat2"),
     self=lambda grad, mat2: matmul_transposed(grad, mat2, transpose_b=True),
     mat2=lambda grad, self: matmul_transposed(self, grad, transpose_a=True),
+    jvp=lambda self_t, mat2_t, self, mat2: matmul(self_t, mat2) + matmul(self, mat2_t),
 )
 DotBackward0 = derivative(
     "DotBackward0", ("self", "tensor"),
@@ -41,6 +41,7 @@ BmmBackward0 = derivative(
     "BmmBackward0", ("self", "mat2"),
     self=lambda grad, mat2: matmul_transposed(grad, mat2, transpose_b=True),
     mat2=lambda grad, self: matmul_transposed(self, grad, transpose_a=True),
+    jvp=lambda self_t, mat2_t, self, mat2: matmul(self_t, mat2) + matmul(self, mat2_t),
 )
 
 
@@ -51,7 +52,7 @@ def matmul_transposed(a: Tensor, b: Tensor, transpose_a: bool = False, transpose
     transposed operand in place and no view tensor is made for a value nobody else sees. With a graph it
     is the recorded mT view, so the product differentiates again.
     """
-    if grad_mode.state.grad_enabled:
+    if formulas_record():
         return matmul(mT(a) if transpose_a else a, mT(b) if transpose_b else b)
     x, y = a._data, b._data
     x, y = x.swapaxes(-1, -2) if transpose_a else x, y.swapaxes(-1, -2) if transpose_b else y

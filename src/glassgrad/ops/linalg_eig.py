@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import _dtype
 from ..autograd import grad_mode
+from ..autograd.forward_ad import tangent_of
 from ..tensor import Tensor
 from .elementwise import not_implemented_for
 from .linalg_decomp import _check_matrix, _diag_embed, _diagonal, _eye, _lapack, _solve
@@ -79,7 +80,7 @@ def eigvals(A: Tensor) -> Tensor:
     """eig's eigenvalues, through eig (and its node) when A requires grad, as PyTorch; otherwise LAPACK's values alone,
     nan for a matrix with an inf or nan in it rather than eig's error."""
     target = _complex_dtype("linalg.eigvals", A)
-    if grad_mode.state.grad_enabled and A.requires_grad:
+    if (grad_mode.state.grad_enabled and A.requires_grad) or tangent_of(A) is not None:
         return eig(A).eigenvalues
     finite = np.isfinite(A._data).all(axis=(-2, -1))
     safe = np.where(finite[..., None, None], A._data, 0)

@@ -43,7 +43,7 @@ from .indexing import scatter_into_zeros
 from .reduction import mean
 from .reduction import sum as reduce_sum
 from .shape import expand, reshape, unsqueeze
-from .table import derivative
+from .table import derivative, formulas_record
 
 NAMESPACE = "glassgrad.nn.functional"
 
@@ -216,7 +216,7 @@ def _nll_grad(
 ) -> Tensor:
     per_target = grad / total_weight if reduction == "mean" else grad if reduction == "sum" else reshape(grad, ignored.shape)
     picked = where(ignored, 0.0, coefficient * per_target)  # ignored targets get 0, never 0 * inf
-    if grad_mode.state.grad_enabled:
+    if formulas_record():
         return reshape(scatter_into_zeros(unsqueeze(picked, 1), classes_shape, 1, index), self_shape)
     # Nothing to record: the scatter is NumPy's alone, into the one array the gradient is (a target per row, so a put)
     out = np.zeros(classes_shape, dtype=picked._data.dtype)

@@ -24,6 +24,7 @@ from .losses import _not_differentiable, _reduce, _reduction
 from .reduction import mean
 from .reduction import sum as reduce_sum
 from .shape import reshape, unsqueeze
+from .table import refuse_forward_ad
 
 NAMESPACE = "glassgrad.nn.functional"
 
@@ -45,6 +46,7 @@ def multi_margin_loss(
     size_average: bool | None = None, reduce: bool | None = None, reduction: str = "mean",
 ) -> Tensor:
     """Per sample: sum over classes i != y of weight[y] * max(0, margin - x[y] + x[i])^p, divided by C."""
+    refuse_forward_ad("multi_margin_loss", input, weight)
     reduction = _reduction(reduction, size_average, reduce)
     if p not in (1, 2):
         raise ValueError("only p == 1 and p == 2 supported")
@@ -82,6 +84,7 @@ def multilabel_margin_loss(
 
     A row of target lists class indices and ends at its first -1.
     """
+    refuse_forward_ad("multilabel_margin_loss_forward", input)
     reduction = _reduction(reduction, size_average, reduce)
     rows, classes = _as_rows("multilabel_margin_loss", input, target)
     if tuple(target.shape) != tuple(input.shape):

@@ -15,7 +15,6 @@ import numpy as np
 
 from .._dtype import CPP_NAMES, float16, float32
 from .._quiet import restore, silence
-from ..autograd import grad_mode
 from ..autograd.inplace import bump_version
 from ..tensor import Size, Tensor
 from .convolution import pad
@@ -24,7 +23,7 @@ from .pooling import avg_pool2d, avg_pool3d
 from .reduction import mean
 from .reduction import sum as reduce_sum
 from .shape import reshape, squeeze, unsqueeze
-from .table import derivative
+from .table import derivative, formulas_record
 
 NAMESPACE = "glassgrad.nn.functional"
 
@@ -122,7 +121,7 @@ def _layer_norm_input_grad(grad: Tensor, input: Tensor, weight: Tensor | None, r
     derivatives see how they depend on it; without one, it is NumPy's alone, in three arrays.
     """
     dims = tuple(range(input.ndim - len(normalized_shape), input.ndim))
-    if grad_mode.state.grad_enabled:
+    if formulas_record():
         x_hat, rstd = _standardized(input, dims, eps)
         g = grad if weight is None else grad * weight
         return rstd * (g - mean(g, dims, keepdim=True) - x_hat * mean(g * x_hat, dims, keepdim=True))
@@ -147,7 +146,7 @@ def _layer_norm_weight_grad(grad: Tensor, input: Tensor, result1: Tensor, result
                             normalized_shape: tuple[int, ...], eps: float) -> Tensor:
     """grad * x_hat summed over the batch dims."""
     batch = tuple(range(input.ndim - len(normalized_shape)))
-    if grad_mode.state.grad_enabled:
+    if formulas_record():
         x_hat, _ = _standardized(input, tuple(range(len(batch), input.ndim)), eps)
         return _batch_sum(grad * x_hat, batch)
     x_hat = np.subtract(input._data, result1._data)

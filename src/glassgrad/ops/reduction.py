@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
-from ..autograd import grad_mode
 from ..tensor import Size, Tensor
 from .elementwise import abs, not_implemented_for, pow, refuse_barebones, sign, where
 from .elementwise import exp as _exp
@@ -21,7 +20,7 @@ from .indexing import ScatterBackward0, along
 from .logic import isnan, logical_not
 from .shape import broadcast_view, cat, expand, narrow, reshape, transpose, unsqueeze
 from .subscript import getitem
-from .table import Derivative, derivative
+from .table import Derivative, derivative, formulas_record
 
 Dims = int | Sequence[int] | None
 
@@ -57,7 +56,7 @@ def _keep(t: Tensor, shape: Size, dims: tuple[int, ...], keepdim: bool) -> Tenso
 
 def _expand_back(grad: Tensor, shape: Size, dims: tuple[int, ...] = (), keepdim: bool = True) -> Tensor:
     """Broadcast a reduced gradient back over the reduced dims (a full reduction's 0-d gradient over all of them)."""
-    if not grad_mode.state.grad_enabled:  # nothing to record: NumPy's broadcast alone, without a view tensor's bookkeeping
+    if not formulas_record():  # nothing to record: NumPy's broadcast alone, without a view tensor's bookkeeping
         data = grad._data
         return Tensor._wrap(broadcast_view(data if keepdim or not shape else data.reshape(_kept_shape(shape, dims)), shape))
     return expand(_keep(grad, shape, dims, keepdim), shape)
@@ -252,7 +251,7 @@ def select_back(grad: Tensor, shape: Size, dim: int, keepdim: bool, indices: Ten
     # NumPy scatters it either way: the op's own indices need none of scatter()'s checks
     out = np.zeros(shape, dtype=grad._data.dtype)
     out[along(where, dim)] = grad._data.reshape(where.shape)
-    if not grad_mode.state.grad_enabled:
+    if not formulas_record():
         return Tensor._wrap(out)
     # PyTorch's graph, zeros(shape).scatter(dim, indices, grad); its zeros need no gradient, so a 0-d one stands in
     zeros_in = Tensor._wrap(np.zeros((), dtype=out.dtype))

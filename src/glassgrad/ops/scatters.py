@@ -19,7 +19,7 @@ from .rearrange import _diagonal_dims, diagonal
 from .shape import narrow, reshape, select
 from .strided import as_strided, check_geometry, positions
 from .subscript import getitem
-from .table import derivative
+from .table import NoForwardAD, derivative
 
 
 def _write_into(input: Tensor, src: Tensor, region: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
@@ -129,7 +129,7 @@ def _index_reduce_grad(which: int) -> Callable[..., Tensor]:
     return formula
 
 
-IndexReduceBackward0 = derivative("IndexReduceBackward0", ("self", "source"), self=_index_reduce_grad(0), source=_index_reduce_grad(1))
+IndexReduceBackward0 = derivative("IndexReduceBackward0", ("self", "source"), jvp=NoForwardAD("index_reduce"), self=_index_reduce_grad(0), source=_index_reduce_grad(1))
 
 
 def _check_index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str) -> int:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _dtype
 from ..tensor import Tensor
-from .table import derivative
+from .table import NoForwardAD, derivative
 
 _REDUCES = {"sum": "sum", "prod": "prod", "mean": "mean", "max": "max", "amax": "max", "min": "min", "amin": "min"}
 _EMPTY = {"sum": 0.0, "prod": 1.0, "mean": np.nan, "max": -np.inf, "min": np.inf}
@@ -91,6 +91,7 @@ SegmentReduceBackward0 = derivative(
     "SegmentReduceBackward0", ("data",),
     data=lambda grad, data, result, bounds, axis, reduce, initial: _backward(grad, data, result, bounds, axis, reduce,
                                                                               initial),
+    jvp=NoForwardAD("segment_reduce"),
 )
 
 

@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 
 from .. import _layout
-from ..autograd import grad_mode
 from ..autograd.engine import broadcast_dims
+from ..autograd.forward_ad import state as forward_state
 from ..autograd.inplace import track_view
 from ..tensor import Size, Tensor
-from .table import Derivative, derivative
+from .table import Derivative, derivative, formulas_record
 
 Shape = Sequence[int]
 
@@ -37,7 +37,7 @@ def mark_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *arg
     result._is_inference = input._is_inference
     if result.grad_fn is None and input._requires_grad:
         result._requires_grad = True  # a view made under no_grad still requires grad, as its base does
-    if result._requires_grad:
+    if result._requires_grad or forward_state.propagating:  # a view of a dual: an in-place op may change its tangent
         track_view(result._base, result)
     return result
 
@@ -154,7 +154,7 @@ def transposed(a: Tensor) -> Tensor:
     Without a graph nobody sees the view, and a gradient transposed back (a linear layer's weight, see
     AddmmBackward0) then reaches AccumulateGrad as a plain row-major array that the leaf keeps without a copy.
     """
-    if grad_mode.state.grad_enabled:
+    if formulas_record():
         return t(a)
     if a._data.ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a._data.ndim}D")

@@ -19,7 +19,7 @@ from ..tensor import Tensor
 from .elementwise import _not_implemented, as_tensor_operand, not_implemented_for, require_tensor
 from .indexing import nonzero
 from .reduction import check_nonempty_dim, evenly_distribute, record_selection, return_type, selecting_entry
-from .table import derivative
+from .table import derivative, refuse_forward_ad
 
 Item = tuple[Any, int]  # (value, original index)
 Less = Callable[[Item, Item], bool]
@@ -557,6 +557,7 @@ BincountBackward = derivative("NotImplemented", ("self", "weights"), weights=_no
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     require_tensor("bincount", "input", 1, input)
+    refuse_forward_ad("aten::bincount", weights)
     if weights is not None:
         require_tensor("bincount", "weights", 2, weights)
     if input.dtype.is_floating_point or input.dtype is _dtype.bool_:

@@ -33,7 +33,7 @@ from .elementwise import (
     require_tensor,
     where,
 )
-from .table import Derivative, derivative
+from .table import Derivative, NoForwardAD, derivative
 
 NAMESPACE = "glassgrad.special"
 
@@ -169,11 +169,11 @@ def _igamma_self_grad(name: str) -> Callable[[Tensor], Tensor]:
 
 IgammaBackward0 = derivative(
     "IgammaBackward0", ("self", "other"), self=_igamma_self_grad("igamma"),
-    other=lambda grad, self, other: grad * _igamma_density(self, other),
+    other=lambda grad, self, other: grad * _igamma_density(self, other), jvp=NoForwardAD("igamma"),
 )
 IgammacBackward0 = derivative(
     "IgammacBackward0", ("self", "other"), self=_igamma_self_grad("igammac"),
-    other=lambda grad, self, other: -grad * _igamma_density(self, other),
+    other=lambda grad, self, other: -grad * _igamma_density(self, other), jvp=NoForwardAD("igammac"),
 )
 
 
@@ -305,8 +305,9 @@ def _zeta_other_grad(grad: Tensor, self: Tensor, other: Tensor) -> Tensor:
 
 
 zeta = _overloads("zeta", (
-    derivative("SpecialZetaBackward0", ("self", "other"), self=_zeta_self_grad, other=_zeta_other_grad),
-    derivative("SpecialZetaBackward1", ("self", "other"), other=_zeta_other_grad),
+    derivative("SpecialZetaBackward0", ("self", "other"), self=_zeta_self_grad, other=_zeta_other_grad,
+               jvp=NoForwardAD("special_zeta")),
+    derivative("SpecialZetaBackward1", ("self", "other"), other=_zeta_other_grad, jvp=NoForwardAD("special_zeta")),
     derivative("SpecialZetaBackward2", ("self", "other"), self=_zeta_self_grad),
 ), _scipy("zeta"), refuses_half=True)
 

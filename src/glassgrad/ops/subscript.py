@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .. import _dtype
+from ..autograd.forward_ad import state as forward_state
 from ..autograd.inplace import apply_inplace
 from ..tensor import Size, Tensor
 from .shape import expand, mark_view, reshape
@@ -358,7 +359,7 @@ def _saved(p: Plan, *inputs: Tensor) -> dict[str, Any]:
     the memory accounting sees them) instead of living as long as the graph.
     """
     assert p.advanced is not None
-    if not any(t._requires_grad for t in inputs):
+    if not forward_state.propagating and not any(t._requires_grad for t in inputs):  # a tangent rule needs them too
         return {}
     arrays = [a for a in p.advanced if type(a) is not slice]
     stacked = arrays[0][None] if len(arrays) == 1 else np.stack(np.broadcast_arrays(*arrays))

@@ -11,6 +11,15 @@ objects, everything else is kept as a plain value.
 Formulas are written with glassgrad ops, so with create_graph=True they
 record a graph of their own and higher derivatives come for free.
 
+Forward mode (the JVP column) follows derivatives.yaml's idea: most entries need no rule of their own. An
+entry marked AUTO_ELEMENT_WISE gets its JVP by applying its VJP formulas to the tangents (PyTorch's
+auto_element_wise); an entry may give an explicit `jvp` formula whose parameters name the inputs' tangents
+(`self_t`, `other_t`) besides what a VJP formula may name; every other entry gets the JVP by transposing its
+VJP (the VJP is linear in `grad` and differentiable: J v = d/du <vjp(u), v>), so an entry added without a
+thought for forward mode has it anyway. The ops of a tangent rule run with tangent propagation off (they
+compute with primals) and, in grad mode, record as any op does: forward-over-reverse and reverse-over-forward
+both work.
+
 Complex results follow PyTorch's convention: a formula maps the conjugate
 Wirtinger gradient of the output to that of each input, and an input that is
 real gets the real part (PyTorch's handle_r_to_c). A formula written for real
@@ -28,6 +37,8 @@ from typing import Any
 import numpy as np
 
 from ..autograd import grad_mode
+from ..autograd.forward_ad import computing_tangents, set_tangent, tangent_of
+from ..autograd.forward_ad import state as forward_state
 from ..autograd.graph import Node, SavedTensor
 from ..tensor import Tensor
 
@@ -43,7 +54,9 @@ def _parameters(formula: Formula) -> tuple[str, ...]:
 class Derivative:
     """One row of the table; `record` turns a forward result into a graph node when needed."""
 
-    def __init__(self, name: str, inputs: tuple[str, ...], formulas: dict[str, Formula], complex: bool = False) -> None:
+    def __init__(
+        self, name: str, inputs: tuple[str, ...], formulas: dict[str, Formula], complex: bool = False, jvp: Any = None
+    ) -> None:
         unknown = set(formulas) - set(inputs)
         assert not unknown, f"{name}: formulas for unknown inputs {unknown}"
         self.name = name
@@ -55,6 +68,8 @@ class Derivative:
         self._plans: dict[tuple[bool, ...], tuple[tuple[str, int], ...]] = {}
         self.node_class = type(name, (ComplexOpNode if complex else OpNode,), {"__slots__": (), "derivative": self})
         self.complex: Derivative | None = self if complex else None  # the entry a complex result records with
+        self.jvp: Formula | str | None = jvp  # an explicit rule, AUTO_ELEMENT_WISE, or None: transpose the VJP
+        self.jvp_needs = _parameters(jvp) if callable(jvp) else ()
 
     def saves(self, requires: tuple[bool, ...]) -> tuple[str, ...]:
         """Names saved when the inputs' requires_grad flags are `requires`."""
@@ -83,7 +98,55 @@ class Derivative:
                 if t._requires_grad:
                     (self if kind == "f" else self.for_complex())._record_node(result, inputs, attrs)
                     break
+        if forward_state.propagating and (kind == "f" or kind == "c"):
+            tangents = [tangent_of(t) for t in inputs]
+            if any(t is not None for t in tangents):
+                entry = self if kind == "f" else self.for_complex()
+                tangent = entry.tangent(result, inputs, tangents, attrs)
+                if tangent._data.dtype != result._data.dtype:  # a rule computing in its inputs' precision
+                    with computing_tangents():
+                        tangent = tangent.to(result.dtype)
+                set_tangent(result, tangent)
+                keep_tangent_of_saved_result(result, tangent)
         return result
+
+    def tangent(self, result: Tensor, inputs: tuple[Tensor, ...], tangents: list[Tensor | None], attrs: dict[str, Any]) -> Tensor:
+        """The result's tangent from the inputs' (None: no tangent), by the entry's JVP rule."""
+        if isinstance(self.jvp, NoForwardAD):
+            raise self.jvp.error()
+        with computing_tangents():
+            if callable(self.jvp):
+                values = self._values(self.jvp_needs, (result,), inputs, attrs, tangents)
+                return self.jvp(*values)
+            if self.jvp == AUTO_ELEMENT_WISE and result._data.dtype.kind == "f":
+                return _sum_terms(
+                    formula(expand_to(t, result), *self._values(needs, (result,), inputs, attrs))
+                    for (formula, needs), t in zip(self.rows, tangents, strict=True)
+                    if formula is not None and t is not None
+                )
+            return transposed_jvp(self, (result,), inputs, tangents, attrs)[0]
+
+    def _values(
+        self, names: Sequence[str], results: tuple[Tensor, ...], inputs: tuple[Tensor, ...], attrs: dict[str, Any],
+        tangents: list[Tensor | None] | None = None,
+    ) -> list[Any]:
+        """What a formula's parameters name, taken from the forward call (as `_record_node` saves them)."""
+        outputs: tuple[str, ...] = getattr(self, "outputs", ("result",))
+        values = []
+        for name in names:
+            if name in attrs:
+                values.append(attrs[name])
+            elif name in outputs:
+                values.append(results[outputs.index(name)])
+            elif name in self.inputs:
+                values.append(inputs[self.inputs.index(name)])
+            elif tangents is not None and name.endswith("_t") and name[:-2] in self.inputs:
+                index = self.inputs.index(name[:-2])
+                tangent = tangents[index]
+                values.append(tangent if tangent is not None else _zeros_like(inputs[index]))
+            else:  # the op left out an attribute because no input required grad: a rule cannot run without it
+                raise forward_ad_unsupported(_op_name(self.name))
+        return values
 
     def for_complex(self) -> Derivative:
         """The entry that records this op's complex results, or PyTorch-shaped refusal where glassgrad has none."""
@@ -176,8 +239,125 @@ def _real_parts_for_real_inputs(node: Node, grads: tuple[Tensor | None, ...]) ->
     )
 
 
-def derivative(name: str, inputs: tuple[str, ...] = ("self",), **formulas: Formula) -> Derivative:
-    return Derivative(name, inputs, formulas)
+def derivative(name: str, inputs: tuple[str, ...] = ("self",), *, jvp: Any = None, **formulas: Formula) -> Derivative:
+    return Derivative(name, inputs, formulas, jvp=jvp)
+
+
+# -- forward mode -----------------------------------------------------------------------------------------------
+AUTO_ELEMENT_WISE = "auto_element_wise"  # the JVP is the VJP formulas applied to the tangents (real results)
+
+
+
+class NoForwardAD:
+    """An entry's jvp when PyTorch 2.13 refuses forward AD for the op: the op name its message gives."""
+
+    def __init__(self, op: str) -> None:
+        self.op = op
+
+    def error(self) -> NotImplementedError:
+        return forward_ad_unsupported(self.op)
+
+
+def refuse_forward_ad(op: str, *inputs: Any) -> None:
+    """PyTorch's refusal for an op glassgrad composes of others (so no entry of its own says it) when a dual
+    reaches it."""
+    if forward_state.propagating and any(isinstance(t, Tensor) and tangent_of(t) is not None for t in inputs):
+        raise forward_ad_unsupported(op)
+
+
+def keep_tangent_of_saved_result(result: Tensor, tangent: Tensor) -> None:
+    """A node keeps its own output as an array (no cycle): its saved copy is told the tangent to rebuild it with."""
+    node = result.grad_fn
+    if node is None:
+        return
+    for saved in node._saved.values():
+        if type(saved) is SavedTensor and saved.is_output and saved.output_nr == result._output_nr:
+            saved.tangent = (forward_state.generation, tangent)
+
+
+def formulas_record() -> bool:
+    """Whether a formula's ops must be recorded ones: a graph is being built (grad mode), or tangents flow. When
+    neither, a formula may take NumPy's shortcut for a value nobody differentiates."""
+    return grad_mode.state.grad_enabled or forward_state.propagating
+
+
+def forward_ad_unsupported(op: str) -> NotImplementedError:
+    if op.startswith("aten::"):  # an op with no derivative at all: PyTorch's shorter sentence
+        return NotImplementedError(f"Trying to use forward AD with {op} that does not support it.")
+    return NotImplementedError(
+        f"Trying to use forward AD with {op} that does not support it because it has not been implemented yet."
+    )
+
+
+def _op_name(node_name: str) -> str:
+    """The aten name PyTorch's messages use, from the node's: IndexPutBackward0 -> index_put."""
+    import re
+
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", re.sub(r"Backward\d*$", "", node_name)).lower()
+
+
+def _zeros_like(t: Tensor) -> Tensor:
+    from .creation import zeros_like
+
+    return zeros_like(t)
+
+
+def expand_to(tangent: Tensor, result: Tensor) -> Tensor:
+    """An input's tangent broadcast to the result's shape, as an elementwise VJP formula expects its `grad`."""
+    if tangent._data.shape == result._data.shape:
+        return tangent
+    from .shape import expand
+
+    return expand(tangent, result.shape)
+
+
+def _sum_terms(terms: Any) -> Any:
+    total = None
+    for term in terms:
+        if term is not None:
+            total = term if total is None else total + term
+    return total
+
+
+def transposed_jvp(
+    entry: Derivative, results: tuple[Tensor, ...], inputs: tuple[Tensor, ...], tangents: list[Tensor | None],
+    attrs: dict[str, Any],
+) -> tuple[Tensor, ...]:
+    """The results' tangents by transposing the VJP: the gradient of <vjp(u), v> with respect to u (at any u).
+
+    A formula whose value does not depend on u is either zero (the op is locally constant) or not
+    differentiable; the second would give a wrong tangent, so it raises PyTorch's refusal instead.
+    """
+    from ..autograd.engine import grad as autograd_grad
+    from .creation import ones_like
+
+    outer_grad = grad_mode.state.grad_enabled
+    with grad_mode.enable_grad():
+        # Ones, not zeros: a formula may be linear in grad only piecewise (logcumsumexp takes the log of its parts)
+        dummies = tuple(ones_like(r).requires_grad_() if r.dtype.is_floating_point or r.dtype.is_complex else None for r in results)
+        grads_in = dummies[0] if len(results) == 1 and not isinstance(entry, MultiOutput) else dummies
+        total = None
+        for (formula, needs), t, x in zip(entry.rows, tangents, inputs, strict=True):
+            if formula is None or t is None:
+                continue
+            g = formula(grads_in, *entry._values(needs, results, inputs, attrs))
+            if g is None:
+                continue
+            if not g._requires_grad:
+                if g._data.any():
+                    raise forward_ad_unsupported(_op_name(entry.name))
+                continue
+            if g._data.shape != x._data.shape:
+                g = g.sum_to_size(x.shape)
+            term = (g.conj() * t).real.sum() if g.is_complex() or t.is_complex() else (g * t).sum()
+            total = term if total is None else total + term
+        wanted = [d for d in dummies if d is not None]
+        if total is None:
+            return tuple(_zeros_like(r) for r in results)
+        create_graph = outer_grad and any(x is not None and x._requires_grad for x in (*tangents, *inputs))
+        jvps = autograd_grad(total, wanted, create_graph=create_graph, allow_unused=True, materialize_grads=True)
+    by_dummy = iter(jvps)
+    return tuple(_zeros_like(r) if d is None else next(by_dummy) for r, d in zip(results, dummies, strict=True))
 
 
 def complex_derivative(name: str, inputs: tuple[str, ...] = ("self",), **formulas: Formula) -> Derivative:
@@ -244,6 +424,7 @@ class MultiOutput(Derivative):
         if not grad_mode.state.grad_enabled or True not in requires or not self._differentiable(results[0]):
             if results[0].dtype.is_complex and grad_mode.state.grad_enabled and True in requires:
                 raise no_complex_derivative(self.name)  # rather than drop the graph
+            self._propagate_all(results, inputs, attrs)
             return results
         node = self.node_class(inputs)
         for i, r in enumerate(results):
@@ -255,4 +436,20 @@ class MultiOutput(Derivative):
             else:
                 value = attrs[name] if name in attrs else inputs[self.inputs.index(name)]
             node._saved[name] = SavedTensor(name, value, name in self.outputs) if isinstance(value, Tensor) else value
+        self._propagate_all(results, inputs, attrs)
         return results
+
+    def _propagate_all(self, results: tuple[Tensor, ...], inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> None:
+        if not forward_state.propagating or not (results[0].dtype.is_floating_point or results[0].dtype.is_complex):
+            return
+        tangents = [tangent_of(t) for t in inputs]
+        if all(t is None for t in tangents):
+            return
+        if isinstance(self.jvp, NoForwardAD):
+            raise self.jvp.error()
+        with computing_tangents():
+            result_tangents = transposed_jvp(self, results, inputs, tangents, attrs)
+        for r, t in zip(results, result_tangents, strict=True):
+            if r.dtype.is_floating_point or r.dtype.is_complex:
+                set_tangent(r, t)
+                keep_tangent_of_saved_result(r, t)

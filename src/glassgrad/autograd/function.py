@@ -158,9 +158,7 @@ def _forward_tangents(
     tangents = [forward_ad.tangent_of(a) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tangents):
         return
-    from ..ops.creation import zeros_like
-
-    grad_inputs = [zeros_like(a) if t is None and isinstance(a, Tensor) else t for a, t in zip(args, tangents, strict=True)]
+    grad_inputs = [Tensor._wrap(np.zeros_like(a._data)) if t is None and isinstance(a, Tensor) else t for a, t in zip(args, tangents, strict=True)]
     ctx.saved_for_forward = () if saved is None else saved
     try:
         with forward_ad.computing_tangents():

@@ -120,11 +120,9 @@ def carry_tangent(t: Tensor, tangent: Tensor | None) -> None:
                 "glassgrad cannot yet differentiate (in reverse mode) the tangent an in-place op on a view writes into "
                 "its base's tangent; run the in-place op on a clone instead."
             )
-        from ..ops.creation import zeros_like
-
         with forward_ad.computing_tangents(), grad_mode.no_grad():
             old = forward_ad.tangent_of(base)
-            base_tangent = zeros_like(base) if old is None else old.clone()
+            base_tangent = Tensor._wrap(np.zeros_like(base._data)) if old is None else old.clone()
             _write_through(base_tangent, t._view_chain, tangent)
         forward_ad.set_tangent(base, base_tangent)
     with forward_ad.computing_tangents(), grad_mode.no_grad():

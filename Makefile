@@ -5,26 +5,31 @@ BIN := $(VENV)/bin
 
 .PHONY: demo demo-distributed test test-thorough lint clean system-deps coverage
 
+# `pip install -e .` compiles these with Cython (setup.py), so an install is redone when one of them changes;
+# the list is src/glassgrad/_native.py's.
+CORE_SOURCES := $(shell $(PYTHON) -c 'import runpy; print(*("src/" + m.replace(".", "/") + ".py" for m in runpy.run_path("src/glassgrad/_native.py")["COMPILED_MODULES"]))')
+INSTALL_INPUTS := pyproject.toml setup.py src/glassgrad/_native.py $(CORE_SOURCES)
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+$(VENV)/.installed: $(INSTALL_INPUTS) | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-test: $(INSTALL_INPUTS) | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(VENV)/.installed $@
 
-$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-demo: $(INSTALL_INPUTS) | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[demo]'
 	touch $(VENV)/.installed $@
 
 demo: $(VENV)/.installed-demo
 	$(BIN)/python examples/digits_cnn.py
 
-$(VENV)/.installed-distributed: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-distributed: $(INSTALL_INPUTS) | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[demo,distributed]'
 	touch $(VENV)/.installed $@
 
@@ -62,6 +67,7 @@ coverage: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .hypothesis
+	find src -name '*.so' -delete
 
 # `make bench` builds bench/.venv (glassgrad editable + PyTorch 2.13.0, HIPS autograd, MyGrad)
 # and runs bench/run.py; BENCH_ARGS passes options, e.g. make bench BENCH_ARGS="--quick --only W1,W6".
@@ -75,7 +81,7 @@ $(BENCH_BIN)/python:
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_BIN)/pip install --quiet --upgrade pip
 
-$(BENCH_VENV)/.installed: pyproject.toml bench/requirements.txt | $(BENCH_BIN)/python
+$(BENCH_VENV)/.installed: $(INSTALL_INPUTS) bench/requirements.txt | $(BENCH_BIN)/python
 	$(BENCH_BIN)/pip install --quiet -e . -r bench/requirements.txt
 	touch $@
 

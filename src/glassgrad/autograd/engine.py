@@ -224,7 +224,8 @@ def _run(
                     if (node, nr) in captured:
                         captured[(node, nr)] = g
             # a leaf's sink runs only for backward() (and only for the leaves named in inputs=, if any)
-            runs = (accumulate and (targets is None or node in targets)) if is_sink else (needed is None or node in needed)
+            # bool(accumulate): Cython 3.3 miscompiles `object and (C bool)` inside a conditional expression (a segfault)
+            runs = (bool(accumulate) and (targets is None or node in targets)) if is_sink else (needed is None or node in needed)
             outputs: tuple[Tensor | None, ...] = ()
             if runs:
                 if node._pre_hooks or node._hooks or anomaly.enabled:

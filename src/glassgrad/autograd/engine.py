@@ -22,7 +22,7 @@ from .._dtype import _BY_NUMPY
 from .._quiet import restore, silence
 from ..tensor import Tensor
 from . import anomaly, grad_mode, seams, steps
-from .graph import AccumulateGrad, FreedBy, Node, edge_to
+from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, Node, edge_to
 
 Edge = tuple[Node | None, int]
 _sequence_nr = operator.attrgetter("_sequence_nr")
@@ -275,8 +275,8 @@ def _sum(buf: list[Tensor | None], nr: int, grad: Tensor, create_graph: bool) ->
     data = total._data
     if (
         not create_graph
-        and sys.getrefcount(total) == 3  # the buffer's slot, `total`, the argument
-        and sys.getrefcount(data) == 3  # total's slot, `data`, the argument
+        and sys.getrefcount(total) == LOCAL_REFCOUNT + 1  # `total` and the buffer's slot
+        and sys.getrefcount(data) == LOCAL_REFCOUNT + 1  # `data` and total's slot
         and data.base is None
         and data.flags.writeable
         and data.dtype is grad._data.dtype

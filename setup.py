@@ -34,7 +34,8 @@ class BuildExtOrPure(build_ext):
         except Exception as error:  # no compiler, or it failed: the sources work alone
             for path in self.get_outputs():  # a partial build would mix the two paths
                 Path(path).unlink(missing_ok=True)
-            print(f"glassgrad: the compiled core was not built ({error}); using the pure-Python path", file=sys.stderr)
+            reason = str(error).splitlines()[0][:120]
+            print(f"glassgrad: the compiled core was not built ({reason}); installing the pure-Python path", file=sys.stderr)
 
 
 setup(

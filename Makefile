@@ -44,10 +44,12 @@ demo-distributed: $(VENV)/.installed-distributed
 	$(BIN)/python examples/digits_ddp.py
 
 # The whole suite on the compiled core, then the pure-Python path (GLASSGRAD_PURE=1, the same sources run by the
-# interpreter) on the tests of what the core compiles: autograd, diagnostics (creation sites walk frames), the core
-# ops and operators, optimizers, and the switch itself. The whole suite twice would pass ~12 minutes on 2 cores.
-PURE_PATH_TESTS := tests/test_native.py tests/autograd tests/diagnostics tests/optim tests/ops/test_core_ops.py \
-	tests/ops/test_operators.py tests/ops/test_subscript.py tests/nn/test_layers.py
+# interpreter) on the tests of what the core compiles: the contract test over every derivative-table entry, autograd,
+# functorch transforms, diagnostics (creation sites walk frames), operators, views and in-place ops, optimizers, and
+# the switch itself (about 5 of the 6 minutes a whole pass takes); the whole suite twice would pass 12 minutes.
+PURE_PATH_TESTS := tests/test_native.py tests/autograd tests/func tests/diagnostics tests/optim tests/ops/test_op_properties.py \
+	tests/ops/test_core_ops.py tests/ops/test_operators.py tests/ops/test_subscript.py tests/ops/test_inplace_extra.py \
+	tests/ops/test_strided_extra.py tests/nn/test_layers.py
 
 test: $(VENV)/.installed-test system-deps
 	$(BIN)/ruff check src tests examples tools

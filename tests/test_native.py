@@ -16,7 +16,7 @@ import pytest
 
 import glassgrad
 from glassgrad import _native
-from glassgrad.diagnostics import sites
+from glassgrad import _sites as sites
 
 BUILT = all(
     any(Path(glassgrad.__file__).parent.joinpath(*name.split(".")[1:-1], name.rsplit(".", 1)[1] + suffix).exists()

@@ -5,36 +5,56 @@ BIN := $(VENV)/bin
 
 .PHONY: demo demo-distributed test test-thorough lint clean system-deps coverage
 
+# `pip install -e .` compiles these with Cython (setup.py), so an install is redone when one of them changes;
+# the list is src/glassgrad/_native.py's.
+CORE_SOURCES := $(shell $(PYTHON) -c 'import runpy; print(*("src/" + m.replace(".", "/") + ".py" for m in runpy.run_path("src/glassgrad/_native.py")["COMPILED_MODULES"]))')
+INSTALL_INPUTS := pyproject.toml setup.py src/glassgrad/_native.py $(CORE_SOURCES)
+# pip shows setup.py's line about a failed compile only with -v; after an install, this says it in one line.
+SAY_CORE_PATH = $(1) -c 'import glassgrad; glassgrad._compiled or print("glassgrad: no compiled core was built (no working C compiler?); the pure-Python path runs")'
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
+$(VENV)/.installed: $(INSTALL_INPUTS) | $(BIN)/python
 	$(BIN)/pip install --quiet -e .
+	$(call SAY_CORE_PATH,$(BIN)/python)
 	touch $@
 
-$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-test: $(INSTALL_INPUTS) | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
+	$(call SAY_CORE_PATH,$(BIN)/python)
 	touch $(VENV)/.installed $@
 
-$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-demo: $(INSTALL_INPUTS) | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[demo]'
+	$(call SAY_CORE_PATH,$(BIN)/python)
 	touch $(VENV)/.installed $@
 
 demo: $(VENV)/.installed-demo
 	$(BIN)/python examples/digits_cnn.py
 
-$(VENV)/.installed-distributed: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-distributed: $(INSTALL_INPUTS) | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[demo,distributed]'
+	$(call SAY_CORE_PATH,$(BIN)/python)
 	touch $(VENV)/.installed $@
 
 # The digits convnet trained on 2 MPI processes against 1 (MPICH and mpi4py come from PyPI).
 demo-distributed: $(VENV)/.installed-distributed
 	$(BIN)/python examples/digits_ddp.py
 
+# The whole suite on the compiled core, then the pure-Python path (GLASSGRAD_PURE=1, the same sources run by the
+# interpreter) on the tests of what the core compiles: the contract test over every derivative-table entry, autograd,
+# functorch transforms, diagnostics (creation sites walk frames), operators, views and in-place ops, optimizers, and
+# the switch itself (about 5 of the 6 minutes a whole pass takes); the whole suite twice would pass 12 minutes.
+PURE_PATH_TESTS := tests/test_native.py tests/autograd tests/func tests/diagnostics tests/optim tests/ops/test_op_properties.py \
+	tests/ops/test_core_ops.py tests/ops/test_operators.py tests/ops/test_subscript.py tests/ops/test_inplace_extra.py \
+	tests/ops/test_strided_extra.py tests/nn/test_layers.py
+
 test: $(VENV)/.installed-test system-deps
 	$(BIN)/ruff check src tests examples tools
 	$(BIN)/python -m pytest
+	GLASSGRAD_PURE=1 $(BIN)/python -m pytest $(PURE_PATH_TESTS)
 
 # The same suite drawing new hypothesis examples every run (500 per property): for exploring, not for CI.
 test-thorough: $(VENV)/.installed-test system-deps
@@ -62,6 +82,7 @@ coverage: $(VENV)/.installed-test
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .hypothesis
+	find src -name '*.so' -delete
 
 # `make bench` builds bench/.venv (glassgrad editable + PyTorch 2.13.0, HIPS autograd, MyGrad)
 # and runs bench/run.py; BENCH_ARGS passes options, e.g. make bench BENCH_ARGS="--quick --only W1,W6".
@@ -75,8 +96,9 @@ $(BENCH_BIN)/python:
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_BIN)/pip install --quiet --upgrade pip
 
-$(BENCH_VENV)/.installed: pyproject.toml bench/requirements.txt | $(BENCH_BIN)/python
+$(BENCH_VENV)/.installed: $(INSTALL_INPUTS) bench/requirements.txt | $(BENCH_BIN)/python
 	$(BENCH_BIN)/pip install --quiet -e . -r bench/requirements.txt
+	$(call SAY_CORE_PATH,$(BENCH_BIN)/python)
 	touch $@
 
 bench: $(BENCH_VENV)/.installed

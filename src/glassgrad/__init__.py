@@ -14,6 +14,10 @@ import builtins as _builtins
 import importlib as _importlib
 import math as _math
 
+# First of glassgrad's modules: under GLASSGRAD_PURE=1 it makes the compiled ones import from their .py sources.
+from . import _native
+
+# isort: split
 from . import autograd, diagnostics, fft, linalg, nn, optim, serialization, special, utils
 from ._device import AcceleratorError, Event, OutOfMemoryError, Stream, get_default_device, set_default_device
 from ._dtype import (
@@ -166,6 +170,7 @@ def typename(obj: object, /) -> str:
 watch = diagnostics.watch  # `with glassgrad.watch():` turns the graph-lifetime watches on
 
 __version__ = "0.1.0"
+_compiled = _native.compiled_in_use()  # whether the compiled core runs (a build exists and GLASSGRAD_PURE is unset)
 
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.

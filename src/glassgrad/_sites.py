@@ -16,6 +16,8 @@ import os
 import sys
 from types import CodeType
 
+from . import _native
+
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 enabled = True  # always on in normal use; bench/diagnostics_overhead.py turns it off to measure its cost
 _internal: dict[str, bool] = {}  # by file name: str caches its hash, a code object recomputes it every time
@@ -50,7 +52,8 @@ def caller_position(inside: int = 0) -> Position | None:
     """Where the user's code called into glassgrad; `inside` frames above the caller are known to be glassgrad's."""
     if not enabled:
         return None
-    frame = sys._getframe(inside + 2)
+    # Compiled callers run without frames: there the nearest frame is the first one that can be the user's.
+    frame = sys._getframe(1 if _native.frames_elided else inside + 2)
     known = _internal
     while frame is not None:
         code = frame.f_code

@@ -22,7 +22,7 @@ from .._dtype import _BY_NUMPY
 from .._quiet import restore, silence
 from ..tensor import Tensor
 from . import anomaly, forward_ad, grad_mode, seams, steps
-from .graph import AccumulateGrad, FreedBy, Node, edge_to
+from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, Node, edge_to
 
 Edge = tuple[Node | None, int]
 _sequence_nr = operator.attrgetter("_sequence_nr")
@@ -225,7 +225,8 @@ def _run(
                     if (node, nr) in captured:
                         captured[(node, nr)] = g
             # a leaf's sink runs only for backward() (and only for the leaves named in inputs=, if any)
-            runs = (accumulate and (targets is None or node in targets)) if is_sink else (needed is None or node in needed)
+            # bool(accumulate): Cython 3.3 miscompiles `object and (C bool)` inside a conditional expression (a segfault)
+            runs = (bool(accumulate) and (targets is None or node in targets)) if is_sink else (needed is None or node in needed)
             outputs: tuple[Tensor | None, ...] = ()
             if runs:
                 if node._pre_hooks or node._hooks or anomaly.enabled:
@@ -276,8 +277,8 @@ def _sum(buf: list[Tensor | None], nr: int, grad: Tensor, create_graph: bool) ->
     if (
         not create_graph
         and not forward_ad.state.propagating  # either may be a dual gradient: its tangent must be summed too
-        and sys.getrefcount(total) == 3  # the buffer's slot, `total`, the argument
-        and sys.getrefcount(data) == 3  # total's slot, `data`, the argument
+        and sys.getrefcount(total) == LOCAL_REFCOUNT + 1  # `total` and the buffer's slot
+        and sys.getrefcount(data) == LOCAL_REFCOUNT + 1  # `data` and total's slot
         and data.base is None
         and data.flags.writeable
         and data.dtype is grad._data.dtype

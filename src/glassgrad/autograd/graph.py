@@ -262,11 +262,24 @@ class AccumulateGrad(Node):
         return ()
 
 
+def _local_refcount() -> int:
+    """sys.getrefcount of an object that one local name alone holds, as this module runs.
+
+    2 when interpreted (the name and the call's argument), 1 when compiled (Cython passes arguments borrowed):
+    the exclusive-ownership checks below and in the engine count from it, so both paths steal the same buffers.
+    """
+    probe = object()
+    return sys.getrefcount(probe)
+
+
+LOCAL_REFCOUNT = _local_refcount()
+
+
 def _steal(grad_outputs: list[Tensor | None]) -> Tensor:
     """The incoming gradient itself when nothing else can see it, else a copy (PyTorch checks use_count too).
 
     The engine holds a gradient only in the list handed here; taking it out of the list leaves the
-    local name and getrefcount's argument. Any more means another node's buffer, a hook or the
+    local name (and getrefcount's argument, when interpreted). Any more means another node's buffer, a hook or the
     caller holds it, and the leaf's .grad must not alias it.
     """
     grad = grad_outputs[0]
@@ -274,8 +287,8 @@ def _steal(grad_outputs: list[Tensor | None]) -> Tensor:
     grad_outputs[0] = None
     data = grad._data
     if (
-        sys.getrefcount(grad) == 2
-        and sys.getrefcount(data) == 3  # grad's slot, the local `data`, the argument
+        sys.getrefcount(grad) == LOCAL_REFCOUNT
+        and sys.getrefcount(data) == LOCAL_REFCOUNT + 1  # and grad's slot
         and data.flags.writeable
         and data.flags.c_contiguous
         and grad._base is None
@@ -287,7 +300,7 @@ def _steal(grad_outputs: list[Tensor | None]) -> Tensor:
         # TBackward0): the array itself is the gradient, as PyTorch's AccumulateGrad keeps that one too.
         if (
             type(base) is np.ndarray
-            and sys.getrefcount(base) == 3  # data's reference, the local `base`, the argument
+            and sys.getrefcount(base) == LOCAL_REFCOUNT + 1  # the local `base` and data's reference
             and base.base is None
             and base.shape == data.shape
             and base.dtype == data.dtype

@@ -27,7 +27,6 @@ import sys
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from types import FunctionType
 from typing import Any
 
 from .. import ops
@@ -210,6 +209,8 @@ def _as_function(op: Op) -> Callable[..., Any]:
 
 _DISPATCHER = {fn: _as_function(op) for fn, op in _ops().items()}
 _STACK = _DISPATCHER[ops.FUNCTIONS["stack"]]
+# The types ops have: Python functions, and Cython's functions where the compiled core defines them.
+_OP_TYPES = frozenset(type(fn) for fn in _DISPATCHER)
 
 
 def dispatching(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -217,11 +218,11 @@ def dispatching(func: Callable[..., Any]) -> Callable[..., Any]:
     also inside a functools.partial."""
     if isinstance(func, functools.partial):
         return functools.partial(dispatching(func.func), *func.args, **func.keywords)
-    return _DISPATCHER.get(func, func) if type(func) is FunctionType else func
+    return _DISPATCHER.get(func, func) if type(func) in _OP_TYPES else func
 
 
 def _dispatcher_for(value: Any) -> Any:
-    if type(value) is FunctionType:
+    if type(value) in _OP_TYPES:
         return _DISPATCHER.get(value)
     if type(value) is property and value.fget in _DISPATCHER:
         return property(_DISPATCHER[value.fget])

@@ -44,17 +44,19 @@ demo-distributed: $(VENV)/.installed-distributed
 	$(BIN)/python examples/digits_ddp.py
 
 # The whole suite on the compiled core, then the pure-Python path (GLASSGRAD_PURE=1, the same sources run by the
-# interpreter) on the tests of what the core compiles: the contract test over every derivative-table entry, autograd,
-# functorch transforms, diagnostics (creation sites walk frames), operators, views and in-place ops, optimizers, and
-# the switch itself (about 5 of the 6 minutes a whole pass takes); the whole suite twice would pass 12 minutes.
-PURE_PATH_TESTS := tests/test_native.py tests/autograd tests/func tests/diagnostics tests/optim tests/ops/test_op_properties.py \
+# interpreter) on the tests of what the core compiles: every derivative-table entry's gradcheck and forward-mode
+# check, autograd, functorch transforms, diagnostics (creation sites walk frames), operators, views and in-place
+# ops, optimizers, and the switch itself. About 2 minutes; the whole suite twice would take 12.
+PURE_PATH_TESTS := tests/test_native.py tests/autograd tests/func tests/diagnostics tests/optim \
 	tests/ops/test_core_ops.py tests/ops/test_operators.py tests/ops/test_subscript.py tests/ops/test_inplace_extra.py \
 	tests/ops/test_strided_extra.py tests/nn/test_layers.py
+PURE_PATH_OP_CHECKS := test_gradcheck or test_forward_mode
 
 test: $(VENV)/.installed-test system-deps
 	$(BIN)/ruff check src tests examples tools
 	$(BIN)/python -m pytest
 	GLASSGRAD_PURE=1 $(BIN)/python -m pytest $(PURE_PATH_TESTS)
+	GLASSGRAD_PURE=1 $(BIN)/python -m pytest tests/ops/test_op_properties.py -k "$(PURE_PATH_OP_CHECKS)"
 
 # The same suite drawing new hypothesis examples every run (500 per property): for exploring, not for CI.
 test-thorough: $(VENV)/.installed-test system-deps

@@ -68,8 +68,11 @@ def test_a_torch_ddp_program_runs_unchanged_and_ends_where_pytorch_does(tmp_path
         for r in range(2)
     ]
     for process in torch_ranks:
-        _, err = process.communicate(timeout=600)  # generous: gloo's rendezvous is slow on a loaded 2-core machine
-        assert process.returncode == 0, err
+        out, err = process.communicate(timeout=600)  # generous: gloo's rendezvous is slow on a loaded 2-core machine
+        # gloo now and then aborts in its own teardown ("terminate called without an active exception", SIGABRT) after
+        # the program has finished: the reference is what each rank saved and printed before that.
+        finished = "final loss" in out
+        assert process.returncode == 0 or (finished and "terminate called" in err), err
     result = mpiexec(
         2, sys.executable, "-m", "glassgrad", "run", program, str(tmp_path / "glassgrad"), env={"BACKEND": "mpi"}, timeout=600
     )

@@ -6,6 +6,9 @@ list is kept here only). The import system prefers an extension module to a sour
 so a build is used as soon as it exists. GLASSGRAD_PURE=1 puts a finder first on `sys.meta_path` that
 finds these modules as sources only: the same program then runs on the pure-Python path.
 
+The .pxd files beside some of them give their classes a C layout and hot functions typed locals (see
+docs/architecture.md); the .py files stay plain Python.
+
 Imports only the standard library: it runs before the rest of glassgrad, and setup.py runs it too.
 """
 

@@ -56,10 +56,16 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
-_new_object = object.__new__
+class TensorBase:
+    """A tensor's fields and how an empty one is filled in.
 
+    Compiled, this is an extension type (tensor.pxd gives its C layout), so the compiled core reads and writes
+    these fields directly; `Tensor` below is a Python class over it, as PyTorch's torch.Tensor is over
+    torch._C.TensorBase, because the ops install their methods on it (a compiled type's attributes are fixed).
+    `__getattr__` belongs there too: on a compiled base, Python would route every attribute read of a subclass
+    through it.
+    """
 
-class Tensor:
     __slots__ = (
         "__weakref__",
         "_accumulator",
@@ -78,15 +84,6 @@ class Tensor:
         "grad_fn",
     )
 
-    # -- construction ----------------------------------------------------------
-    # glassgrad.ops.legacy.legacy_new, installed with the ops (the core does not import them)
-    _legacy_new: ClassVar[Callable[..., Tensor]]
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        """The legacy constructor of the default dtype: Tensor(*sizes) is uninitialised, Tensor(data) copies and
-        Tensor(other) aliases, as in PyTorch. Ops make tensors with `_wrap`, which does not come through here."""
-        return Tensor._legacy_new(None, args, kwargs)
-
     def _init(self, array: np.ndarray) -> None:
         self._data = array
         self._counter: VersionCounter | None = None
@@ -103,14 +100,30 @@ class Tensor:
         self._retains_grad = False
         self._is_inference = grad_mode.state.inference
 
-    @staticmethod
-    def _wrap(array: Any) -> Tensor:
-        """A new tensor around `array` (no copy) with no autograd history."""
-        if type(array) is not np.ndarray:
-            array = np.asarray(array)
-        t = _new_object(Tensor)
-        t._init(array)
-        return t
+
+def wrap_array(array: Any) -> Tensor:
+    """A new tensor around `array` (no copy) with no autograd history: `Tensor._wrap`."""
+    if type(array) is not np.ndarray:
+        array = np.asarray(array)
+    t = TensorBase.__new__(Tensor)
+    t._init(array)
+    return t
+
+
+class Tensor(TensorBase):
+    __slots__ = ()
+
+    # -- construction ----------------------------------------------------------
+    # glassgrad.ops.legacy.legacy_new, installed with the ops (the core does not import them)
+    _legacy_new: ClassVar[Callable[..., Tensor]]
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        """The legacy constructor of the default dtype: Tensor(*sizes) is uninitialised, Tensor(data) copies and
+        Tensor(other) aliases, as in PyTorch. Ops make tensors with `_wrap`, which does not come through here."""
+        return Tensor._legacy_new(None, args, kwargs)
+
+    # A module function (which the compiled core types, tensor.pxd) in the place every caller knows it by.
+    _wrap = staticmethod(wrap_array)
 
     @property
     def _version_counter(self) -> VersionCounter:
@@ -359,8 +372,8 @@ class Tensor:
                 "your class inherits from Tensor."
             )
         alias = self[...]
-        result = _new_object(cls)
-        for slot in Tensor.__slots__[1:]:  # all but __weakref__
+        result = TensorBase.__new__(cls)
+        for slot in TensorBase.__slots__[1:]:  # all but __weakref__
             setattr(result, slot, getattr(alias, slot))
         return result
 

@@ -10,12 +10,13 @@ tensor -> grad_fn -> saved output -> tensor is never a reference cycle.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
 import sys
 import weakref
-from collections.abc import Callable, Container
+from collections.abc import Callable, Container, Iterable
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -108,6 +109,10 @@ class Node:
         # What the engine and the diagnostics fill in later: the backward call that freed this node or ran it with
         # retain_graph=True, node hooks, tensor hooks (by output) and retain_grad() tensors (by output).
         self._freed_by = self._retained_by = self._hooks = self._pre_hooks = self._tensor_pre_hooks = self._retains_grad = None
+        self._connect(inputs, position)
+
+    def _connect(self, inputs: tuple[Tensor, ...], position: Position | None) -> None:
+        """An edge to each input's node (its leaf's AccumulateGrad, or none), and the input's shape and dtype."""
         edges: list[tuple[Node | None, int]] = []
         meta: list[tuple[tuple[int, ...], np.dtype] | None] = []  # NumPy's dtype: the engine compares it per edge
         for t in inputs:
@@ -162,14 +167,6 @@ class Node:
             return []
         return list(self._tensor_pre_hooks[output_nr].values())
 
-    def __getattr__(self, attr: str) -> Any:
-        # PyTorch exposes saved values as grad_fn._saved_<name>; so does glassgrad.
-        if attr.startswith("_saved_"):
-            saved = self._saved.get(attr[len("_saved_") :], _MISSING)
-            if saved is not _MISSING:
-                return saved.unpack(self) if isinstance(saved, SavedTensor) else saved
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{attr}'")
-
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
 
@@ -198,6 +195,22 @@ class Node:
 
 _MISSING = object()
 _NO_EDGE = (None, 0)
+
+
+def saved_attributes(names: Iterable[str]) -> dict[str, property]:
+    """PyTorch's grad_fn._saved_<name> for each name a node class may save: the value, unpacked.
+
+    Properties on the node class rather than a __getattr__ on Node: a compiled Node with __getattr__ would send
+    every attribute read of its Python subclasses through a slow hook.
+    """
+    return {f"_saved_{name}": property(functools.partial(_saved_value, name=name)) for name in names}
+
+
+def _saved_value(node: Node, name: str) -> Any:
+    saved = node._saved.get(name, _MISSING)
+    if saved is _MISSING:  # not saved by this node (its inputs' requires_grad left the formula out)
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{name}'")
+    return saved.unpack(node) if type(saved) is SavedTensor else saved
 
 
 def edge_to(t: Tensor) -> tuple[Node | None, int]:
@@ -333,14 +346,19 @@ class SavedTensor:
     )
 
     def __init__(self, name: str, tensor: Tensor, is_output: bool) -> None:
+        self.name = name
+        self.is_output = is_output
+        self._capture(tensor)
+
+    def _capture(self, tensor: Tensor) -> None:
+        """Keep what backward needs of `tensor` (packed by the innermost saved_tensors_hooks, if any)."""
         if tensor._is_inference:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
                 "in computation tracked by autograd. To work around this, you can make a clone to get a normal "
                 "tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
             )
-        self.name = name
-        self.is_output = is_output
+        is_output = self.is_output
         data = tensor._data
         self.shape: tuple[int, ...] = data.shape  # NumPy's shape and dtype: kept for the diagnostics after release
         self.dtype: np.dtype = data.dtype
@@ -374,12 +392,12 @@ class SavedTensor:
         if self.released:
             raise RuntimeError(explain_freed(node, self))
         if self._unpack_hook is not None:
-            tensor = self._unpack_hook(self._packed)
-            if not isinstance(tensor, Tensor):
-                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(tensor).__name__}")
+            unpacked = self._unpack_hook(self._packed)
+            if not isinstance(unpacked, Tensor):
+                raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(unpacked).__name__}")
             if self.is_output and self.requires_grad:
-                tensor = tensor.detach()._with_history(node, self.output_nr)
-            return tensor
+                unpacked = unpacked.detach()._with_history(node, self.output_nr)
+            return unpacked
         if self.version_counter.value != self.saved_version:
             raise RuntimeError(explain_version(node, self))
         if self.is_output:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
-from ..tensor import Size, Tensor
+from ..tensor import Size, Tensor, TensorBase
 
 
 @dataclass(frozen=True)
@@ -42,6 +42,26 @@ _CONTROL_FLOW = (
     "vmap: It looks like you're attempting to use a Tensor in some data-dependent control flow. We don't support "
     "that yet, please file an issue at https://github.com/pytorch/pytorch/issues ."
 )
+
+
+def _undispatched(name: str) -> RuntimeError:
+    return RuntimeError(
+        f"vmap: glassgrad read {name!r} of a batched tensor directly: an op reached it without vmap's dispatch. "
+        "Call ops through torch.*, torch.nn.functional.*, torch.linalg.* or Tensor methods (not a function "
+        "imported from glassgrad's internals), and do not use a batched tensor after its vmap has returned."
+    )
+
+
+class _NoArray:
+    """A batched tensor's array: an op that reads it was not dispatched by vmap, and says so."""
+
+    __slots__ = ()
+
+    def __getattr__(self, name: str) -> NoReturn:
+        raise _undispatched("_data")
+
+
+_NO_ARRAY = _NoArray()
 
 
 class BatchedTensor(Tensor):
@@ -158,18 +178,15 @@ class BatchedTensor(Tensor):
         return f"BatchedTensor(lvl={self._level}, bdim=0, value=\n{value}\n)"
 
     def __getattr__(self, name: str) -> Any:
-        if name not in Tensor.__slots__:
+        if name not in TensorBase.__slots__:
             return Tensor.__getattr__(self, name)  # a name no tensor has: the AttributeError a Tensor gives
-        raise RuntimeError(
-            f"vmap: glassgrad read {name!r} of a batched tensor directly: an op reached it without vmap's dispatch. "
-            "Call ops through torch.*, torch.nn.functional.*, torch.linalg.* or Tensor methods (not a function "
-            "imported from glassgrad's internals), and do not use a batched tensor after its vmap has returned."
-        )
+        raise _undispatched(name)  # a tensor's field, unset on a batched tensor (the pure-Python path)
 
     @staticmethod
     def wrap(physical: Tensor, level: int) -> BatchedTensor:
         """`physical` (batch dimension first) seen as batched at `level`."""
-        t = object.__new__(BatchedTensor)
+        t = TensorBase.__new__(BatchedTensor)
+        t._data = _NO_ARRAY  # compiled, a tensor's fields exist from the start (None): this one still refuses
         t._physical = physical
         t._level = level
         return t

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor import Tensor
+from ..tensor import Tensor, TensorBase
 
 
 def _alias_into(cls: type[Tensor], data: Tensor | None) -> Any:
@@ -16,7 +16,7 @@ def _alias_into(cls: type[Tensor], data: Tensor | None) -> Any:
         data = Tensor._wrap(np.empty(0, dtype=np.float32))
     if not isinstance(data, Tensor):
         raise TypeError(f"expected a Tensor as data, but got {type(data).__name__}")
-    obj = object.__new__(cls)
+    obj = TensorBase.__new__(cls)
     obj._init(data._data)
     obj._version_counter = data._version_counter
     return obj

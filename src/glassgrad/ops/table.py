@@ -39,7 +39,7 @@ import numpy as np
 from ..autograd import grad_mode
 from ..autograd.forward_ad import computing_tangents, set_tangent, tangent_of
 from ..autograd.forward_ad import state as forward_state
-from ..autograd.graph import Node, SavedTensor
+from ..autograd.graph import Node, SavedTensor, saved_attributes
 from ..tensor import Tensor
 
 Formula = Callable[..., Any]
@@ -66,10 +66,15 @@ class Derivative:
         self.needs = tuple(_parameters(f)[1:] if f is not None else () for f in per_input)
         self.rows = tuple(zip(per_input, self.needs, strict=True))  # (formula, needs) per input: what apply walks
         self._plans: dict[tuple[bool, ...], tuple[tuple[str, int], ...]] = {}
-        self.node_class = type(name, (ComplexOpNode if complex else OpNode,), {"__slots__": (), "derivative": self})
+        self.node_class = self._node_class(ComplexOpNode if complex else OpNode)
         self.complex: Derivative | None = self if complex else None  # the entry a complex result records with
         self.jvp: Formula | str | None = jvp  # an explicit rule, AUTO_ELEMENT_WISE, or None: transpose the VJP
         self.jvp_needs = _parameters(jvp) if callable(jvp) else ()
+
+    def _node_class(self, base: type[OpNode]) -> type[OpNode]:
+        """The class of this op's nodes (`MulBackward0`), with PyTorch's `_saved_<name>` for what it may save."""
+        names = dict.fromkeys(name for needs in self.needs for name in needs)
+        return type(self.name, (base,), {"__slots__": (), "derivative": self, **saved_attributes(names)})
 
     def saves(self, requires: tuple[bool, ...]) -> tuple[str, ...]:
         """Names saved when the inputs' requires_grad flags are `requires`."""
@@ -91,24 +96,32 @@ class Derivative:
 
     def record(self, out: Any, inputs: tuple[Tensor, ...], **attrs: Any) -> Tensor:
         """Wrap the forward array `out`; record a node if grad mode is on and an input requires grad."""
+        return self._record(out, inputs, attrs)
+
+    def _record(self, out: Any, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor:
         result = Tensor._wrap(out)
         kind = result._data.dtype.kind
-        if grad_mode.state.grad_enabled and (kind == "f" or kind == "c"):  # integer and bool results end the graph
-            for t in inputs:
-                if t._requires_grad:
-                    (self if kind == "f" else self.for_complex())._record_node(result, inputs, attrs)
-                    break
-        if forward_state.propagating and (kind == "f" or kind == "c"):
-            tangents = [tangent_of(t) for t in inputs]
-            if any(t is not None for t in tangents):
-                entry = self if kind == "f" else self.for_complex()
-                tangent = entry.tangent(result, inputs, tangents, attrs)
-                if tangent._data.dtype != result._data.dtype:  # a rule computing in its inputs' precision
-                    with computing_tangents():
-                        tangent = tangent.to(result.dtype)
-                set_tangent(result, tangent)
-                keep_tangent_of_saved_result(result, tangent)
+        if kind == "f" or kind == "c":  # integer and bool results end the graph
+            if grad_mode.state.grad_enabled:
+                for t in inputs:
+                    if t._requires_grad:
+                        (self if kind == "f" else self.for_complex())._record_node(result, inputs, attrs)
+                        break
+            if forward_state.propagating:
+                self._record_tangent(result, inputs, attrs)
         return result
+
+    def _record_tangent(self, result: Tensor, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> None:
+        """Give the result its tangent, when an input has one."""
+        tangents = [tangent_of(t) for t in inputs]
+        if any(t is not None for t in tangents):
+            entry = self if result._data.dtype.kind == "f" else self.for_complex()
+            tangent = entry.tangent(result, inputs, tangents, attrs)
+            if tangent._data.dtype != result._data.dtype:  # a rule computing in its inputs' precision
+                with computing_tangents():
+                    tangent = tangent.to(result.dtype)
+            set_tangent(result, tangent)
+            keep_tangent_of_saved_result(result, tangent)
 
     def tangent(self, result: Tensor, inputs: tuple[Tensor, ...], tangents: list[Tensor | None], attrs: dict[str, Any]) -> Tensor:
         """The result's tangent from the inputs' (None: no tangent), by the entry's JVP rule."""
@@ -188,7 +201,7 @@ class OpNode(Node):
     """A node of a built-in op; its class is made per table entry (`MulBackward0`)."""
 
     __slots__ = ()
-    derivative: Derivative
+    # `derivative`, the table entry, is a class attribute of each entry's node class (Derivative._node_class)
     _made_inside = 2  # Derivative._record_node and Derivative.record
 
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
@@ -413,7 +426,7 @@ class MultiOutput(Derivative):
         self.outputs = outputs
         self.complex_outputs = complex
         base = _ComplexMultiOutputNode if complex else _MultiOutputNode
-        self.node_class = type(name, (base,), {"__slots__": (), "derivative": self})
+        self.node_class = self._node_class(base)
 
     def _differentiable(self, result: Tensor) -> bool:
         return result.dtype.is_floating_point or (self.complex_outputs and result.dtype.is_complex)

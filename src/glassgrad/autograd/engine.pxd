@@ -1,0 +1,10 @@
+# Types for the backward loop when Cython compiles engine.py (the .py file is unchanged by this): nodes and
+# gradients are read as C structs.
+cimport cython
+
+from glassgrad.tensor cimport TensorBase
+from glassgrad.autograd.graph cimport Node
+
+
+@cython.locals(node=Node, child=Node, grad=TensorBase)
+cpdef _run(root_nodes, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)

@@ -1,0 +1,32 @@
+# The C layout of graph.py's classes when Cython compiles it (the .py file is unchanged by this): compiled code
+# reads and writes these fields as struct members; `public` gives Python code (the diagnostics, custom Functions)
+# the same attributes as the pure-Python path.
+cimport cython
+
+from glassgrad.tensor cimport TensorBase, VersionCounter
+
+
+cdef class Node:
+    cdef object __weakref__
+    cdef public object _freed_by, _hooks, _input_meta, _position, _pre_hooks, _retained_by, _retains_grad
+    cdef public object _saved, _sequence_nr, _step, _tensor_pre_hooks, next_functions
+
+    @cython.locals(t=TensorBase)
+    cdef _connect(self, inputs, position)
+
+
+cdef class AccumulateGrad(Node):
+    cdef public object variable
+
+
+cdef class SavedTensor:
+    cdef object __weakref__
+    cdef public object _data, _packed, _tensor, _unpack_hook, dtype, is_output, name, output_nr, released
+    cdef public object requires_grad, saved_version, shape, tangent
+    cdef public VersionCounter version_counter
+
+    @cython.locals(tensor=TensorBase)
+    cdef _capture(self, tensor)
+
+    @cython.locals(tensor=TensorBase)
+    cpdef unpack(self, node)

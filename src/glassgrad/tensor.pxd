@@ -1,0 +1,15 @@
+# The C layout of tensor.py's classes when Cython compiles it (the .py file is unchanged by this): compiled code
+# reads and writes these fields as struct members; `public` gives Python code the same attributes as the pure path.
+cimport cython
+
+cdef class VersionCounter:
+    cdef public object modified_at, value
+
+cdef class TensorBase:
+    cdef object __weakref__
+    cdef public object _accumulator, _backward_hooks, _base, _counter, _data, _grad, _is_inference, _output_nr
+    cdef public object _post_accumulate_hooks, _requires_grad, _retains_grad, _view_chain, _views, grad_fn
+    cpdef _init(self, array)
+
+@cython.locals(t=TensorBase)
+cpdef wrap_array(array)

@@ -61,6 +61,24 @@ def test_custom_function_saved_tensors_after_free(oracle: Any) -> None:
     assert outcome[1].first_line.startswith("Trying to backward through the graph a second time")
 
 
+def test_backward_returning_a_number_is_refused_as_pytorch_refuses_it(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        class Doubler(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                return x * 2
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                return 2.0  # a number, not a tensor
+
+        x = vec(m)
+        return oracle.attempt(lambda: Doubler.apply(x).sum().backward())
+
+    outcome = oracle.check(program)
+    assert outcome.first_line == "expected Variable or None (got float)"
+
+
 def test_once_differentiable_forbids_double_backward(oracle: Any) -> None:
     def program(m: ModuleType) -> Any:
         x = vec(m)

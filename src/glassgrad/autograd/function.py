@@ -94,11 +94,15 @@ class BackwardCFunction(Node, FunctionCtx):
                 f"function {self.name()} returned an incorrect number of gradients (expected {expected}, got {len(grads)})"
             )
         for i, g in enumerate(grads):
-            if g is not None and i not in self._tensor_positions:
+            if g is None:
+                continue
+            if i not in self._tensor_positions:
                 raise RuntimeError(
                     f"function {self.name()} returned a gradient different than None at position {i + 1}, but the "
                     "corresponding forward input was not a Variable"
                 )
+            if not isinstance(g, Tensor):  # checked here, where PyTorch checks it, before the engine reads it
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
         return tuple(grads[i] if self.needs_input_grad[i] else None for i in self._tensor_positions)
 
 

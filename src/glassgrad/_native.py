@@ -19,10 +19,11 @@ import sys
 from importlib.machinery import EXTENSION_SUFFIXES, SOURCE_SUFFIXES, FileFinder, ModuleSpec, SourceFileLoader
 from types import ModuleType
 
-# The per-op path of the workloads users write: tensor creation, nodes and saved tensors, the backward loop,
-# the derivative table and the frequent op families. Modules that read their own callers' frames
-# (diagnostics/sites.py) stay Python: a compiled function runs without a frame of its own.
+# The per-op path of the workloads users write: tensor creation, the creation-site walk, nodes and saved tensors,
+# the backward loop, the derivative table and the frequent op families. A compiled function runs without a frame
+# of its own: _sites.py counts that in, and the diagnostics that read their callers' frames stay Python.
 COMPILED_MODULES: tuple[str, ...] = (
+    "glassgrad._sites",
     "glassgrad.tensor",
     "glassgrad.autograd.grad_mode",
     "glassgrad.autograd.graph",

@@ -14,6 +14,7 @@ from __future__ import annotations
 import linecache
 import os
 import sys
+from importlib.machinery import EXTENSION_SUFFIXES
 from types import CodeType
 
 from . import _native
@@ -23,6 +24,10 @@ enabled = True  # always on in normal use; bench/diagnostics_overhead.py turns i
 _internal: dict[str, bool] = {}  # by file name: str caches its hash, a code object recomputes it every time
 # The import system's own frames too: a user's `import torch.x` or `from torch import x` is the line to name.
 _internal_prefixes: tuple[str, ...] = (_PACKAGE_DIR, "<frozen importlib")
+
+# The frame of caller_position itself: there is none when this module is compiled (it is in _native's list, as it
+# runs for every recorded node).
+_OWN_FRAME = 0 if __file__.endswith(tuple(EXTENSION_SUFFIXES)) else 1
 
 Position = tuple[CodeType, int]  # a code object and the offset of the instruction running there
 Site = tuple[CodeType, int]  # a code object and a line number
@@ -53,7 +58,7 @@ def caller_position(inside: int = 0) -> Position | None:
     if not enabled:
         return None
     # Compiled callers run without frames: there the nearest frame is the first one that can be the user's.
-    frame = sys._getframe(1 if _native.frames_elided else inside + 2)
+    frame = sys._getframe(_OWN_FRAME + (0 if _native.frames_elided else inside + 1))
     known = _internal
     while frame is not None:
         code = frame.f_code

@@ -10,6 +10,7 @@ cdef class TensorBase:
     cdef public object _accumulator, _backward_hooks, _base, _counter, _data, _grad, _is_inference, _output_nr
     cdef public object _post_accumulate_hooks, _requires_grad, _retains_grad, _view_chain, _views, grad_fn
     cpdef _init(self, array)
+    cpdef _with_history(self, node, output_nr)
 
 @cython.locals(t=TensorBase)
 cpdef wrap_array(array)

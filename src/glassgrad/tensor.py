@@ -18,6 +18,7 @@ from . import _device, _dtype, _layout
 from ._device import CPU, device
 from ._dtype import dtype
 from .autograd import grad_mode
+from .autograd.grad_mode import state as mode_state  # read by every new tensor: one lookup fewer than grad_mode.state
 
 if TYPE_CHECKING:
     from .autograd.graph import AccumulateGrad, Node, RemovableHandle
@@ -98,12 +99,21 @@ class TensorBase:
         self._backward_hooks: dict[int, Callable[..., Any]] | None = None
         self._post_accumulate_hooks: dict[int, Callable[..., Any]] | None = None
         self._retains_grad = False
-        self._is_inference = grad_mode.state.inference
+        self._is_inference = mode_state.inference
+
+    def _with_history(self, node: Node, output_nr: int) -> Tensor:
+        self.grad_fn = node
+        self._output_nr = output_nr
+        self._requires_grad = True
+        return self
+
+
+_NDARRAY = np.ndarray  # a module global: compiled, a read of np.ndarray is an attribute lookup per call
 
 
 def wrap_array(array: Any) -> Tensor:
     """A new tensor around `array` (no copy) with no autograd history: `Tensor._wrap`."""
-    if type(array) is not np.ndarray:
+    if type(array) is not _NDARRAY:
         array = np.asarray(array)
     t = TensorBase.__new__(Tensor)
     t._init(array)
@@ -136,12 +146,6 @@ class Tensor(TensorBase):
     @_version_counter.setter
     def _version_counter(self, counter: VersionCounter) -> None:
         self._counter = counter
-
-    def _with_history(self, node: Node, output_nr: int) -> Tensor:
-        self.grad_fn = node
-        self._output_nr = output_nr
-        self._requires_grad = True
-        return self
 
     # -- metadata --------------------------------------------------------------
     @property

@@ -3,7 +3,10 @@
 # the same attributes as the pure-Python path.
 cimport cython
 
-from glassgrad.tensor cimport TensorBase, VersionCounter
+from glassgrad.tensor cimport TensorBase, VersionCounter, wrap_array
+
+
+cdef class SavedTensor
 
 
 cdef class Node:
@@ -11,8 +14,13 @@ cdef class Node:
     cdef public object _freed_by, _hooks, _input_meta, _position, _pre_hooks, _retained_by, _retains_grad
     cdef public object _saved, _sequence_nr, _step, _tensor_pre_hooks, next_functions
 
+    cdef _begin(self, inputs, position)
+
     @cython.locals(t=TensorBase)
     cdef _connect(self, inputs, position)
+
+    @cython.locals(saved=SavedTensor)
+    cpdef release(self, freed_by)
 
 
 cdef class AccumulateGrad(Node):
@@ -26,7 +34,9 @@ cdef class SavedTensor:
     cdef public VersionCounter version_counter
 
     @cython.locals(tensor=TensorBase)
-    cdef _capture(self, tensor)
+    cdef _capture(self, name, tensor, is_output)
 
     @cython.locals(tensor=TensorBase)
     cpdef unpack(self, node)
+
+    cpdef release(self)

@@ -25,7 +25,7 @@ from .. import _sites as sites
 from .._dtype import _BY_NUMPY
 from .._dtype import dtype as Dtype
 from .._sites import Position, Site
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_array
 from . import anomaly, forward_ad, grad_mode, seams, steps
 
 _sequence = itertools.count()  # the engine runs ready nodes latest first; numbers are unique, so ties never happen
@@ -96,9 +96,12 @@ class Node:
 
     def __init__(self, inputs: tuple[Tensor, ...] = (), position: Position | None = None) -> None:
         """`position` is where the user's code made this node; None: find it from the stack."""
+        self._begin(inputs, sites.caller_position(self._made_inside) if position is None else position)
+
+    def _begin(self, inputs: tuple[Tensor, ...], position: Position | None) -> None:
+        """A new node's fields. Built-in ops call it on `Node.__new__(cls)` (a class call and __init__'s arguments
+        cost their hot path a tenth of a microsecond)."""
         self._sequence_nr = next(_sequence)
-        if position is None:
-            position = sites.caller_position(self._made_inside)
         self._position = position
         self._step = steps.current
         if seams.watcher is not None:
@@ -187,8 +190,9 @@ class Node:
 
     def release(self, freed_by: FreedBy) -> None:
         """Drop every saved buffer; later unpacks raise PyTorch's 'second time' error."""
-        for saved in self._saved.values():  # not saved_tensors_list(): its list and call cost every node 0.3 us
-            if type(saved) is SavedTensor:
+        for value in self._saved.values():  # not saved_tensors_list(): its list and call cost every node 0.3 us
+            if type(value) is SavedTensor:
+                saved = value  # a name graph.pxd types, so the compiled call is a C call
                 saved.release()
         self._freed_by = freed_by
 
@@ -346,19 +350,19 @@ class SavedTensor:
     )
 
     def __init__(self, name: str, tensor: Tensor, is_output: bool) -> None:
-        self.name = name
-        self.is_output = is_output
-        self._capture(tensor)
+        self._capture(name, tensor, is_output)
 
-    def _capture(self, tensor: Tensor) -> None:
-        """Keep what backward needs of `tensor` (packed by the innermost saved_tensors_hooks, if any)."""
+    def _capture(self, name: str, tensor: Tensor, is_output: bool) -> None:
+        """Keep what backward needs of `tensor` (packed by the innermost saved_tensors_hooks, if any). Built-in ops
+        call it on `SavedTensor.__new__(SavedTensor)`, as they do Node._begin."""
         if tensor._is_inference:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
                 "in computation tracked by autograd. To work around this, you can make a clone to get a normal "
                 "tensor and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
             )
-        is_output = self.is_output
+        self.name = name
+        self.is_output = is_output
         data = tensor._data
         self.shape: tuple[int, ...] = data.shape  # NumPy's shape and dtype: kept for the diagnostics after release
         self.dtype: np.dtype = data.dtype
@@ -401,7 +405,7 @@ class SavedTensor:
         if self.version_counter.value != self.saved_version:
             raise RuntimeError(explain_version(node, self))
         if self.is_output:
-            tensor = Tensor._wrap(self._data)
+            tensor = wrap_array(self._data)
             tensor._counter = self.version_counter
             if self.requires_grad:
                 tensor._with_history(node, self.output_nr)

@@ -2,19 +2,24 @@
 # and a built-in op's node are C structs, and recording reads tensors' fields directly.
 cimport cython
 
-from glassgrad.tensor cimport TensorBase
-from glassgrad.autograd.graph cimport Node
+from glassgrad.tensor cimport TensorBase, wrap_array
+from glassgrad.autograd.graph cimport Node, SavedTensor
 
 
 cdef class Derivative:
     cdef public object name, inputs, formulas, needs, rows, _plans, node_class, complex, jvp, jvp_needs
 
-    @cython.locals(result=TensorBase, t=TensorBase)
+    @cython.locals(result=TensorBase, t=TensorBase, entry=Derivative)
     cpdef _record(self, out, inputs, attrs)
 
     @cython.locals(node=Node, result=TensorBase)
     cpdef _record_node(self, result, inputs, attrs)
 
 
+@cython.locals(saved=SavedTensor)
+cdef _save(name, tensor, is_output)
+
+
 cdef class OpNode(Node):
-    pass
+    @cython.locals(saved_tensor=SavedTensor)
+    cpdef apply(self, grad_outputs, needed=*)

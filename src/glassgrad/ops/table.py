@@ -36,11 +36,13 @@ from typing import Any
 
 import numpy as np
 
+from .. import _sites as sites
 from ..autograd import grad_mode
 from ..autograd.forward_ad import computing_tangents, set_tangent, tangent_of
 from ..autograd.forward_ad import state as forward_state
+from ..autograd.grad_mode import state as mode_state  # read by every op: one lookup fewer than grad_mode.state
 from ..autograd.graph import Node, SavedTensor, saved_attributes
-from ..tensor import Tensor
+from ..tensor import Tensor, wrap_array
 
 Formula = Callable[..., Any]
 
@@ -99,13 +101,14 @@ class Derivative:
         return self._record(out, inputs, attrs)
 
     def _record(self, out: Any, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor:
-        result = Tensor._wrap(out)
+        result = wrap_array(out)
         kind = result._data.dtype.kind
         if kind == "f" or kind == "c":  # integer and bool results end the graph
-            if grad_mode.state.grad_enabled:
+            if mode_state.grad_enabled:
                 for t in inputs:
                     if t._requires_grad:
-                        (self if kind == "f" else self.for_complex())._record_node(result, inputs, attrs)
+                        entry = self if kind == "f" else self.for_complex()
+                        entry._record_node(result, inputs, attrs)
                         break
             if forward_state.propagating:
                 self._record_tangent(result, inputs, attrs)
@@ -178,7 +181,8 @@ class Derivative:
             requires = (inputs[0]._requires_grad, inputs[1]._requires_grad)
         else:
             requires = tuple([t._requires_grad for t in inputs])
-        node = self.node_class(inputs)
+        node = OpNode.__new__(self.node_class)
+        node._begin(inputs, sites.caller_position(_RECORDING_FRAMES))
         result.grad_fn = node
         result._requires_grad = True
         saved = node._saved
@@ -187,13 +191,21 @@ class Derivative:
             plan = self._plan(requires)
         for name, index in plan:
             if index == _RESULT:
-                saved[name] = SavedTensor(name, result, True)
+                saved[name] = _save(name, result, True)
                 continue
             value = attrs[name] if index == _ATTRIBUTE or name in attrs else inputs[index]  # an attribute wins (clamp's max=None)
-            saved[name] = SavedTensor(name, value, False) if isinstance(value, Tensor) else value
+            saved[name] = _save(name, value, False) if isinstance(value, Tensor) else value
+
+
+def _save(name: str, tensor: Tensor, is_output: bool) -> SavedTensor:
+    # SavedTensor(...) would go through a class call and __init__'s argument parsing: a tenth of a microsecond
+    saved = SavedTensor.__new__(SavedTensor)
+    saved._capture(name, tensor, is_output)
+    return saved
 
 
 _RESULT, _ATTRIBUTE = -1, -2
+_RECORDING_FRAMES = 1  # Derivative._record and Derivative.record, above _record_node: glassgrad's for sure
 _ONLY_INPUT = (True,)
 
 
@@ -220,7 +232,10 @@ class OpNode(Node):
                 args = []
                 for name in needs:
                     value = saved[name]
-                    args.append(value.unpack(self) if type(value) is SavedTensor else value)
+                    if type(value) is SavedTensor:
+                        saved_tensor = value  # a name table.pxd types, so the compiled call is a C call
+                        value = saved_tensor.unpack(self)
+                    args.append(value)
                 grads.append(formula(grad, *args))
             else:
                 grads.append(formula(grad))
@@ -291,7 +306,7 @@ def keep_tangent_of_saved_result(result: Tensor, tangent: Tensor) -> None:
 def formulas_record() -> bool:
     """Whether a formula's ops must be recorded ones: a graph is being built (grad mode), or tangents flow. When
     neither, a formula may take NumPy's shortcut for a value nobody differentiates."""
-    return grad_mode.state.grad_enabled or forward_state.propagating
+    return mode_state.grad_enabled or forward_state.propagating
 
 
 def forward_ad_unsupported(op: str) -> NotImplementedError:

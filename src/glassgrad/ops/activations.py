@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._quiet import restore, silence
 from ..autograd.inplace import apply_inplace
 from ..tensor import Tensor
 from .creation import default_generator
@@ -429,13 +430,13 @@ def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, traini
 # one buffer instead of three or four arrays and nodes, and the double-backward nodes PyTorch shows.
 def _softmax_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, dim: int) -> None:
     np.multiply(g, y, out=out)
-    np.subtract(g, np.sum(out, axis=dim, keepdims=True), out=out)
+    np.subtract(g, np.add.reduce(out, axis=dim, keepdims=True), out=out)
     np.multiply(out, y, out=out)
 
 
 def _log_softmax_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, dim: int) -> None:
     np.exp(y, out=out)
-    np.multiply(out, np.sum(g, axis=dim, keepdims=True), out=out)
+    np.multiply(out, np.add.reduce(g, axis=dim, keepdims=True), out=out)
     np.subtract(g, out, out=out)
 
 
@@ -481,13 +482,17 @@ def _softmax(input: Tensor, dim: int, dtype: Any, log: bool) -> Tensor:
     if not x.dtype.is_floating_point:
         raise not_implemented_for("log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl", x.dtype)
     data = x._data.reshape(x._data.shape or (1,))
-    with np.errstate(all="ignore"):  # the output is the one full-size array; log_softmax needs one more, for exp
-        out = np.subtract(data, np.max(data, axis=d, keepdims=True, initial=-np.inf))
+    token = silence()
+    try:  # the output is the one full-size array; log_softmax needs one more, for exp
+        # The ufuncs' own reduce: np.max and np.sum add a Python layer that costs more than a row of ten classes
+        out = np.subtract(data, np.maximum.reduce(data, axis=d, keepdims=True, initial=-np.inf))
         if log:
-            out -= np.log(np.sum(np.exp(out), axis=d, keepdims=True))
+            out -= np.log(np.add.reduce(np.exp(out), axis=d, keepdims=True))
         else:
             np.exp(out, out=out)
-            out /= np.sum(out, axis=d, keepdims=True)
+            out /= np.add.reduce(out, axis=d, keepdims=True)
+    finally:
+        restore(token)
     entry = LogSoftmaxBackward0 if log else SoftmaxBackward0
     return entry.record(out.reshape(x._data.shape).astype(x._data.dtype, copy=False), (x,), dim=d)
 

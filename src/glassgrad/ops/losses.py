@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._dtype import result_type
+from .._quiet import restore, silence
 from ..autograd import grad_mode
 from ..tensor import Tensor
 from .activations import logsigmoid, tensor_log_softmax
@@ -220,7 +221,10 @@ def _nll_grad(
         return reshape(scatter_into_zeros(unsqueeze(picked, 1), classes_shape, 1, index), self_shape)
     # Nothing to record: the scatter is NumPy's alone, into the one array the gradient is (a target per row, so a put)
     out = np.zeros(classes_shape, dtype=picked._data.dtype)
-    np.put_along_axis(out, index._data, picked._data[:, None], axis=1)
+    if out.ndim == 2:  # rows of classes: plain indexing, as np.put_along_axis costs four times more
+        out[np.arange(len(out)), index._data[:, 0]] = picked._data
+    else:
+        np.put_along_axis(out, index._data, picked._data[:, None], axis=1)
     return Tensor._wrap(out.reshape(self_shape))
 
 
@@ -270,16 +274,28 @@ def nll_loss(
     out_of_range = valid & ((t < 0) | (t >= x.shape[1]))
     if out_of_range.any():
         raise IndexError(f"Target {t[out_of_range][0]} is out of bounds.")
-    safe = np.where(valid, t, 0)
-    picked = np.take_along_axis(x, safe[:, None], axis=1)[:, 0] if x.shape[1] else np.zeros(t.shape, x.dtype)
-    w = (np.ones_like(picked) if weight is None else weight._data[safe]) * valid
+    all_valid = valid.all()
+    safe = t if all_valid else np.where(valid, t, 0)
+    if not x.shape[1]:
+        picked = np.zeros(t.shape, x.dtype)
+    elif x.ndim == 2:  # rows of classes: plain indexing, as np.take_along_axis costs four times more
+        picked = x[np.arange(len(safe)), safe]
+    else:
+        picked = np.take_along_axis(x, safe[:, None], axis=1)[:, 0]
+    if weight is None:
+        w = np.ones_like(picked) if all_valid else valid.astype(x.dtype)
+    else:
+        w = weight._data[safe] if all_valid else weight._data[safe] * valid
     losses = -w * picked
-    total_weight = float(np.sum(w))
-    with np.errstate(all="ignore"):
+    total_weight = float(w.sum())
+    token = silence()
+    try:
         out = (
             losses.reshape(target.shape) if reduction == "none"
-            else np.sum(losses) if reduction == "sum" else np.sum(losses) / np.asarray(total_weight, x.dtype)
+            else losses.sum() if reduction == "sum" else losses.sum() / np.asarray(total_weight, x.dtype)
         )
+    finally:
+        restore(token)
     return NllLossBackward0.record(
         np.asarray(out, dtype=x.dtype), (input,), self_shape=input.shape, classes_shape=x.shape,
         index=Tensor._wrap(safe[:, None]), coefficient=Tensor._wrap(-w), ignored=Tensor._wrap(~valid),

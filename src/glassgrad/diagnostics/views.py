@@ -103,6 +103,10 @@ class GraphView:
         """
         step = self.step
         nodes = self.walk(roots) if reachable is None else [*roots, *reachable]
+        # A crossing edge leads into an old node other than a leaf's sink, which is reachable too: where there is
+        # none (every backward of a program that detaches its state), one look per node says so, not one per edge.
+        if not any((made := step(node)) is not None and made < before_step and not self.is_sink(node) for node in nodes):
+            return None
         for node in nodes:
             made = step(node)
             if made is None or made < before_step:

@@ -120,9 +120,10 @@ class WatchState:
                 self.counted_transform = calls.serial
             live = self.live()
             self.history.append((steps.current, len(live), view.live_bytes(live)))
-        for node in reachable:
+        retained = self.retained
+        for node in reachable if retained else ():  # a weak map's get costs a weak reference: none while it is empty
             key = view.key(node)
-            record = self.retained.get(key) if key is not None else None
+            record = retained.get(key) if key is not None else None
             if record is not None:
                 record.used = True
         crossing = view.crossing(roots, self.previous_boundary, reachable, freed=True)

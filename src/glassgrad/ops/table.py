@@ -205,7 +205,7 @@ def _save(name: str, tensor: Tensor, is_output: bool) -> SavedTensor:
 
 
 _RESULT, _ATTRIBUTE = -1, -2
-_RECORDING_FRAMES = 1  # Derivative._record and Derivative.record, above _record_node: glassgrad's for sure
+_RECORDING_FRAMES = 1  # Derivative._record, the frame above _record_node, is ours for sure; the site walk skips the rest
 _ONLY_INPUT = (True,)
 
 

@@ -21,5 +21,5 @@ cdef _save(name, tensor, is_output)
 
 
 cdef class OpNode(Node):
-    @cython.locals(saved_tensor=SavedTensor)
+    @cython.locals(saved_tensor=SavedTensor, derivative=Derivative)
     cpdef apply(self, grad_outputs, needed=*)

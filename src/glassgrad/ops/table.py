@@ -214,7 +214,7 @@ class OpNode(Node):
 
     __slots__ = ()
     # `derivative`, the table entry, is a class attribute of each entry's node class (Derivative._node_class)
-    _made_inside = 2  # Derivative._record_node and Derivative.record
+    _made_inside = 1  # above __init__, MultiOutput.record_all is ours for sure (single-output ops use _begin)
 
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         grad = grad_outputs[0]

@@ -122,6 +122,10 @@ bench-forward-hessian: $(BENCH_VENV)/.installed
 bench-ddp: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/ddp_scaling.py
 
+.PHONY: bench-gemm
+bench-gemm: $(BENCH_VENV)/.installed
+	$(BENCH_BIN)/python bench/gemm_orientation.py $(BENCH_ARGS)
+
 .PHONY: bench-per-sample-grads
 bench-per-sample-grads: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/per_sample_grads.py $(BENCH_ARGS)

@@ -58,7 +58,30 @@ def matmul_transposed(a: Tensor, b: Tensor, transpose_a: bool = False, transpose
     x, y = x.swapaxes(-1, -2) if transpose_a else x, y.swapaxes(-1, -2) if transpose_b else y
     if x.shape[-1] == 1:  # outer products (per-sample weight gradients under vmap): NumPy's matmul is far slower
         return Tensor._wrap(np.multiply(x, y))
-    return Tensor._wrap(np.matmul(x, y))
+    return Tensor._wrap(matrix_product(x, y) if x.ndim == 2 and y.ndim == 2 else np.matmul(x, y))
+
+
+_F32 = np.dtype(np.float32)
+
+
+def matrix_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b for two matrices, as a row-major array.
+
+    OpenBLAS's float32 product of a row-major matrix with few rows and a transposed one (a linear layer's
+    x @ W.T on a small batch, or a gradient times a weight's transpose) runs up to three times slower than
+    the same product taken the other way round, W @ x.T, whose small result is then copied transposed.
+    The region where that wins was measured (bench/gemm_orientation.py; see bench/RESULTS.md): 2 to 64
+    rows, at least twice as many columns and 2048 results in all, and an inner size of at least 32 and
+    twice the rows. Outside it, and for every other dtype, NumPy's own call is as fast or faster.
+    """
+    m, k = a.shape
+    n = b.shape[1]
+    if (
+        2 <= m <= 64 and n >= 2 * m and m * n >= 2048 and k >= 32 and k >= 2 * m
+        and a.dtype is _F32 and b.dtype is _F32 and a.flags.c_contiguous and b.flags.f_contiguous
+    ):
+        return np.ascontiguousarray(np.matmul(b.T, a.T).T)
+    return np.matmul(a, b)
 
 
 def _matvec_back(matrix: Tensor, grad: Tensor) -> Tensor:
@@ -78,7 +101,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if isinstance(input, Tensor) and isinstance(other, Tensor):  # the hot path: two matrices that fit
         a, b = input._data, other._data
         if a.ndim == 2 and b.ndim == 2 and a.dtype is b.dtype and a.shape[1] == b.shape[0]:
-            return MmBackward0.record(np.matmul(a, b), (input, other))
+            return MmBackward0.record(matrix_product(a, b), (input, other))
     for name, x in (("input", input), ("other", other)):
         if not isinstance(x, Tensor):
             raise TypeError(f"matmul(): argument '{name}' must be Tensor, not {type(x).__name__}")
@@ -341,7 +364,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
         beta == 1 and alpha == 1 and a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype is b.dtype
         and c.dtype is a.dtype and (c.shape == (b.shape[1],) or c.shape == (a.shape[0], b.shape[1]))
     ):
-        out = np.matmul(a, b)
+        out = matrix_product(a, b)
         np.add(out, c, out=out)
         return AddmmBackward0.record(out, (input, mat1, mat2), beta=1, alpha=1, mat2_sym_strides=_element_strides(b))
     mat1, mat2 = _mm_checked(mat1, mat2)

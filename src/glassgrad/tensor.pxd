@@ -11,6 +11,7 @@ cdef class TensorBase:
     cdef public object _post_accumulate_hooks, _requires_grad, _retains_grad, _view_chain, _views, grad_fn
     cpdef _init(self, array)
     cpdef _with_history(self, node, output_nr)
+    cpdef _shared_counter(self)
 
 @cython.locals(t=TensorBase)
 cpdef wrap_array(array)

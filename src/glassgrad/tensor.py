@@ -107,6 +107,14 @@ class TensorBase:
         self._requires_grad = True
         return self
 
+    def _shared_counter(self) -> VersionCounter:
+        """`_version_counter`, for the compiled core (a C call there, where the property is a Python lookup)."""
+        # Made on first use: most tensors are temporaries that are never saved, viewed or modified in place.
+        counter = self._counter
+        if counter is None:
+            counter = self._counter = VersionCounter()
+        return counter
+
 
 _NDARRAY = np.ndarray  # a module global: compiled, a read of np.ndarray is an attribute lookup per call
 
@@ -137,11 +145,7 @@ class Tensor(TensorBase):
 
     @property
     def _version_counter(self) -> VersionCounter:
-        # Made on first use: most tensors are temporaries that are never saved, viewed or modified in place.
-        counter = self._counter
-        if counter is None:
-            counter = self._counter = VersionCounter()
-        return counter
+        return self._shared_counter()
 
     @_version_counter.setter
     def _version_counter(self, counter: VersionCounter) -> None:

@@ -8,3 +8,7 @@ from glassgrad.autograd.graph cimport Node
 
 @cython.locals(node=Node, child=Node, grad=TensorBase)
 cpdef _run(root_nodes, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
+
+
+@cython.locals(node=Node)
+cpdef dict _dependencies(list roots)

@@ -366,7 +366,7 @@ class SavedTensor:
         data = tensor._data
         self.shape: tuple[int, ...] = data.shape  # NumPy's shape and dtype: kept for the diagnostics after release
         self.dtype: np.dtype = data.dtype
-        self.version_counter = counter = tensor._version_counter
+        self.version_counter = counter = tensor._shared_counter()
         self.saved_version = counter.value
         self.output_nr = tensor._output_nr
         self.requires_grad = tensor._requires_grad

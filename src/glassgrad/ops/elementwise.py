@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import _device, _dtype, _layout
 from .._dtype import dtype, result_type
-from .._quiet import quietly, restore, silence
+from .._quiet import restore, silence
 from ..tensor import _NDARRAY, Tensor
 from .creation import zeros_like
 from .table import AUTO_ELEMENT_WISE, Derivative, derivative
@@ -63,6 +63,11 @@ def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 def _run(kernel: Kernel, *arrays: np.ndarray) -> np.ndarray:
     """Run a NumPy kernel quietly (inf and nan are values here, not warnings) with PyTorch's broadcast error."""
+    return _run_on(kernel, arrays)
+
+
+def _run_on(kernel: Kernel, arrays: tuple[np.ndarray, ...]) -> np.ndarray:
+    # `_run` with its arrays in a tuple: the ops of this module call it directly (compiled, a C call)
     token = silence()
     try:
         out = kernel(*arrays)
@@ -95,21 +100,30 @@ def _floating(d: dtype) -> dtype:
 
 
 def _binary(entry: Derivative, kernel: Kernel, input: Operand, other: Operand, *, to_float: bool = False, **attrs: Any) -> Tensor:
+    return _binary_with(entry, kernel, input, other, to_float, attrs)
+
+
+def _binary_with(entry: Derivative, kernel: Kernel, input: Operand, other: Operand, to_float: bool, attrs: dict[str, Any]) -> Tensor:
+    """`_binary` without its keywords: the ops of this module call it directly (compiled, a C call whose tensors'
+    fields are read as struct members through the names elementwise.pxd types)."""
     if isinstance(input, Tensor):
-        a = input._data
+        first = input
+        a = first._data
+        kind = a.dtype.kind
         if isinstance(other, Tensor):
-            b = other._data
-            if a.dtype is b.dtype and (a.dtype.kind == "f" or not to_float):  # nothing to promote: the hot path
-                return _record(entry, _run(kernel, a, b), (input, other), attrs)
-        elif type(other) is float and a.dtype.kind == "f":  # `x * 0.5`: the scalar joins in the tensor's dtype
+            second = other
+            b = second._data
+            if a.dtype is b.dtype and (kind == "f" or not to_float):  # nothing to promote: the hot path
+                return _record(entry, _run_on(kernel, (a, b)), (input, other), attrs)
+        elif type(other) is float and kind == "f":  # `x * 0.5`: the scalar joins in the tensor's dtype
             scalar = Tensor._wrap(np.asarray(other, dtype=a.dtype))
-            return _record(entry, _run(kernel, a, scalar._data), (input, scalar), attrs)
+            return _record(entry, _run_on(kernel, (a, scalar._data)), (input, scalar), attrs)
     common = result_type(input, other)
     if to_float:
         common = _floating(common)
-    a = as_tensor_operand(input, common)
-    b = as_tensor_operand(other, common)
-    return _record(entry, _run(kernel, _cast(a._data, common), _cast(b._data, common)), (a, b), attrs)
+    first = as_tensor_operand(input, common)
+    second = as_tensor_operand(other, common)
+    return _record(entry, _run_on(kernel, (_cast(first._data, common), _cast(second._data, common))), (first, second), attrs)
 
 
 def _record(entry: Derivative, out: np.ndarray, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor:
@@ -124,15 +138,21 @@ def _float_unary(name: str, entry: Derivative, kernel: Kernel) -> Callable[[Tens
     """A function like exp: any dtype in, a floating result (the default dtype for integer inputs)."""
 
     def op(input: Tensor) -> Tensor:
-        if isinstance(input, Tensor) and input._data.dtype.kind == "f":  # the hot path: float in, the same float out
-            data = input._data
-            out = _run(kernel, data)
-            return _record(entry, out if out.dtype is data.dtype else out.astype(data.dtype), (input,), _NO_ATTRIBUTES)
-        target = _floating(require_tensor(name, "input", 1, input).dtype)
-        return _record(entry, _cast(_run(kernel, _cast(input._data, target)), target), (input,), _NO_ATTRIBUTES)
+        return _float_result(name, entry, kernel, input)
 
     op.__name__ = op.__qualname__ = name
     return op
+
+
+def _float_result(name: str, entry: Derivative, kernel: Kernel, input: Tensor) -> Tensor:
+    if isinstance(input, Tensor):
+        tensor = input  # a name elementwise.pxd types: its array is read as a struct member when compiled
+        data = tensor._data
+        if data.dtype.kind == "f":  # the hot path: float in, the same float out
+            out = _run_on(kernel, (data,))
+            return _record(entry, out if out.dtype is data.dtype else out.astype(data.dtype), (input,), _NO_ATTRIBUTES)
+    target = _floating(require_tensor(name, "input", 1, input).dtype)
+    return _record(entry, _cast(_run(kernel, _cast(input._data, target)), target), (input,), _NO_ATTRIBUTES)
 
 
 def _exact_unary(name: str, entry: Derivative, kernel: Kernel, rejects: tuple[int, ...], kernel_name: str) -> Callable[[Tensor], Tensor]:
@@ -246,9 +266,8 @@ def _from_add_stub(out: Tensor) -> Tensor:
 
 
 def add(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
-    if alpha == 1:
-        return _from_add_stub(_binary(AddBackward0, np.add, input, other, alpha=alpha))
-    return _from_add_stub(_binary(AddBackward0, lambda a, b: a + alpha * b, input, other, alpha=alpha))
+    kernel = np.add if alpha == 1 else lambda a, b: a + alpha * b
+    return _from_add_stub(_binary_with(AddBackward0, kernel, input, other, False, {"alpha": alpha}))
 
 
 def sub(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
@@ -257,9 +276,8 @@ def sub(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
             "Use the `^` or `logical_xor()` operator instead."
         )
-    if alpha == 1:
-        return _from_add_stub(_binary(SubBackward0, np.subtract, input, other, alpha=alpha))
-    return _from_add_stub(_binary(SubBackward0, lambda a, b: a - alpha * b, input, other, alpha=alpha))
+    kernel = np.subtract if alpha == 1 else lambda a, b: a - alpha * b
+    return _from_add_stub(_binary_with(SubBackward0, kernel, input, other, False, {"alpha": alpha}))
 
 
 def rsub(input: Tensor, other: Operand, *, alpha: float = 1) -> Tensor:
@@ -269,12 +287,12 @@ def rsub(input: Tensor, other: Operand, *, alpha: float = 1) -> Tensor:
 
 
 def mul(input: Operand, other: Operand) -> Tensor:
-    return _binary(MulBackward0, np.multiply, input, other)
+    return _binary_with(MulBackward0, np.multiply, input, other, False, _NO_ATTRIBUTES)
 
 
 def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is None:
-        return _binary(DivBackward0, np.true_divide, input, other, to_float=True)
+        return _binary_with(DivBackward0, np.true_divide, input, other, True, _NO_ATTRIBUTES)
     if rounding_mode in ("floor", "trunc"):
         refuse_barebones(f"div_{rounding_mode}_cpu", input, other)
         return _binary(DivBackward2, _floor_div if rounding_mode == "floor" else _trunc_div, input, other)
@@ -424,48 +442,61 @@ def _fused_backward(
 ) -> Tensor:
     """An activation's backward from its output, `kernel(g, y, out, *attrs.values())` writing into one buffer, recorded as
     `entry` (its own double-backward node, as PyTorch's *_backward ops are)."""
-    g, y = grad_output._data, output._data
+    return _fused_backward_with(entry, kernel, grad_output, output, attrs)
+
+
+def _fused_backward_with(
+    entry: Derivative, kernel: Callable[..., None], grad_output: Tensor, output: Tensor, attrs: dict[str, Any]
+) -> Tensor:
+    # `_fused_backward` without its keywords, for the activations of this module (compiled, a C call)
+    first, second = grad_output, output  # names elementwise.pxd types: their arrays are struct members
+    g, y = first._data, second._data
     if g.shape == y.shape and g.dtype is y.dtype:  # what backward hands it: no broadcast, no promotion to work out
         out = np.empty_like(y, order="C")
     else:
         out = np.empty(np.broadcast_shapes(g.shape, y.shape), dtype=np.result_type(g, y))
-    quietly(kernel, g, y, out, *attrs.values())
-    return entry.record(out, (grad_output, output), **attrs)
+    token = silence()
+    try:
+        kernel(g, y, out, *attrs.values())
+    finally:
+        restore(token)
+    return _record(entry, out, (grad_output, output), attrs)
 
 
+# The kernels pass `out` by position: parsing a keyword is a third of a 16-element kernel's cost.
 def _tanh_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
-    np.multiply(y, y, out=out)
-    np.subtract(1, out, out=out)
-    np.multiply(out, g, out=out)
+    np.multiply(y, y, out)
+    np.subtract(1, out, out)
+    np.multiply(out, g, out)
 
 
 def _sigmoid_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
-    np.subtract(1, y, out=out)
-    np.multiply(out, y, out=out)
-    np.multiply(out, g, out=out)
+    np.subtract(1, y, out)
+    np.multiply(out, y, out)
+    np.multiply(out, g, out)
 
 
 def _threshold_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
     # y is a ReLU output, >= 0 or nan, so PyTorch's dead units (y <= 0) are y == 0: one comparison, no inversion
     live = np.not_equal(y, 0)
-    np.multiply(g, live, out=out)  # a product is several times faster than np.where here
+    np.multiply(g, live, out)  # a product is several times faster than np.where here
     if np.isnan(out).any():  # but nan * 0 stays nan, where PyTorch passes nothing through a dead unit
         out[~live] = 0
 
 
 def threshold_backward(grad_output: Tensor, output: Tensor) -> Tensor:
     """grad_output, zeroed where the ReLU result `output` is <= 0, into one buffer."""
-    return _fused_backward(ThresholdBackwardBackward0, _threshold_backward_kernel, grad_output, output)
+    return _fused_backward_with(ThresholdBackwardBackward0, _threshold_backward_kernel, grad_output, output, _NO_ATTRIBUTES)
 
 
 def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
     """grad_output * (1 - output**2), into one buffer."""
-    return _fused_backward(TanhBackwardBackward0, _tanh_backward_kernel, grad_output, output)
+    return _fused_backward_with(TanhBackwardBackward0, _tanh_backward_kernel, grad_output, output, _NO_ATTRIBUTES)
 
 
 def sigmoid_backward(grad_output: Tensor, output: Tensor) -> Tensor:
     """grad_output * output * (1 - output), into one buffer."""
-    return _fused_backward(SigmoidBackwardBackward0, _sigmoid_backward_kernel, grad_output, output)
+    return _fused_backward_with(SigmoidBackwardBackward0, _sigmoid_backward_kernel, grad_output, output, _NO_ATTRIBUTES)
 
 
 TanhBackward0 = derivative("TanhBackward0", self=lambda grad, result: tanh_backward(grad, result), jvp=AUTO_ELEMENT_WISE)

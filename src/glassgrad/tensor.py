@@ -19,6 +19,7 @@ from ._device import CPU, device
 from ._dtype import dtype
 from .autograd import grad_mode
 from .autograd.grad_mode import state as mode_state  # read by every new tensor: one lookup fewer than grad_mode.state
+from .autograd.grad_mode import usage as mode_usage
 
 if TYPE_CHECKING:
     from .autograd.graph import AccumulateGrad, Node, RemovableHandle
@@ -99,7 +100,7 @@ class TensorBase:
         self._backward_hooks: dict[int, Callable[..., Any]] | None = None
         self._post_accumulate_hooks: dict[int, Callable[..., Any]] | None = None
         self._retains_grad = False
-        self._is_inference = mode_state.inference
+        self._is_inference = mode_usage.inference and mode_state.inference
 
     def _with_history(self, node: Node, output_nr: int) -> Tensor:
         self.grad_fn = node

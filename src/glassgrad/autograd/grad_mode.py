@@ -24,6 +24,20 @@ class _ModeState(threading.local):
 state = _ModeState()
 
 
+class _Usage:
+    """Process-wide: whether any thread has entered inference mode yet. Every new tensor asks whether it is an
+    inference tensor; until some thread has used inference mode the answer is no, read here for a fraction of
+    what a thread-local read costs."""
+
+    __slots__ = ("inference",)
+
+    def __init__(self) -> None:
+        self.inference = False
+
+
+usage = _Usage()
+
+
 def is_grad_enabled() -> bool:
     return state.grad_enabled
 
@@ -117,6 +131,7 @@ class inference_mode(_Mode):
 
     def _enter(self) -> None:
         if self.mode:
+            usage.inference = True
             state.grad_enabled = False
             state.inference = True
         else:

@@ -3,6 +3,7 @@
 cimport cython
 
 from glassgrad.tensor cimport TensorBase, wrap_array
+cimport glassgrad._sites as sites
 from glassgrad.autograd.graph cimport Node, SavedTensor
 
 

@@ -104,8 +104,11 @@ class Node:
         self._sequence_nr = next(_sequence)
         self._position = position
         self._step = steps.current
-        if seams.watcher is not None:
-            seams.watcher.track(self)
+        tracked = seams.tracked
+        if tracked is not None:
+            tracked.append(weakref.ref(self))
+            if len(tracked) > seams.tracked_limit:
+                seams.watcher.prune()
         self._saved: dict[str, Any] = {}  # before the forward stack, which anomaly mode keeps in it (as metadata)
         if anomaly.enabled:
             anomaly.record_stack(self)

@@ -8,7 +8,10 @@ glassgrad.diagnostics, which fills these two seams:
 - `explainer`: registered when glassgrad.diagnostics is imported (glassgrad's own __init__ does);
   until then graph errors carry PyTorch's sentence alone;
 - `watcher`: the watches while they are on (diagnostics.watches.enable()/watch()), else None.
-  The core checks it for None before each call, so watches cost nothing while off.
+  The core checks it for None before each call, so watches cost nothing while off;
+- `tracked`: while the watches are on, their list of weak references to the nodes made since, which
+  the core appends to itself (a call into the watches for every node would cost W1 a tenth more);
+  past `tracked_limit` entries it asks the watcher to drop the dead ones (`prune()`).
 """
 
 from __future__ import annotations
@@ -37,9 +40,9 @@ class Explainer(Protocol):
 
 
 class Watcher(Protocol):
-    """Told of every node made and every backward pass and optimizer step while the watches are on."""
+    """Told of every backward pass and optimizer step while the watches are on; the nodes made go to `tracked`."""
 
-    def track(self, entry: Any) -> None: ...
+    def prune(self) -> None: ...
 
     def before_backward(self, roots: list[Any], reachable: Iterable[Any], keep_graph: bool, site: Site | None) -> None: ...
 
@@ -67,3 +70,5 @@ class _PyTorchSentenceAlone:
 
 explainer: Explainer = _PyTorchSentenceAlone()
 watcher: Watcher | None = None
+tracked: list[Any] | None = None
+tracked_limit = 0

@@ -76,10 +76,14 @@ class WatchState:
     counting: bool = True  # whether the backward under way is counted as a step (after_backward reads it)
 
     def track(self, entry: Any) -> None:
+        """Track one entry (the torch glass's records; glassgrad's own nodes are appended by the core)."""
         nodes = self.nodes
         nodes.append(weakref.ref(entry))
         if len(nodes) > self.prune_at:  # many ops and no backward (evaluation with grad on): keep the list bounded
             self.live()
+
+    def prune(self) -> None:
+        self.live()
 
     def live(self) -> list[Any]:
         """The tracked entries still alive; the references to dead ones are dropped."""
@@ -90,8 +94,10 @@ class WatchState:
             if entry is not None:
                 alive.append(entry)
                 refs.append(ref)
-        self.nodes = refs
+        self.nodes[:] = refs  # in place: the core appends to this very list (seams.tracked)
         self.prune_at = max(MIN_PRUNE, 2 * len(refs))
+        if seams.tracked is self.nodes:
+            seams.tracked_limit = self.prune_at
         return alive
 
     def _warn(self, kind: str, message: str, site: Site | None) -> None:
@@ -268,7 +274,10 @@ def _reaches_old(view: GraphView, start: Any, boundary: int, memo: dict[Any, boo
 def enable() -> None:
     """Turn the watches on for the rest of the program (or until disable()): the engine's seam holds them."""
     if seams.watcher is None:
-        seams.watcher = WatchState(previous_boundary=steps.current, transforms=transform_calls.CALLS)
+        state = WatchState(previous_boundary=steps.current, transforms=transform_calls.CALLS)
+        seams.watcher = state
+        seams.tracked_limit = state.prune_at
+        seams.tracked = state.nodes
 
 
 def disable() -> list[str]:
@@ -278,6 +287,7 @@ def disable() -> list[str]:
         return []
     assert isinstance(state, WatchState)
     state.flush()
+    seams.tracked = None  # before the watcher: the core reads it first
     seams.watcher = None
     return state.messages
 

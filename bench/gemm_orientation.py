@@ -16,7 +16,9 @@ import argparse
 import os
 import statistics
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 os.environ["OPENBLAS_NUM_THREADS"] = "1"
@@ -58,28 +60,19 @@ def timings(m: int, k: int, n: int, rng: np.random.Generator) -> dict[str, float
         "swapped": lambda: np.ascontiguousarray(np.matmul(b.T, a.T).T),
         "glassgrad": lambda: matrix_product(a, b),
     }
-    settings = {name: (lambda step=step: _Calling(step)) for name, step in candidates.items()}
-    times = interleaved(_Calling.step, settings, rounds=5, repeats=repeats)
+    chosen: list[Callable[[], object]] = []  # interleaved() times one step under settings: a setting picks the product
+
+    @contextmanager
+    def running(product: Callable[[], object]) -> Iterator[None]:
+        chosen.append(product)
+        try:
+            yield
+        finally:
+            chosen.pop()
+
+    settings = {name: partial(running, product) for name, product in candidates.items()}
+    times = interleaved(lambda: chosen[-1](), settings, rounds=5, repeats=repeats)
     return {name: statistics.median(t) for name, t in times.items()}
-
-
-class _Calling:
-    """interleaved() times one step under several settings: the setting here chooses which product the step runs."""
-
-    current: Callable[[], object] = staticmethod(lambda: None)
-
-    def __init__(self, step: Callable[[], object]) -> None:
-        self.previous, self.chosen = _Calling.current, step
-
-    def __enter__(self) -> None:
-        _Calling.current = self.chosen
-
-    def __exit__(self, *exc: object) -> None:
-        _Calling.current = self.previous
-
-    @staticmethod
-    def step() -> object:
-        return _Calling.current()
 
 
 def main() -> None:
@@ -98,11 +91,12 @@ def main() -> None:
             cells = []
             for n in sizes:
                 t = timings(m, k, n, rng)
-                if swapped(m, k, n):
+                is_swapped = swapped(m, k, n)
+                if is_swapped:
                     inside.append(t["glassgrad"] / t["numpy"])
                 elif t["swapped"] < 0.9 * t["numpy"]:
                     missed.append(t["swapped"] / t["numpy"])
-                cells.append(f"{t['swapped'] / t['numpy']:8.2f}{'*' if swapped(m, k, n) else ' '}")
+                cells.append(f"{t['swapped'] / t['numpy']:8.2f}{'*' if is_swapped else ' '}")
             print(f"k={k:<5}" + "".join(cells))
         print()
     if inside:

@@ -109,14 +109,14 @@ def _binary_with(entry: Derivative, kernel: Kernel, input: Operand, other: Opera
     if isinstance(input, Tensor):
         first = input
         a = first._data
-        kind = a.dtype.kind
+        a_dtype = a.dtype
         if isinstance(other, Tensor):
             second = other
             b = second._data
-            if a.dtype is b.dtype and (kind == "f" or not to_float):  # nothing to promote: the hot path
+            if a_dtype is b.dtype and (a_dtype.kind == "f" or not to_float):  # nothing to promote: the hot path
                 return _record(entry, _run_on(kernel, (a, b)), (input, other), attrs)
-        elif type(other) is float and kind == "f":  # `x * 0.5`: the scalar joins in the tensor's dtype
-            scalar = Tensor._wrap(np.asarray(other, dtype=a.dtype))
+        elif type(other) is float and a_dtype.kind == "f":  # `x * 0.5`: the scalar joins in the tensor's dtype
+            scalar = Tensor._wrap(np.asarray(other, dtype=a_dtype))
             return _record(entry, _run_on(kernel, (a, scalar._data)), (input, scalar), attrs)
     common = result_type(input, other)
     if to_float:

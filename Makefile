@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 # `pip install -e .` compiles these with Cython (setup.py), so an install is redone when one of them changes;
 # the list is src/glassgrad/_native.py's, and the .pxd files beside them give their C types.
 CORE_SOURCES := $(shell $(PYTHON) -c 'import runpy; print(*("src/" + m.replace(".", "/") + ".py" for m in runpy.run_path("src/glassgrad/_native.py")["COMPILED_MODULES"]))')
-INSTALL_INPUTS := pyproject.toml setup.py src/glassgrad/_native.py $(CORE_SOURCES) $(wildcard src/glassgrad/*.pxd src/glassgrad/*/*.pxd)
+INSTALL_INPUTS := pyproject.toml setup.py src/glassgrad/_native.py $(CORE_SOURCES) $(wildcard src/glassgrad/*.pxd src/glassgrad/*/*.pxd src/glassgrad/*/*.pyx)
 # pip shows setup.py's line about a failed compile only with -v; after an install, this says it in one line.
 SAY_CORE_PATH = $(1) -c 'import glassgrad; glassgrad._compiled or print("glassgrad: no compiled core was built (no working C compiler?); the pure-Python path runs")'
 

@@ -42,12 +42,15 @@ def _module_files(pure: bool) -> dict[str, str]:
 
 def test_this_run_uses_the_path_it_names() -> None:
     files = {name: sys.modules[name].__file__ for name in _native.COMPILED_MODULES}
+    kernels = {name: _native.kernels(name) for name in _native.KERNEL_MODULES}
     if _native.PURE or not BUILT:
         assert glassgrad._compiled is False
         assert all(f.endswith(".py") for f in files.values()), files
+        assert all(module is None for module in kernels.values()), kernels
     else:
         assert glassgrad._compiled is True
         assert all(f.endswith(tuple(EXTENSION_SUFFIXES)) for f in files.values()), files
+        assert all(module is not None for module in kernels.values()), kernels
 
 
 def test_pure_switch_imports_the_sources() -> None:

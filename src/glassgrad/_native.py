@@ -14,6 +14,7 @@ Imports only the standard library: it runs before the rest of glassgrad, and set
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 from importlib.machinery import EXTENSION_SUFFIXES, SOURCE_SUFFIXES, FileFinder, ModuleSpec, SourceFileLoader
@@ -35,6 +36,10 @@ COMPILED_MODULES: tuple[str, ...] = (
     "glassgrad.ops.shape",
     "glassgrad.ops.subscript",
 )
+
+# Loops that only run fast compiled, written in Cython proper (.pyx, with no .py of the same name): the modules
+# that use them get them from kernels() and take their NumPy routes where that returns None.
+KERNEL_MODULES: tuple[str, ...] = ("glassgrad.optim._fused",)
 
 PURE = os.environ.get("GLASSGRAD_PURE", "") not in ("", "0")
 
@@ -59,6 +64,16 @@ class SourceFinder:
 
 if PURE:  # on import, which glassgrad/__init__.py does before importing any compiled module
     sys.meta_path.insert(0, SourceFinder)
+
+
+def kernels(name: str) -> ModuleType | None:
+    """The kernel module `name` of KERNEL_MODULES, or None on the pure path or where it was not built."""
+    if PURE:
+        return None
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return None
 
 
 def is_extension(module: ModuleType) -> bool:

@@ -8,7 +8,16 @@ from typing import Any
 
 import numpy as np
 
-from .optimizer import Optimizer, adam_moments, check_hyperparameters, scalar_tensor, zeros_state
+from . import optimizer
+from .optimizer import (
+    Optimizer,
+    check_hyperparameters,
+    counted_and_decayed,
+    one_pass,
+    scalar_tensor,
+    update_moments,
+    zeros_state,
+)
 
 
 class Adam(Optimizer):
@@ -32,17 +41,24 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_state(param)
         beta1, beta2 = group["betas"]
-        param, grad, step = adam_moments(param, grad, state, group)
-        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        param, grad, step = counted_and_decayed(param, grad, state, group)
         step_size = group["lr"] / (1 - beta1**step)
+        bias_correction2_sqrt = math.sqrt(1 - beta2**step)
+        exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
+        max_exp_avg_sq = state["max_exp_avg_sq"]._data if group["amsgrad"] else None
+        flat = one_pass(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq)
+        if flat is not None:
+            optimizer.fused.adam(*flat, beta1, beta2, step_size, bias_correction2_sqrt, group["eps"])
+            return param
+        update_moments(grad, state, group)
         second = exp_avg_sq
-        if group["amsgrad"]:
-            second = state["max_exp_avg_sq"]._data
+        if max_exp_avg_sq is not None:
+            second = max_exp_avg_sq
             np.maximum(second, exp_avg_sq, out=second)
         # PyTorch's denom = sqrt(v) / sqrt(1 - beta2^t) + eps and param.addcdiv_(m, denom, -step_size), in place
         # through one temporary
         update = np.sqrt(second)
-        update /= math.sqrt(1 - beta2**step)
+        update /= bias_correction2_sqrt
         update += group["eps"]
         np.divide(exp_avg, update, out=update)
         update *= step_size

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _dtype
+from .. import _dtype, _native
 from ..autograd import grad_mode, seams
 from ..autograd.inplace import bump_version
 from ..nn.modules.module import typename, zero_grads
@@ -45,6 +45,23 @@ def scalar_tensor(value: float) -> Tensor:
 def _pairs(array: np.ndarray) -> np.ndarray:
     """A complex array's real and imaginary parts as a trailing dim of 2 (a view)."""
     return array[..., None].view(array.real.dtype)
+
+
+# The one-pass loops of SGD and Adam (_fused.pyx); None on the pure path, or where they were not built.
+fused = _native.kernels("glassgrad.optim._fused")
+_FUSED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
+
+def one_pass(*arrays: np.ndarray | None) -> list[np.ndarray | None] | None:
+    """The arrays (None kept) as the flat views `fused`'s loops take, or None where those do not apply: on
+    the pure path, or unless every array is contiguous and all share one float dtype."""
+    if fused is None:
+        return None
+    present = [a for a in arrays if a is not None]
+    dtype = present[0].dtype
+    if dtype not in _FUSED_DTYPES or not all(a.dtype == dtype and a.flags.c_contiguous for a in present):
+        return None
+    return [None if a is None else a.reshape(-1) for a in arrays]
 
 
 def zeros_state(param: np.ndarray) -> Tensor:
@@ -270,20 +287,32 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": saved_groups})
 
 
-def adam_moments(param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, float]:
-    """What Adam, NAdam and RAdam share: count the step, apply weight decay, then update the moment
-    estimates exp_avg <- lerp(exp_avg, grad, 1 - beta1), exp_avg_sq <- beta2 exp_avg_sq + (1 - beta2) grad^2.
-    Returns the decayed param and grad, and the step number."""
-    beta1, beta2 = group["betas"]
+def counted_and_decayed(
+    param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Count the step and apply weight decay; the decayed param and grad, and the step number."""
     state["step"]._data += 1
     param, grad = weight_decayed(param, grad, group)
+    return param, grad, float(state["step"].item())
+
+
+def update_moments(grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> None:
+    """exp_avg <- lerp(exp_avg, grad, 1 - beta1), exp_avg_sq <- beta2 exp_avg_sq + (1 - beta2) grad^2."""
+    beta1, beta2 = group["betas"]
     lerp_(state["exp_avg"]._data, grad, 1 - beta1)
     exp_avg_sq = state["exp_avg_sq"]._data
     exp_avg_sq *= beta2
     squares = np.multiply(grad, 1 - beta2, dtype=exp_avg_sq.dtype)  # addcmul's (value * g) * g, in one temporary
     squares *= grad
     exp_avg_sq += squares
-    return param, grad, float(state["step"].item())
+
+
+def adam_moments(param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, float]:
+    """What Adam's NumPy route, NAdam and RAdam share: count the step, apply weight decay, update the moments.
+    Returns the decayed param and grad, and the step number."""
+    param, grad, step = counted_and_decayed(param, grad, state, group)
+    update_moments(grad, state, group)
+    return param, grad, step
 
 
 def check_hyperparameters(

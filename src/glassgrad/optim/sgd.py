@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from .optimizer import Optimizer, check_hyperparameters, weight_decayed
+from . import optimizer
+from .optimizer import Optimizer, check_hyperparameters, one_pass, weight_decayed
 
 
 class SGD(Optimizer):
@@ -27,18 +28,23 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
-        """In place, as PyTorch's param.add_(grad, alpha=-lr): one temporary, lr * grad (NumPy has no axpy)."""
+        """In place, as PyTorch's param.add_(grad, alpha=-lr); the NumPy route through one temporary, lr * grad
+        (NumPy has no axpy)."""
         param, grad = weight_decayed(param, grad, group)
         momentum = group["momentum"]
-        if momentum != 0:
-            if "momentum_buffer" not in state:
-                state["momentum_buffer"] = Tensor._wrap(grad.copy())  # the first step takes the gradient as it is
-            else:
-                buf = state["momentum_buffer"]._data
+        created = momentum != 0 and "momentum_buffer" not in state
+        if created:
+            state["momentum_buffer"] = Tensor._wrap(grad.copy())  # the first step takes the gradient as it is
+        buf = state["momentum_buffer"]._data if momentum != 0 else None
+        flat = one_pass(param, grad, buf)
+        if flat is not None:
+            optimizer.fused.sgd(*flat, not created, group["lr"], momentum, group["dampening"], group["nesterov"])
+            return param
+        if buf is not None:
+            if not created:
                 buf *= momentum
                 dampening = group["dampening"]
                 buf += grad if dampening == 0 else (1 - dampening) * grad
-            buf = state["momentum_buffer"]._data
             grad = grad + momentum * buf if group["nesterov"] else buf
         step = np.multiply(grad, group["lr"], dtype=param.dtype)
         param -= step

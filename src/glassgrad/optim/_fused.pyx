@@ -1,0 +1,141 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""One-pass optimizer updates for contiguous float32 and float64 parameters.
+
+The NumPy route of an update rule (sgd.py, adam.py) makes a pass over the parameter, or over a state
+buffer, for every arithmetic step: Adam's takes thirteen, each a separate read and write of the
+whole array. These loops take one, doing the same arithmetic in the same order element by element,
+each step rounded to the array's dtype as NumPy rounds it (setup.py compiles this file without
+contracting a * b + c into one fused multiply-add), so the two routes agree bit for bit:
+tests/optim/test_fused_updates.py checks that they do.
+
+Hyperparameters arrive as Python floats; NumPy casts a Python float to the array's dtype before it
+multiplies, and so do these loops. Anything a rule computes from them in Python first (1 - beta,
+a bias correction) is computed by the caller, in double precision, exactly as the NumPy route does.
+
+This file is the one part of the compiled core that is not a .py file run as it is: a loop over
+elements is only fast compiled. Where it is not built, or under GLASSGRAD_PURE=1, the NumPy routes run.
+"""
+
+from libc.math cimport sqrt, sqrtf
+
+ctypedef fused real:
+    float
+    double
+
+
+cdef inline real _square_root(real value) noexcept nogil:
+    if real is float:
+        return sqrtf(value)
+    else:
+        return sqrt(value)
+
+
+cdef inline real _maximum(real a, real b) noexcept nogil:
+    """np.maximum: NaN if either is NaN."""
+    return a if (a > b or a != a) else b
+
+
+# Each loop is an inline function whose flags the callers below pass as constants, so the compiler makes one
+# branch-free loop per case (a store under a condition keeps a loop from being vectorized). The arrays come as
+# pointers: a loop over typed memoryviews does not vectorize.
+
+cdef inline void _sgd_loop(real* param, const real* grad, real* buffer, Py_ssize_t size, bint has_buffer,
+                           bint update_buffer, bint nesterov, real rate, real momentum, real kept) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef real g, b
+    for i in range(size):
+        g = grad[i]
+        if has_buffer:
+            b = buffer[i]
+            if update_buffer:
+                b = b * momentum + g * kept  # dampening 0: times 1, exact
+                buffer[i] = b
+            g = g + b * momentum if nesterov else b
+        param[i] = param[i] - g * rate
+
+
+cdef inline void _adam_loop(real* param, const real* grad, real* exp_avg, real* exp_avg_sq, real* max_exp_avg_sq,
+                            Py_ssize_t size, bint amsgrad, const real* lerp_base, real lerp_scale, real decay2,
+                            real gain2, real correction, real epsilon, real step_size) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef real g, m, v, second
+    for i in range(size):
+        g = grad[i]
+        m = exp_avg[i]
+        # ATen's two-sided lerp (optimizer.lerp_): m + (g - m) w, or g - (g - m)(1 - w) = g + (g - m)(w - 1)
+        m = lerp_base[i] + (g - m) * lerp_scale
+        exp_avg[i] = m
+        v = exp_avg_sq[i] * decay2 + g * gain2 * g
+        exp_avg_sq[i] = v
+        second = v
+        if amsgrad:
+            second = _maximum(max_exp_avg_sq[i], v)
+            max_exp_avg_sq[i] = second
+        param[i] = param[i] - m / (_square_root(second) / correction + epsilon) * step_size
+
+
+cdef void _sgd(real[::1] param, const real[::1] grad, real[::1] buffer, bint has_buffer, bint update_buffer,
+               double lr, double momentum, double dampening, bint nesterov) noexcept nogil:
+    cdef real rate = <real>lr, mom = <real>momentum, kept = <real>(1 - dampening)
+    cdef Py_ssize_t size = param.shape[0]
+    if not has_buffer:
+        _sgd_loop(&param[0], &grad[0], NULL, size, False, False, False, rate, mom, kept)
+    elif not update_buffer:
+        if nesterov:
+            _sgd_loop(&param[0], &grad[0], &buffer[0], size, True, False, True, rate, mom, kept)
+        else:
+            _sgd_loop(&param[0], &grad[0], &buffer[0], size, True, False, False, rate, mom, kept)
+    elif nesterov:
+        _sgd_loop(&param[0], &grad[0], &buffer[0], size, True, True, True, rate, mom, kept)
+    else:
+        _sgd_loop(&param[0], &grad[0], &buffer[0], size, True, True, False, rate, mom, kept)
+
+
+cdef void _adam(real[::1] param, const real[::1] grad, real[::1] exp_avg, real[::1] exp_avg_sq,
+                real[::1] max_exp_avg_sq, bint amsgrad, double beta1, double beta2, double step_size,
+                double bias_correction2_sqrt, double eps) noexcept nogil:
+    cdef double weight = 1 - beta1
+    cdef bint near_start = weight < 0.5
+    cdef const real* lerp_base = &grad[0]
+    if near_start:
+        lerp_base = &exp_avg[0]
+    cdef real lerp_scale = <real>weight if near_start else -<real>(1 - weight)
+    cdef real decay2 = <real>beta2, gain2 = <real>(1 - beta2)
+    cdef real correction = <real>bias_correction2_sqrt, epsilon = <real>eps, size = <real>step_size
+    if amsgrad:
+        _adam_loop(&param[0], &grad[0], &exp_avg[0], &exp_avg_sq[0], &max_exp_avg_sq[0], param.shape[0], True,
+                   lerp_base, lerp_scale, decay2, gain2, correction, epsilon, size)
+    else:
+        _adam_loop(&param[0], &grad[0], &exp_avg[0], &exp_avg_sq[0], NULL, param.shape[0], False,
+                   lerp_base, lerp_scale, decay2, gain2, correction, epsilon, size)
+
+
+def sgd(param, grad, buffer, bint update_buffer, double lr, double momentum, double dampening, bint nesterov) -> None:
+    """param -= lr * (grad, or the momentum buffer updated with it, Nesterov's look-ahead on it).
+
+    Every array 1-D, contiguous and of one dtype; buffer None without momentum; update_buffer False on
+    the step that creates the buffer from the gradient.
+    """
+    has_buffer = buffer is not None
+    if param.dtype.itemsize == 4:
+        _sgd[float](param, grad, buffer if has_buffer else param, has_buffer, update_buffer, lr, momentum,
+                    dampening, nesterov)
+    else:
+        _sgd[double](param, grad, buffer if has_buffer else param, has_buffer, update_buffer, lr, momentum,
+                     dampening, nesterov)
+
+
+def adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, double beta1, double beta2, double step_size,
+         double bias_correction2_sqrt, double eps) -> None:
+    """Adam's moments and step, in place: PyTorch's lerp_, mul_/addcmul_, and addcdiv_ by
+    sqrt(v) / bias_correction2_sqrt + eps, with amsgrad's running maximum when max_exp_avg_sq is given.
+
+    Every array 1-D, contiguous and of one dtype.
+    """
+    amsgrad = max_exp_avg_sq is not None
+    if param.dtype.itemsize == 4:
+        _adam[float](param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq if amsgrad else exp_avg_sq, amsgrad, beta1,
+                     beta2, step_size, bias_correction2_sqrt, eps)
+    else:
+        _adam[double](param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq if amsgrad else exp_avg_sq, amsgrad, beta1,
+                      beta2, step_size, bias_correction2_sqrt, eps)

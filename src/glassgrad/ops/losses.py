@@ -213,10 +213,14 @@ def huber_loss(
 # -- classification losses ------------------------------------------------------------------------
 def _nll_grad(
     grad: Tensor, self_shape: tuple[int, ...], classes_shape: tuple[int, ...], index: Tensor, coefficient: Tensor,
-    ignored: Tensor, reduction: str, total_weight: float,
+    ignored: Tensor | None, reduction: str, total_weight: float,
 ) -> Tensor:
-    per_target = grad / total_weight if reduction == "mean" else grad if reduction == "sum" else reshape(grad, ignored.shape)
-    picked = where(ignored, 0.0, coefficient * per_target)  # ignored targets get 0, never 0 * inf
+    per_target = (
+        grad / total_weight if reduction == "mean" else grad if reduction == "sum" else reshape(grad, coefficient.shape)
+    )
+    picked = coefficient * per_target
+    if ignored is not None:
+        picked = where(ignored, 0.0, picked)  # ignored targets get 0, never 0 * inf
     if formulas_record():
         return reshape(scatter_into_zeros(unsqueeze(picked, 1), classes_shape, 1, index), self_shape)
     # Nothing to record: the scatter is NumPy's alone, into the one array the gradient is (a target per row, so a put)
@@ -269,25 +273,32 @@ def nll_loss(
     _check_nll_arguments(input, target, weight)
     # One layout for every case: classes on axis 1, a batch of one for a single (C,) input.
     x = input._data.reshape(1, -1) if input.ndim == 1 else input._data
-    t = target._data.astype(np.int64).reshape(1) if input.ndim == 1 else target._data.astype(np.int64)
-    valid = t != ignore_index
-    out_of_range = valid & ((t < 0) | (t >= x.shape[1]))
-    if out_of_range.any():
-        raise IndexError(f"Target {t[out_of_range][0]} is out of bounds.")
-    all_valid = valid.all()
-    safe = t if all_valid else np.where(valid, t, 0)
-    if not x.shape[1]:
+    t = target._data.astype(np.int64, copy=False)
+    t = t.reshape(1) if input.ndim == 1 else t
+    classes = x.shape[1]
+    if t.size and not 0 <= ignore_index < classes and 0 <= t.min() and t.max() < classes:
+        valid = None  # every target a class, none ignored: the usual batch, checked with two reductions
+    else:
+        valid = t != ignore_index
+        out_of_range = valid & ((t < 0) | (t >= classes))
+        if out_of_range.any():
+            raise IndexError(f"Target {t[out_of_range][0]} is out of bounds.")
+        if valid.all():
+            valid = None
+    safe = t if valid is None else np.where(valid, t, 0)
+    if not classes:
         picked = np.zeros(t.shape, x.dtype)
     elif x.ndim == 2:  # rows of classes: plain indexing, as np.take_along_axis costs four times more
         picked = x[np.arange(len(safe)), safe]
     else:
         picked = np.take_along_axis(x, safe[:, None], axis=1)[:, 0]
     if weight is None:
-        w = np.ones_like(picked) if all_valid else valid.astype(x.dtype)
+        w = np.ones_like(picked) if valid is None else valid.astype(x.dtype)
+        total_weight = float(t.size if valid is None else np.count_nonzero(valid))
     else:
-        w = weight._data[safe] if all_valid else weight._data[safe] * valid
+        w = weight._data[safe] if valid is None else weight._data[safe] * valid
+        total_weight = float(w.sum())
     losses = -w * picked
-    total_weight = float(w.sum())
     token = silence()
     try:
         out = (
@@ -298,8 +309,8 @@ def nll_loss(
         restore(token)
     return NllLossBackward0.record(
         np.asarray(out, dtype=x.dtype), (input,), self_shape=input.shape, classes_shape=x.shape,
-        index=Tensor._wrap(safe[:, None]), coefficient=Tensor._wrap(-w), ignored=Tensor._wrap(~valid),
-        reduction=reduction, total_weight=total_weight,
+        index=Tensor._wrap(safe[:, None]), coefficient=Tensor._wrap(-w),
+        ignored=None if valid is None else Tensor._wrap(~valid), reduction=reduction, total_weight=total_weight,
     )
 
 

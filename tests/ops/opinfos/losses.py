@@ -91,6 +91,7 @@ _NLL_ERRORS = (
     lambda m: _f(m).nll_loss(m.tensor(1.0), m.tensor(0)),
     lambda m: _f(m).nll_loss(m.ones(3, 4), m.zeros(3, 1, dtype=m.int64)),
     lambda m: _f(m).nll_loss(m.ones(3, 4), m.zeros(3, dtype=m.int64), weight=m.ones(4, dtype=m.float64)),
+    lambda m: _f(m).nll_loss(m.ones(3, 4), m.tensor([0, 1, 7]), ignore_index=1),  # out of range, one ignored
 )
 _BCE_ERRORS = (
     lambda m: _f(m).binary_cross_entropy(m.ones(2, 3) * 2, m.ones(2, 3)),

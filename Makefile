@@ -46,10 +46,11 @@ demo-distributed: $(VENV)/.installed-distributed
 # The whole suite on the compiled core, then the pure-Python path (GLASSGRAD_PURE=1, the same sources run by the
 # interpreter) on the tests of what the core compiles: every derivative-table entry's gradcheck and forward-mode
 # check, autograd, functorch transforms, diagnostics (creation sites walk frames), operators, views and in-place
-# ops, optimizers, and the switch itself. About 2 minutes; the whole suite twice would take 12.
+# ops, optimizers and ReLU (the NumPy routes of the compiled loops), and the switch itself. About 2 minutes; the
+# whole suite twice would take 12.
 PURE_PATH_TESTS := tests/test_native.py tests/autograd tests/func tests/diagnostics tests/optim \
 	tests/ops/test_core_ops.py tests/ops/test_operators.py tests/ops/test_subscript.py tests/ops/test_inplace_extra.py \
-	tests/ops/test_strided_extra.py tests/nn/test_layers.py
+	tests/ops/test_strided_extra.py tests/ops/test_loops.py tests/nn/test_layers.py
 PURE_PATH_OP_CHECKS := test_gradcheck or test_forward_mode
 
 test: $(VENV)/.installed-test system-deps

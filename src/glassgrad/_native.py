@@ -39,7 +39,7 @@ COMPILED_MODULES: tuple[str, ...] = (
 
 # Loops that only run fast compiled, written in Cython proper (.pyx, with no .py of the same name): the modules
 # that use them get them from kernels() and take their NumPy routes where that returns None.
-KERNEL_MODULES: tuple[str, ...] = ("glassgrad.optim._fused",)
+KERNEL_MODULES: tuple[str, ...] = ("glassgrad.ops._loops", "glassgrad.optim._fused")
 
 PURE = os.environ.get("GLASSGRAD_PURE", "") not in ("", "0")
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _native
 from ..tensor import Tensor
 from .elementwise import _TYPE_NAMES
 from .linalg_decomp import cross as linalg_cross
@@ -62,17 +63,19 @@ def matmul_transposed(a: Tensor, b: Tensor, transpose_a: bool = False, transpose
 
 
 _F32 = np.dtype(np.float32)
+_loops = _native.kernels("glassgrad.ops._loops")  # None on the pure path
 
 
-def matrix_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b for two matrices, as a row-major array.
+def matrix_product(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None) -> np.ndarray:
+    """a @ b (+ bias, added as NumPy broadcasts it) for two matrices, as a new row-major array.
 
     OpenBLAS's float32 product of a row-major matrix with few rows and a transposed one (a linear layer's
     x @ W.T on a small batch, or a gradient times a weight's transpose) runs up to three times slower than
-    the same product taken the other way round, W @ x.T, whose small result is then copied transposed.
-    The region where that wins was measured (bench/gemm_orientation.py; see bench/RESULTS.md): 2 to 64
-    rows, at least twice as many columns and 2048 results in all, and an inner size of at least 32 and
-    twice the rows. Outside it, and for every other dtype, NumPy's own call is as fast or faster.
+    the same product taken the other way round, W @ x.T, whose small result is then copied transposed
+    (ops/_loops.pyx's tiled copy, which adds a bias row in the same pass). The region where that wins was
+    measured (bench/gemm_orientation.py; see bench/RESULTS.md): 2 to 64 rows, at least twice as many columns
+    and 2048 results in all, and an inner size of at least 32 and twice the rows. Outside it, and for every
+    other dtype, NumPy's own call is as fast or faster.
     """
     m, k = a.shape
     n = b.shape[1]
@@ -80,8 +83,15 @@ def matrix_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         2 <= m <= 64 and n >= 2 * m and m * n >= 2048 and k >= 32 and k >= 2 * m
         and a.dtype is _F32 and b.dtype is _F32 and a.flags.c_contiguous and b.flags.f_contiguous
     ):
-        return np.ascontiguousarray(np.matmul(b.T, a.T).T)
-    return np.matmul(a, b)
+        swapped = np.matmul(b.T, a.T)
+        if _loops is not None and (bias is None or (bias.ndim == 1 and bias.flags.c_contiguous)):
+            return _loops.transposed(swapped, bias)
+        out = np.ascontiguousarray(swapped.T)
+    else:
+        out = np.matmul(a, b)
+    if bias is not None:
+        np.add(out, bias, out=out)
+    return out
 
 
 def _matvec_back(matrix: Tensor, grad: Tensor) -> Tensor:
@@ -364,8 +374,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: float = 1, alpha: 
         beta == 1 and alpha == 1 and a.ndim == 2 and b.ndim == 2 and a.shape[1] == b.shape[0] and a.dtype is b.dtype
         and c.dtype is a.dtype and (c.shape == (b.shape[1],) or c.shape == (a.shape[0], b.shape[1]))
     ):
-        out = matrix_product(a, b)
-        np.add(out, c, out=out)
+        out = matrix_product(a, b, c)
         return AddmmBackward0.record(out, (input, mat1, mat2), beta=1, alpha=1, mat2_sym_strides=_element_strides(b))
     mat1, mat2 = _mm_checked(mat1, mat2)
     return _fused(AddmmBackward0, input, _product(mat1, mat2), (mat1, mat2), beta, alpha, mat2_sym_strides=_element_strides(b))

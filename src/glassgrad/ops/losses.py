@@ -276,7 +276,7 @@ def nll_loss(
     t = target._data.astype(np.int64, copy=False)
     t = t.reshape(1) if input.ndim == 1 else t
     classes = x.shape[1]
-    if t.size and not 0 <= ignore_index < classes and 0 <= t.min() and t.max() < classes:
+    if t.size and not 0 <= ignore_index < classes and t.min() >= 0 and t.max() < classes:
         valid = None  # every target a class, none ignored: the usual batch, checked with two reductions
     else:
         valid = t != ignore_index

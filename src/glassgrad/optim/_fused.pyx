@@ -12,8 +12,8 @@ Hyperparameters arrive as Python floats; NumPy casts a Python float to the array
 multiplies, and so do these loops. Anything a rule computes from them in Python first (1 - beta,
 a bias correction) is computed by the caller, in double precision, exactly as the NumPy route does.
 
-This file is the one part of the compiled core that is not a .py file run as it is: a loop over
-elements is only fast compiled. Where it is not built, or under GLASSGRAD_PURE=1, the NumPy routes run.
+Like ops/_loops.pyx, this file is not a .py file run as it is: a loop over elements is only fast
+compiled. Where it is not built, or under GLASSGRAD_PURE=1, the NumPy routes run.
 """
 
 from libc.math cimport sqrt, sqrtf

@@ -275,6 +275,36 @@ def test_uint8_index_warns_as_torch_does() -> None:
         assert result.tolist() == [0, 2]
 
 
+@pytest.mark.parametrize(
+    ("rows", "cols", "dtype"),
+    [
+        ([0, 2, 1, 2], [3, 0, -1, 1], "int64"),  # the pick of one class per row, a negative position among them
+        ([0, 2], [1, 3], "int32"),
+        ([[0], [2]], [0, 1, 3], "int64"),  # shapes that broadcast
+        ([0, 1], [1, 4], "int64"),  # out of bounds
+        ([0, 1, 2], [1, 2], "int64"),  # shapes that do not broadcast
+    ],
+    ids=["pick", "int32", "broadcast", "out_of_bounds", "mismatch"],
+)
+def test_a_tuple_of_position_tensors_matches_torch(rows: list[Any], cols: list[Any], dtype: str) -> None:
+    """x[rows, cols], the hot case the plan reads without its general pass: values, gradient and errors."""
+    def pick(m: Any) -> Any:
+        x = m.tensor(np.arange(12.0).reshape(3, 4), requires_grad=True)
+        try:
+            y = x[m.tensor(rows, dtype=getattr(m, dtype)), m.tensor(cols, dtype=getattr(m, dtype))]
+        except IndexError as error:
+            return str(error)
+        (y * m.arange(1.0, y.numel() + 1).reshape(y.shape)).sum().backward()
+        return y.detach().numpy(), x.grad.numpy(), type(y.grad_fn).__name__
+
+    mine, theirs = pick(glassgrad), pick(torch)
+    if isinstance(theirs, str):
+        assert mine == theirs
+    else:
+        for got, expected in zip(mine, theirs, strict=True):
+            np.testing.assert_array_equal(got, expected)
+
+
 def test_second_backward_through_an_advanced_index_fails_as_torch() -> None:
     def twice(m: Any) -> str:
         x = m.ones(3, requires_grad=True)

@@ -36,8 +36,8 @@ cdef inline real _maximum(real a, real b) noexcept nogil:
 
 
 # Each loop is an inline function whose flags the callers below pass as constants, so the compiler makes one
-# branch-free loop per case (a store under a condition keeps a loop from being vectorized). The arrays come as
-# pointers: a loop over typed memoryviews does not vectorize.
+# branch-free loop per case: a store under a condition keeps a loop from being vectorized (Adam's took four times
+# as long written with its flags inside the loop).
 
 cdef inline void _sgd_loop(real* param, const real* grad, real* buffer, Py_ssize_t size, bint has_buffer,
                            bint update_buffer, bint nesterov, real rate, real momentum, real kept) noexcept nogil:

@@ -6,6 +6,9 @@ rule updated it in place, as SGD and Adam do (PyTorch's add_/addcdiv_, no copy o
 or a new array that the base class writes into it. The base class runs it under no_grad for every
 parameter that has a gradient and bumps the parameter's version once per step: a graph that saved a
 parameter before `step()` then fails in backward exactly as PyTorch's does.
+
+SGD's and Adam's rules also have a one-pass compiled loop (`_fused.pyx`), which `_update` takes where
+`one_pass` says it applies; it computes the NumPy route's bits, so the route stays the rule's definition.
 """
 
 from __future__ import annotations

@@ -28,18 +28,28 @@ CASES: dict[str, Callable[[Any, list[Any]], Any]] = {
     "sgd_momentum": lambda o, p: o.SGD(p, lr=0.05, momentum=0.9),
     "sgd_momentum_dampening_wd": lambda o, p: o.SGD(p, lr=0.05, momentum=0.9, dampening=0.1, weight_decay=0.01),
     "sgd_nesterov_maximize": lambda o, p: o.SGD(p, lr=0.01, momentum=0.8, nesterov=True, maximize=True),
+    "sgd_wd": lambda o, p: o.SGD(p, lr=0.05, weight_decay=0.1),
+    "sgd_nesterov_wd": lambda o, p: o.SGD(p, lr=0.01, momentum=0.8, nesterov=True, weight_decay=0.05),
     "adam": lambda o, p: o.Adam(p, lr=0.1),
     "adam_small_beta1": lambda o, p: o.Adam(p, lr=0.1, betas=(0.3, 0.9)),  # lerp's other side: weight 0.7
+    "adam_wd": lambda o, p: o.Adam(p, lr=0.1, weight_decay=0.1),
     "adam_amsgrad_wd_maximize": lambda o, p: o.Adam(p, lr=0.05, amsgrad=True, weight_decay=0.1, maximize=True),
+    "adamw": lambda o, p: o.AdamW(p, lr=0.1),
+    "adamw_small_beta1": lambda o, p: o.AdamW(p, lr=0.1, betas=(0.3, 0.9), weight_decay=0.2),
     "adamw_amsgrad": lambda o, p: o.AdamW(p, lr=0.1, weight_decay=0.1, amsgrad=True),
 }
 
 
-def run(lib: Any, dtype: np.dtype, make: Callable[[Any, list[Any]], Any], steps: int = 4) -> list[np.ndarray]:
-    """`steps` steps on gradients drawn up front; the parameters and every state buffer after them."""
+def run(
+    lib: Any, dtype: np.dtype, make: Callable[[Any, list[Any]], Any], steps: int = 4, specials: bool = False
+) -> list[np.ndarray]:
+    """`steps` steps on gradients drawn up front (with NaN, infinities and signed zeros in the second step's when
+    `specials`); the parameters and every state buffer after them."""
     rng = np.random.default_rng(3)
     params = [lib.nn.Parameter(lib.tensor(rng.standard_normal(s).astype(dtype))) for s in SHAPES]
     grads = [[rng.standard_normal(s).astype(dtype) for s in SHAPES] for _ in range(steps)]
+    if specials:
+        grads[1][0].reshape(-1)[:5] = [np.nan, np.inf, -np.inf, 0.0, -0.0]
     opt = make(lib.optim, params)
     for step_grads in grads:
         for p, g in zip(params, step_grads, strict=True):
@@ -56,6 +66,17 @@ def test_one_pass_loop_matches_the_numpy_route_bit_for_bit(case: str, dtype: typ
     fused = run(glassgrad, dtype, CASES[case])
     monkeypatch.setattr(optimizer_module, "fused", None)
     numpy_route = run(glassgrad, dtype, CASES[case])
+    for got, expected in zip(fused, numpy_route, strict=True):
+        np.testing.assert_array_equal(got, expected)
+
+
+@needs_the_loops
+@pytest.mark.parametrize("case", ["sgd_momentum_dampening_wd", "adam_amsgrad_wd_maximize", "adamw_amsgrad"])
+def test_one_pass_loop_carries_nan_and_infinities_as_the_numpy_route(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    with np.errstate(all="ignore"):  # as in a step: PyTorch's optimizers compute NaN without a warning
+        fused = run(glassgrad, np.float32, CASES[case], specials=True)
+        monkeypatch.setattr(optimizer_module, "fused", None)
+        numpy_route = run(glassgrad, np.float32, CASES[case], specials=True)
     for got, expected in zip(fused, numpy_route, strict=True):
         np.testing.assert_array_equal(got, expected)
 

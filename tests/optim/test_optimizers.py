@@ -217,3 +217,20 @@ def test_adadelta_rejects_what_torch_rejects(kwargs: dict) -> None:
     with pytest.raises(ValueError) as actual:
         glassgrad.optim.Adadelta(make_params(glassgrad), **kwargs)
     assert str(actual.value) == str(expected.value)
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("name", ["sgd_momentum_dampening_wd", "adam_amsgrad_wd_maximize", "adamw", "rmsprop", "adagrad"])
+def test_nan_and_inf_gradients_step_silently_as_torch(name: str) -> None:
+    """PyTorch computes NaN and inf into the parameters without a warning; so does every route here (the suite turns
+    warnings into errors)."""
+    def stepped(lib):
+        params = make_params(lib)
+        opt = OPTIMIZERS[name](lib.optim, params)
+        for _ in range(2):
+            params[0].grad = lib.tensor([np.nan, np.inf, 1.0], dtype=lib.float64)
+            params[1].grad = lib.tensor([-np.inf, 0.5], dtype=lib.float64)
+            opt.step()
+        return np.concatenate([p.detach().numpy() for p in params])
+
+    np.testing.assert_allclose(stepped(glassgrad), stepped(torch), rtol=1e-12)

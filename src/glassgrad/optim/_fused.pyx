@@ -31,39 +31,51 @@ cdef inline real _square_root(real value) noexcept nogil:
 
 
 cdef inline real _maximum(real a, real b) noexcept nogil:
-    """np.maximum: NaN if either is NaN."""
-    return a if (a > b or a != a) else b
+    """np.maximum: NaN if either is NaN. (A bitwise or: `or` would branch, and keep the loop from vectorizing.)"""
+    return a if (a > b) | (a != a) else b
+
+
+cdef enum Decay:
+    NO_DECAY, L2, DECOUPLED  # weight decay: none, added to the gradient, or applied to the parameter (AdamW)
 
 
 # Each loop is an inline function whose flags the callers below pass as constants, so the compiler makes one
 # branch-free loop per case: a store under a condition keeps a loop from being vectorized (Adam's took four times
 # as long written with its flags inside the loop).
 
-cdef inline void _sgd_loop(real* param, const real* grad, real* buffer, Py_ssize_t size, bint has_buffer,
-                           bint update_buffer, bint nesterov, real rate, real momentum, real kept) noexcept nogil:
+cdef inline void _sgd_loop(real* param, const real* grad, real* buffer, Py_ssize_t size, Decay decay,
+                           bint has_buffer, bint update_buffer, bint nesterov, real rate, real momentum, real kept,
+                           real weight_decay) noexcept nogil:
     cdef Py_ssize_t i
     cdef real g, b
     for i in range(size):
         g = grad[i]
+        if decay == L2:
+            g = g + weight_decay * param[i]
         if has_buffer:
-            b = buffer[i]
-            if update_buffer:
-                b = b * momentum + g * kept  # dampening 0: times 1, exact
-                buffer[i] = b
+            # the step that creates the buffer takes the gradient as it is
+            b = buffer[i] * momentum + g * kept if update_buffer else g  # dampening 0: times 1, exact
+            buffer[i] = b
             g = g + b * momentum if nesterov else b
         param[i] = param[i] - g * rate
 
 
 cdef inline void _adam_loop(real* param, const real* grad, real* exp_avg, real* exp_avg_sq, real* max_exp_avg_sq,
-                            Py_ssize_t size, bint amsgrad, const real* lerp_base, real lerp_scale, real decay2,
-                            real gain2, real correction, real epsilon, real step_size) noexcept nogil:
+                            Py_ssize_t size, Decay decay, bint amsgrad, bint near_start, real lerp_scale,
+                            real decay2, real gain2, real correction, real epsilon, real step_size,
+                            real weight_decay) noexcept nogil:
     cdef Py_ssize_t i
-    cdef real g, m, v, second
+    cdef real p, g, m, v, second
     for i in range(size):
+        p = param[i]
         g = grad[i]
+        if decay == L2:
+            g = g + weight_decay * p
+        elif decay == DECOUPLED:
+            p = p * weight_decay  # weight_decay holds 1 - lr * decay here
         m = exp_avg[i]
         # ATen's two-sided lerp (optimizer.lerp_): m + (g - m) w, or g - (g - m)(1 - w) = g + (g - m)(w - 1)
-        m = lerp_base[i] + (g - m) * lerp_scale
+        m = (m if near_start else g) + (g - m) * lerp_scale
         exp_avg[i] = m
         v = exp_avg_sq[i] * decay2 + g * gain2 * g
         exp_avg_sq[i] = v
@@ -71,71 +83,99 @@ cdef inline void _adam_loop(real* param, const real* grad, real* exp_avg, real* 
         if amsgrad:
             second = _maximum(max_exp_avg_sq[i], v)
             max_exp_avg_sq[i] = second
-        param[i] = param[i] - m / (_square_root(second) / correction + epsilon) * step_size
+        param[i] = p - m / (_square_root(second) / correction + epsilon) * step_size
+
+
+cdef inline void _sgd_decayed(Decay decay, real* p, const real* g, real* b, Py_ssize_t size, bint has_buffer,
+                              bint update_buffer, bint nesterov, real rate, real mom, real kept,
+                              real wd) noexcept nogil:
+    """The loop for one kind of decay, its flags passed on as constants."""
+    if not has_buffer:
+        _sgd_loop(p, g, NULL, size, decay, False, False, False, rate, mom, kept, wd)
+    elif not update_buffer:  # once per buffer: no need for a loop of its own
+        _sgd_loop(p, g, b, size, decay, True, False, nesterov, rate, mom, kept, wd)
+    elif nesterov:
+        _sgd_loop(p, g, b, size, decay, True, True, True, rate, mom, kept, wd)
+    else:
+        _sgd_loop(p, g, b, size, decay, True, True, False, rate, mom, kept, wd)
 
 
 cdef void _sgd(real[::1] param, const real[::1] grad, real[::1] buffer, bint has_buffer, bint update_buffer,
-               double lr, double momentum, double dampening, bint nesterov) noexcept nogil:
-    cdef real rate = <real>lr, mom = <real>momentum, kept = <real>(1 - dampening)
-    cdef Py_ssize_t size = param.shape[0]
-    if not has_buffer:
-        _sgd_loop(&param[0], &grad[0], NULL, size, False, False, False, rate, mom, kept)
-    elif not update_buffer:
-        if nesterov:
-            _sgd_loop(&param[0], &grad[0], &buffer[0], size, True, False, True, rate, mom, kept)
-        else:
-            _sgd_loop(&param[0], &grad[0], &buffer[0], size, True, False, False, rate, mom, kept)
-    elif nesterov:
-        _sgd_loop(&param[0], &grad[0], &buffer[0], size, True, True, True, rate, mom, kept)
+               double lr, double momentum, double dampening, bint nesterov, double weight_decay) noexcept nogil:
+    cdef real rate = <real>lr, mom = <real>momentum, kept = <real>(1 - dampening), wd = <real>weight_decay
+    if weight_decay == 0:
+        _sgd_decayed(NO_DECAY, &param[0], &grad[0], &buffer[0], param.shape[0], has_buffer, update_buffer, nesterov,
+                     rate, mom, kept, wd)
     else:
-        _sgd_loop(&param[0], &grad[0], &buffer[0], size, True, True, False, rate, mom, kept)
+        _sgd_decayed(L2, &param[0], &grad[0], &buffer[0], param.shape[0], has_buffer, update_buffer, nesterov,
+                     rate, mom, kept, wd)
+
+
+cdef inline void _adam_decayed(Decay decay, real* p, const real* g, real* m, real* v, real* most, Py_ssize_t n,
+                               bint amsgrad, bint near_start, real lerp_scale, real decay2, real gain2,
+                               real correction, real epsilon, real size, real wd) noexcept nogil:
+    """The loop for one kind of decay, amsgrad passed on as a constant."""
+    if amsgrad:
+        _adam_loop(p, g, m, v, most, n, decay, True, near_start, lerp_scale, decay2, gain2, correction, epsilon, size, wd)
+    else:
+        _adam_loop(p, g, m, v, NULL, n, decay, False, near_start, lerp_scale, decay2, gain2, correction, epsilon, size, wd)
 
 
 cdef void _adam(real[::1] param, const real[::1] grad, real[::1] exp_avg, real[::1] exp_avg_sq,
                 real[::1] max_exp_avg_sq, bint amsgrad, double beta1, double beta2, double step_size,
-                double bias_correction2_sqrt, double eps) noexcept nogil:
+                double bias_correction2_sqrt, double eps, double weight_decay, bint decoupled,
+                double lr) noexcept nogil:
     cdef double weight = 1 - beta1
     cdef bint near_start = weight < 0.5
-    cdef const real* lerp_base = &grad[0]
-    if near_start:
-        lerp_base = &exp_avg[0]
     cdef real lerp_scale = <real>weight if near_start else -<real>(1 - weight)
     cdef real decay2 = <real>beta2, gain2 = <real>(1 - beta2)
     cdef real correction = <real>bias_correction2_sqrt, epsilon = <real>eps, size = <real>step_size
-    if amsgrad:
-        _adam_loop(&param[0], &grad[0], &exp_avg[0], &exp_avg_sq[0], &max_exp_avg_sq[0], param.shape[0], True,
-                   lerp_base, lerp_scale, decay2, gain2, correction, epsilon, size)
+    cdef real* p = &param[0]
+    cdef const real* g = &grad[0]
+    cdef real* m = &exp_avg[0]
+    cdef real* v = &exp_avg_sq[0]
+    cdef real* most = &max_exp_avg_sq[0]
+    cdef Py_ssize_t n = param.shape[0]
+    if weight_decay == 0:
+        _adam_decayed(NO_DECAY, p, g, m, v, most, n, amsgrad, near_start, lerp_scale, decay2, gain2, correction,
+                      epsilon, size, 0)
+    elif decoupled:  # the loop multiplies the parameter by 1 - lr * weight_decay
+        _adam_decayed(DECOUPLED, p, g, m, v, most, n, amsgrad, near_start, lerp_scale, decay2, gain2, correction,
+                      epsilon, size, <real>(1 - lr * weight_decay))
     else:
-        _adam_loop(&param[0], &grad[0], &exp_avg[0], &exp_avg_sq[0], NULL, param.shape[0], False,
-                   lerp_base, lerp_scale, decay2, gain2, correction, epsilon, size)
+        _adam_decayed(L2, p, g, m, v, most, n, amsgrad, near_start, lerp_scale, decay2, gain2, correction, epsilon,
+                      size, <real>weight_decay)
 
 
-def sgd(param, grad, buffer, bint update_buffer, double lr, double momentum, double dampening, bint nesterov) -> None:
-    """param -= lr * (grad, or the momentum buffer updated with it, Nesterov's look-ahead on it).
+def sgd(param, grad, buffer, bint update_buffer, double lr, double momentum, double dampening, bint nesterov,
+        double weight_decay) -> None:
+    """param -= lr * (grad with L2 weight decay added, or the momentum buffer updated with it, Nesterov's
+    look-ahead on it).
 
     Every array 1-D, contiguous and of one dtype; buffer None without momentum; update_buffer False on
-    the step that creates the buffer from the gradient.
+    the step that creates the buffer (the loop fills it with the gradient).
     """
     has_buffer = buffer is not None
     if param.dtype.itemsize == 4:
         _sgd[float](param, grad, buffer if has_buffer else param, has_buffer, update_buffer, lr, momentum,
-                    dampening, nesterov)
+                    dampening, nesterov, weight_decay)
     else:
         _sgd[double](param, grad, buffer if has_buffer else param, has_buffer, update_buffer, lr, momentum,
-                     dampening, nesterov)
+                     dampening, nesterov, weight_decay)
 
 
 def adam(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq, double beta1, double beta2, double step_size,
-         double bias_correction2_sqrt, double eps) -> None:
-    """Adam's moments and step, in place: PyTorch's lerp_, mul_/addcmul_, and addcdiv_ by
-    sqrt(v) / bias_correction2_sqrt + eps, with amsgrad's running maximum when max_exp_avg_sq is given.
+         double bias_correction2_sqrt, double eps, double weight_decay, bint decoupled, double lr) -> None:
+    """Adam's weight decay (added to the gradient, or AdamW's decoupled one), moments and step, in place:
+    PyTorch's lerp_, mul_/addcmul_, and addcdiv_ by sqrt(v) / bias_correction2_sqrt + eps, with amsgrad's running
+    maximum when max_exp_avg_sq is given.
 
     Every array 1-D, contiguous and of one dtype.
     """
     amsgrad = max_exp_avg_sq is not None
     if param.dtype.itemsize == 4:
         _adam[float](param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq if amsgrad else exp_avg_sq, amsgrad, beta1,
-                     beta2, step_size, bias_correction2_sqrt, eps)
+                     beta2, step_size, bias_correction2_sqrt, eps, weight_decay, decoupled, lr)
     else:
         _adam[double](param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq if amsgrad else exp_avg_sq, amsgrad, beta1,
-                      beta2, step_size, bias_correction2_sqrt, eps)
+                      beta2, step_size, bias_correction2_sqrt, eps, weight_decay, decoupled, lr)

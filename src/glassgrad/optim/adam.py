@@ -12,10 +12,11 @@ from . import optimizer
 from .optimizer import (
     Optimizer,
     check_hyperparameters,
-    counted_and_decayed,
+    counted,
     one_pass,
     scalar_tensor,
     update_moments,
+    weight_decayed,
     zeros_state,
 )
 
@@ -41,15 +42,19 @@ class Adam(Optimizer):
             if group["amsgrad"]:
                 state["max_exp_avg_sq"] = zeros_state(param)
         beta1, beta2 = group["betas"]
-        param, grad, step = counted_and_decayed(param, grad, state, group)
+        step = counted(state)
         step_size = group["lr"] / (1 - beta1**step)
         bias_correction2_sqrt = math.sqrt(1 - beta2**step)
         exp_avg, exp_avg_sq = state["exp_avg"]._data, state["exp_avg_sq"]._data
         max_exp_avg_sq = state["max_exp_avg_sq"]._data if group["amsgrad"] else None
         flat = one_pass(param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq)
-        if flat is not None:
-            optimizer.fused.adam(*flat, beta1, beta2, step_size, bias_correction2_sqrt, group["eps"])
+        if flat is not None:  # the loop applies the weight decay too
+            optimizer.fused.adam(
+                *flat, beta1, beta2, step_size, bias_correction2_sqrt, group["eps"], group["weight_decay"],
+                group.get("decoupled_weight_decay", False), group["lr"],
+            )
             return param
+        param, grad = weight_decayed(param, grad, group)
         update_moments(grad, state, group)
         second = exp_avg_sq
         if max_exp_avg_sq is not None:

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype, _native
+from .._quiet import quietly
 from ..autograd import grad_mode, seams
 from ..autograd.inplace import bump_version
 from ..nn.modules.module import typename, zero_grads
@@ -220,24 +221,27 @@ class Optimizer:
             with grad_mode.enable_grad():
                 loss = closure()
         with grad_mode.no_grad():
-            for group in self.param_groups:
-                for p in group["params"]:
-                    if p.grad is None:
-                        continue
-                    grad = p.grad._data
-                    if group.get("maximize", False):
-                        grad = -grad
-                    state = self.state.get(p, {})
-                    param = p._data
-                    if param.dtype.kind == "c":  # PyTorch steps a complex parameter as its real pairs (view_as_real)
-                        updated = self._update(_pairs(param), _pairs(grad), state, group)
-                        self._write(p, np.ascontiguousarray(updated).view(param.dtype)[..., 0])
-                    else:
-                        self._write(p, self._update(param, grad, state, group))
-                    if state:  # plain SGD keeps no state, and its state_dict shows none, as in PyTorch
-                        self.state[p] = state
+            quietly(self._step_parameters)  # NaN and inf are values in an update, as in PyTorch's, not NumPy warnings
         _stepped()
         return loss
+
+    def _step_parameters(self) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                grad = p.grad._data
+                if group.get("maximize", False):
+                    grad = -grad
+                state = self.state.get(p, {})
+                param = p._data
+                if param.dtype.kind == "c":  # PyTorch steps a complex parameter as its real pairs (view_as_real)
+                    updated = self._update(_pairs(param), _pairs(grad), state, group)
+                    self._write(p, np.ascontiguousarray(updated).view(param.dtype)[..., 0])
+                else:
+                    self._write(p, self._update(param, grad, state, group))
+                if state:  # plain SGD keeps no state, and its state_dict shows none, as in PyTorch
+                    self.state[p] = state
 
     # -- state_dict --------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -290,13 +294,10 @@ class Optimizer:
         self.__setstate__({"state": state, "param_groups": saved_groups})
 
 
-def counted_and_decayed(
-    param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]
-) -> tuple[np.ndarray, np.ndarray, float]:
-    """Count the step and apply weight decay; the decayed param and grad, and the step number."""
+def counted(state: dict[str, Any]) -> float:
+    """Count one more step in the state's 'step'; the step number."""
     state["step"]._data += 1
-    param, grad = weight_decayed(param, grad, group)
-    return param, grad, float(state["step"].item())
+    return float(state["step"].item())
 
 
 def update_moments(grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> None:
@@ -313,7 +314,8 @@ def update_moments(grad: np.ndarray, state: dict[str, Any], group: dict[str, Any
 def adam_moments(param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, float]:
     """What Adam's NumPy route, NAdam and RAdam share: count the step, apply weight decay, update the moments.
     Returns the decayed param and grad, and the step number."""
-    param, grad, step = counted_and_decayed(param, grad, state, group)
+    step = counted(state)
+    param, grad = weight_decayed(param, grad, group)
     update_moments(grad, state, group)
     return param, grad, step
 

@@ -30,22 +30,26 @@ class SGD(Optimizer):
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
         """In place, as PyTorch's param.add_(grad, alpha=-lr); the NumPy route through one temporary, lr * grad
         (NumPy has no axpy)."""
-        param, grad = weight_decayed(param, grad, group)
         momentum = group["momentum"]
         created = momentum != 0 and "momentum_buffer" not in state
-        if created:
-            state["momentum_buffer"] = Tensor._wrap(grad.copy())  # the first step takes the gradient as it is
-        buf = state["momentum_buffer"]._data if momentum != 0 else None
+        buf = None if momentum == 0 else np.empty_like(param) if created else state["momentum_buffer"]._data
         flat = one_pass(param, grad, buf)
-        if flat is not None:
-            optimizer.fused.sgd(*flat, not created, group["lr"], momentum, group["dampening"], group["nesterov"])
-            return param
-        if buf is not None:
-            if not created:
-                buf *= momentum
-                dampening = group["dampening"]
-                buf += grad if dampening == 0 else (1 - dampening) * grad
-            grad = grad + momentum * buf if group["nesterov"] else buf
-        step = np.multiply(grad, group["lr"], dtype=param.dtype)
-        param -= step
+        if flat is not None:  # the loop adds the weight decay and fills a new buffer itself
+            optimizer.fused.sgd(
+                *flat, not created, group["lr"], momentum, group["dampening"], group["nesterov"], group["weight_decay"]
+            )
+        else:
+            param, grad = weight_decayed(param, grad, group)
+            if buf is not None:
+                if created:
+                    buf = grad.copy()  # the first step takes the gradient as it is
+                else:
+                    buf *= momentum
+                    dampening = group["dampening"]
+                    buf += grad if dampening == 0 else (1 - dampening) * grad
+                grad = grad + momentum * buf if group["nesterov"] else buf
+            step = np.multiply(grad, group["lr"], dtype=param.dtype)
+            param -= step
+        if created:
+            state["momentum_buffer"] = Tensor._wrap(buf)
         return param

@@ -25,6 +25,7 @@ import numpy as np
 
 from .. import _dtype
 from ..autograd.forward_ad import state as forward_state
+from ..autograd.grad_mode import state as mode_state
 from ..autograd.inplace import apply_inplace
 from ..tensor import Size, Tensor
 from .shape import expand, mark_view, reshape
@@ -373,8 +374,8 @@ def _saved(p: Plan, *inputs: Tensor) -> dict[str, Any]:
     the memory accounting sees them) instead of living as long as the graph.
     """
     assert p.advanced is not None
-    if not forward_state.propagating and not any(t._requires_grad for t in inputs):  # a tangent rule needs them too
-        return {}
+    if not forward_state.propagating and not (mode_state.grad_enabled and any(t._requires_grad for t in inputs)):
+        return {}  # no node will keep them (a tangent rule needs them too)
     arrays = [a for a in p.advanced if type(a) is not slice]
     if len(arrays) == 1:
         stacked = arrays[0][None]

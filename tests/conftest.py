@@ -10,7 +10,7 @@ from hypothesis import settings
 
 import glassgrad
 from glassgrad.autograd import grad_mode
-from glassgrad.autograd.graph import saved_tensors_hooks
+from glassgrad.autograd.graph import _hook_stack as saved_tensors_hook_stack
 
 torch.set_num_threads(1)  # the oracle's thread pool only contends with the tests on a 2-core machine
 
@@ -26,9 +26,9 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def _grad_mode_restored():
     yield
     leaked_mode = not grad_mode.state.grad_enabled or grad_mode.state.inference
-    leaked_hooks = bool(saved_tensors_hooks._stack)
+    leaked_hooks = bool(saved_tensors_hook_stack)
     grad_mode.state.grad_enabled, grad_mode.state.inference = True, False
-    saved_tensors_hooks._stack.clear()
+    saved_tensors_hook_stack.clear()
     assert not leaked_mode, "the test left grad mode off or inference mode on"
     assert not leaked_hooks, "the test left saved_tensors_hooks installed"
 

@@ -18,7 +18,7 @@ import math as _math
 from . import _native
 
 # isort: split
-from . import autograd, diagnostics, fft, linalg, nn, optim, serialization, special, utils
+from . import _sites, autograd, diagnostics, fft, linalg, nn, optim, serialization, special, utils
 from ._device import AcceleratorError, Event, OutOfMemoryError, Stream, get_default_device, set_default_device
 from ._dtype import (
     bool_ as bool,
@@ -170,7 +170,9 @@ def typename(obj: object, /) -> str:
 watch = diagnostics.watch  # `with glassgrad.watch():` turns the graph-lifetime watches on
 
 __version__ = "0.1.0"
-_compiled = _native.compiled_in_use()  # whether the compiled core runs (a build exists and GLASSGRAD_PURE is unset)
+# Whether the compiled core runs (a build exists and GLASSGRAD_PURE is unset); where any of it does, compiled
+# callers leave no frames for the creation-site walk to pass over.
+_compiled, _sites.frames_elided = _native.compiled_imports()
 
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.

@@ -27,6 +27,7 @@ COMPILED_MODULES: tuple[str, ...] = (
     "glassgrad._sites",
     "glassgrad.tensor",
     "glassgrad.autograd.grad_mode",
+    "glassgrad.autograd.forward_ad",
     "glassgrad.autograd.graph",
     "glassgrad.autograd.engine",
     "glassgrad.ops.table",
@@ -42,10 +43,6 @@ COMPILED_MODULES: tuple[str, ...] = (
 KERNEL_MODULES: tuple[str, ...] = ("glassgrad.ops._loops", "glassgrad.optim._fused")
 
 PURE = os.environ.get("GLASSGRAD_PURE", "") not in ("", "0")
-
-# Whether any compiled module was imported. Set by glassgrad/__init__.py once the core is imported; read by the
-# creation-site walk, since frames of compiled callers are not on the stack to be skipped.
-frames_elided = False
 
 
 class SourceFinder:
@@ -80,9 +77,7 @@ def is_extension(module: ModuleType) -> bool:
     return (module.__file__ or "").endswith(tuple(EXTENSION_SUFFIXES))
 
 
-def compiled_in_use() -> bool:
-    """True when every module of COMPILED_MODULES was imported compiled; records whether any was."""
-    global frames_elided
+def compiled_imports() -> tuple[bool, bool]:
+    """Whether every module of COMPILED_MODULES was imported compiled, and whether any was."""
     compiled = [is_extension(sys.modules[name]) for name in COMPILED_MODULES if name in sys.modules]
-    frames_elided = any(compiled)
-    return len(compiled) == len(COMPILED_MODULES) and all(compiled)
+    return len(compiled) == len(COMPILED_MODULES) and all(compiled), any(compiled)

@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import linecache
 import os
-import sys
 from importlib.machinery import EXTENSION_SUFFIXES
+from sys import _getframe
 from types import CodeType
-
-from . import _native
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 enabled = True  # always on in normal use; bench/diagnostics_overhead.py turns it off to measure its cost
@@ -28,6 +26,10 @@ _internal_prefixes: tuple[str, ...] = (_PACKAGE_DIR, "<frozen importlib")
 # The frame of caller_position itself: there is none when this module is compiled (it is in _native's list, as it
 # runs for every recorded node).
 _OWN_FRAME = 0 if __file__.endswith(tuple(EXTENSION_SUFFIXES)) else 1
+# Whether any compiled module was imported: set by glassgrad/__init__.py once the core is imported. Frames of
+# compiled callers are not on the stack to be skipped. (A global of this module: a cheap read, where another
+# module's attribute is a lookup per recorded node.)
+frames_elided = False
 
 Position = tuple[CodeType, int]  # a code object and the offset of the instruction running there
 Site = tuple[CodeType, int]  # a code object and a line number
@@ -58,7 +60,7 @@ def caller_position(inside: int = 0) -> Position | None:
     if not enabled:
         return None
     # Compiled callers run without frames: there the nearest frame is the first one that can be the user's.
-    frame = sys._getframe(_OWN_FRAME + (0 if _native.frames_elided else inside + 1))
+    frame = _getframe(_OWN_FRAME + (0 if frames_elided else inside + 1))
     known = _internal
     while frame is not None:
         code = frame.f_code

@@ -2,6 +2,10 @@
 # reads and writes these fields as struct members; `public` gives Python code the same attributes as the pure path.
 cimport cython
 
+from glassgrad.autograd.grad_mode cimport _Usage
+
+cdef _Usage mode_usage  # read by every new tensor
+
 cdef class VersionCounter:
     cdef public object modified_at, value
 

@@ -117,14 +117,16 @@ class TensorBase:
         return counter
 
 
-_NDARRAY = np.ndarray  # a module global: compiled, a read of np.ndarray is an attribute lookup per call
+# Module globals: compiled, reading np.ndarray or TensorBase.__new__ would be an attribute lookup per call
+_NDARRAY = np.ndarray
+_NEW_TENSOR_BASE = TensorBase.__new__
 
 
 def wrap_array(array: Any) -> Tensor:
     """A new tensor around `array` (no copy) with no autograd history: `Tensor._wrap`."""
     if type(array) is not _NDARRAY:
         array = np.asarray(array)
-    t = TensorBase.__new__(Tensor)
+    t = _NEW_TENSOR_BASE(Tensor)
     t._init(array)
     return t
 

@@ -6,9 +6,13 @@ from glassgrad.tensor cimport TensorBase
 from glassgrad.autograd.graph cimport Node
 
 
-@cython.locals(node=Node, child=Node, grad=TensorBase)
+@cython.locals(node=Node, child=Node, grad=TensorBase, i=cython.Py_ssize_t)
 cpdef _run(root_nodes, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
 
 
 @cython.locals(node=Node)
 cpdef dict _dependencies(list roots)
+
+
+@cython.locals(total=TensorBase, addend=TensorBase)
+cdef _sum(list buf, nr, grad, create_graph)

@@ -23,6 +23,13 @@ cdef class Node:
     cpdef release(self, freed_by)
 
 
+cdef _edge_to_input(TensorBase t, position)
+
+cdef _input_meta(TensorBase t)
+
+cpdef grad_accumulator(TensorBase leaf, position)
+
+
 cdef class AccumulateGrad(Node):
     cdef public object variable
 
@@ -33,7 +40,7 @@ cdef class SavedTensor:
     cdef public object requires_grad, saved_version, shape, tangent
     cdef public VersionCounter version_counter
 
-    @cython.locals(tensor=TensorBase)
+    @cython.locals(tensor=TensorBase, counter=VersionCounter)
     cdef _capture(self, name, tensor, is_output)
 
     @cython.locals(tensor=TensorBase)

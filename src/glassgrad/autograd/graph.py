@@ -17,7 +17,7 @@ import re
 import sys
 import weakref
 from collections.abc import Callable, Container, Iterable
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -119,17 +119,16 @@ class Node:
 
     def _connect(self, inputs: tuple[Tensor, ...], position: Position | None) -> None:
         """An edge to each input's node (its leaf's AccumulateGrad, or none), and the input's shape and dtype."""
+        if len(inputs) == 1:  # most ops: no lists to build (each is a collector-tracked allocation)
+            t = inputs[0]
+            self.next_functions = (_edge_to_input(t, position),)
+            self._input_meta = (_input_meta(t),)
+            return
         edges: list[tuple[Node | None, int]] = []
-        meta: list[tuple[tuple[int, ...], np.dtype] | None] = []  # NumPy's dtype: the engine compares it per edge
+        meta: list[tuple[tuple[int, ...], np.dtype] | None] = []
         for t in inputs:
-            if t._requires_grad:
-                fn = t.grad_fn
-                edges.append((fn, t._output_nr) if fn is not None else (grad_accumulator(t, position), 0))
-                data = t._data
-                meta.append((data.shape, data.dtype))
-            else:
-                edges.append(_NO_EDGE)
-                meta.append(None)
+            edges.append(_edge_to_input(t, position))
+            meta.append(_input_meta(t))
         self.next_functions = tuple(edges)
         self._input_meta = tuple(meta)
 
@@ -227,6 +226,22 @@ def edge_to(t: Tensor) -> tuple[Node | None, int]:
     if t.requires_grad:
         return (grad_accumulator(t, None), 0)
     return (None, 0)
+
+
+def _edge_to_input(t: Tensor, position: Position | None) -> tuple[Node | None, int]:
+    """The edge a new node's backward passes t's gradient along: t's grad_fn and output, t's sink, or none."""
+    if not t._requires_grad:
+        return _NO_EDGE
+    fn = t.grad_fn
+    return (fn, t._output_nr) if fn is not None else (grad_accumulator(t, position), 0)
+
+
+def _input_meta(t: Tensor) -> tuple[tuple[int, ...], np.dtype] | None:
+    """What the engine checks t's gradient against: NumPy's shape and dtype (None where no gradient flows)."""
+    if not t._requires_grad:
+        return None
+    data = t._data
+    return data.shape, data.dtype
 
 
 def grad_accumulator(leaf: Tensor, position: Position | None) -> AccumulateGrad:
@@ -375,7 +390,7 @@ class SavedTensor:
         self.requires_grad = tensor._requires_grad
         self.released = False
         self.tangent: tuple[int, Tensor] | None = None  # a saved output's tangent: (dual level generation, tangent)
-        hooks = saved_tensors_hooks._stack
+        hooks = _hook_stack
         if hooks:
             pack, self._unpack_hook = hooks[-1]
             with grad_mode.no_grad():
@@ -419,21 +434,24 @@ class SavedTensor:
         return self._tensor
 
 
+# The (pack, unpack) pairs of the saved_tensors_hooks in force, innermost last: a module global, as every saved
+# tensor reads it (a class attribute is a lookup per read, compiled).
+_hook_stack: list[tuple[Callable[..., Any], Callable[..., Any]]] = []
+
+
 class saved_tensors_hooks:
     """Pack every tensor saved for backward with pack_hook and restore it with unpack_hook."""
-
-    _stack: ClassVar[list[tuple[Callable[..., Any], Callable[..., Any]]]] = []
 
     def __init__(self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]) -> None:
         self.pack_hook = pack_hook
         self.unpack_hook = unpack_hook
 
     def __enter__(self) -> saved_tensors_hooks:
-        saved_tensors_hooks._stack.append((self.pack_hook, self.unpack_hook))
+        _hook_stack.append((self.pack_hook, self.unpack_hook))
         return self
 
     def __exit__(self, *exc: object) -> None:
-        saved_tensors_hooks._stack.pop()
+        _hook_stack.pop()
 
 
 class save_on_cpu(saved_tensors_hooks):

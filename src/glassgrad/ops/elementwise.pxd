@@ -19,3 +19,5 @@ cdef _float_result(name, Derivative entry, kernel, input)
 cdef _fused_backward_with(Derivative entry, kernel, grad_output, output, attrs)
 
 cdef _run_on(kernel, tuple arrays)
+
+cdef _from_add_stub(TensorBase out)

@@ -113,7 +113,7 @@ def _binary_with(entry: Derivative, kernel: Kernel, input: Operand, other: Opera
         if isinstance(other, Tensor):
             second = other
             b = second._data
-            if a_dtype is b.dtype and (a_dtype.kind == "f" or not to_float):  # nothing to promote: the hot path
+            if a_dtype is b.dtype and (not to_float or a_dtype.kind == "f"):  # nothing to promote: the hot path
                 return _record(entry, _run_on(kernel, (a, b)), (input, other), attrs)
         elif type(other) is float and a_dtype.kind == "f":  # `x * 0.5`: the scalar joins in the tensor's dtype
             scalar = Tensor._wrap(np.asarray(other, dtype=a_dtype))
@@ -148,9 +148,10 @@ def _float_result(name: str, entry: Derivative, kernel: Kernel, input: Tensor) -
     if isinstance(input, Tensor):
         tensor = input  # a name elementwise.pxd types: its array is read as a struct member when compiled
         data = tensor._data
-        if data.dtype.kind == "f":  # the hot path: float in, the same float out
+        real = data.dtype
+        if real.kind == "f":  # the hot path: float in, the same float out
             out = _run_on(kernel, (data,))
-            return _record(entry, out if out.dtype is data.dtype else out.astype(data.dtype), (input,), _NO_ATTRIBUTES)
+            return entry._record_real(out if out.dtype is real else out.astype(real), (input,), _NO_ATTRIBUTES)
     target = _floating(require_tensor(name, "input", 1, input).dtype)
     return _record(entry, _cast(_run(kernel, _cast(input._data, target)), target), (input,), _NO_ATTRIBUTES)
 
@@ -265,8 +266,12 @@ def _from_add_stub(out: Tensor) -> Tensor:
     return out
 
 
+# The kernels of the most frequent ops as globals of this module: compiled, np.multiply is a lookup per call
+_ADD, _MULTIPLY = np.add, np.multiply
+
+
 def add(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
-    kernel = np.add if alpha == 1 else lambda a, b: a + alpha * b
+    kernel = _ADD if alpha == 1 else lambda a, b: a + alpha * b
     return _from_add_stub(_binary_with(AddBackward0, kernel, input, other, False, {"alpha": alpha}))
 
 
@@ -287,7 +292,7 @@ def rsub(input: Tensor, other: Operand, *, alpha: float = 1) -> Tensor:
 
 
 def mul(input: Operand, other: Operand) -> Tensor:
-    return _binary_with(MulBackward0, np.multiply, input, other, False, _NO_ATTRIBUTES)
+    return _binary_with(MulBackward0, _MULTIPLY, input, other, False, _NO_ATTRIBUTES)
 
 
 def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:

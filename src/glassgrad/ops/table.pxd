@@ -5,15 +5,24 @@ cimport cython
 from glassgrad.tensor cimport TensorBase, wrap_array
 cimport glassgrad._sites as sites
 from glassgrad.autograd.graph cimport Node, SavedTensor
+from glassgrad.autograd.forward_ad cimport _ForwardState
+
+cdef _ForwardState forward_state  # read by every recorded op
 
 
 cdef class Derivative:
     cdef public object name, inputs, formulas, needs, rows, _plans, node_class, complex, jvp, jvp_needs
 
-    @cython.locals(result=TensorBase, t=TensorBase, entry=Derivative)
+    @cython.locals(result=TensorBase)
     cpdef _record(self, out, inputs, attrs)
 
-    @cython.locals(node=Node, result=TensorBase)
+    @cython.locals(result=TensorBase)
+    cpdef _record_real(self, out, inputs, attrs)
+
+    @cython.locals(t=TensorBase, entry=Derivative)
+    cdef _join_graph(self, result, inputs, attrs, bint is_complex)
+
+    @cython.locals(node=Node, node_class=type, result=TensorBase, first=TensorBase, second=TensorBase)
     cpdef _record_node(self, result, inputs, attrs)
 
 
@@ -22,5 +31,5 @@ cdef _save(name, tensor, is_output)
 
 
 cdef class OpNode(Node):
-    @cython.locals(saved_tensor=SavedTensor, derivative=Derivative)
+    @cython.locals(saved_tensor=SavedTensor, derivative=Derivative, i=cython.Py_ssize_t)
     cpdef apply(self, grad_outputs, needed=*)

@@ -104,15 +104,25 @@ class Derivative:
         result = wrap_array(out)
         kind = result._data.dtype.kind
         if kind == "f" or kind == "c":  # integer and bool results end the graph
-            if mode_state.grad_enabled:
-                for t in inputs:
-                    if t._requires_grad:
-                        entry = self if kind == "f" else self.for_complex()
-                        entry._record_node(result, inputs, attrs)
-                        break
-            if forward_state.propagating:
-                self._record_tangent(result, inputs, attrs)
+            self._join_graph(result, inputs, attrs, kind == "c")
         return result
+
+    def _record_real(self, out: np.ndarray, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor:
+        """`_record` for an array its caller knows to be real floating point (the elementwise ops' hot paths): the
+        dtype is not read again."""
+        result = wrap_array(out)
+        self._join_graph(result, inputs, attrs, False)
+        return result
+
+    def _join_graph(self, result: Tensor, inputs: tuple[Tensor, ...], attrs: dict[str, Any], is_complex: bool) -> None:
+        if mode_state.grad_enabled:
+            for t in inputs:
+                if t._requires_grad:
+                    entry = self.for_complex() if is_complex else self
+                    entry._record_node(result, inputs, attrs)
+                    break
+        if forward_state.propagating:
+            self._record_tangent(result, inputs, attrs)
 
     def _record_tangent(self, result: Tensor, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> None:
         """Give the result its tangent, when an input has one."""
@@ -178,10 +188,12 @@ class Derivative:
         if count == 1:
             requires = _ONLY_INPUT
         elif count == 2:
-            requires = (inputs[0]._requires_grad, inputs[1]._requires_grad)
+            first, second = inputs  # names table.pxd types: their fields are struct members
+            requires = (first._requires_grad, second._requires_grad)
         else:
             requires = tuple([t._requires_grad for t in inputs])
-        node = OpNode.__new__(self.node_class)
+        node_class = self.node_class  # a name table.pxd types as a type: compiled, the call below is its tp_new slot
+        node = node_class.__new__(node_class)
         node._begin(inputs, sites.caller_position(_RECORDING_FRAMES))
         result.grad_fn = node
         result._requires_grad = True
@@ -223,20 +235,23 @@ class OpNode(Node):
             return (None,) * len(derivative.inputs)
         saved = self._saved
         grads: list[Tensor | None] = []
-        # An input that does not require grad has no edge (child None). No strict=: zip parses any keyword
-        # through a dict, 0.2 us per node; the rows and the edges are the op's inputs, so they match anyway.
-        for (formula, needs), (child, _) in zip(derivative.rows, self.next_functions):  # noqa: B905
+        rows, edges = derivative.rows, self.next_functions  # one of each per input of the op
+        # An input that does not require grad has no edge (child None). Indexed, not zipped: compiled, a zip costs
+        # three tuples and two iterators, a C loop over the rows none.
+        for i in range(len(rows)):
+            formula, needs = rows[i]
+            child = edges[i][0]
             if child is None or formula is None or (needed is not None and child not in needed):
                 grads.append(None)
             elif needs:
-                args = []
+                args = [grad]
                 for name in needs:
                     value = saved[name]
                     if type(value) is SavedTensor:
                         saved_tensor = value  # a name table.pxd types, so the compiled call is a C call
                         value = saved_tensor.unpack(self)
                     args.append(value)
-                grads.append(formula(grad, *args))
+                grads.append(formula(*args))
             else:
                 grads.append(formula(grad))
         return tuple(grads)

@@ -235,23 +235,28 @@ def _nll_grad(
 NllLossBackward0 = derivative("NllLossBackward0", self=_nll_grad)
 
 
+_CLASS_INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.uint8))  # PyTorch's Long and Byte
+
+
 def _check_nll_arguments(input: Tensor, target: Tensor, weight: Tensor | None) -> None:
-    if input.ndim == 0:
+    # NumPy's shapes (plain tuples): every loss call checks them, and a torch.Size is made per read
+    shape, target_shape = input._data.shape, target._data.shape
+    ndim, target_ndim = len(shape), len(target_shape)
+    if ndim == 0:
         raise ValueError("Expected 1 or more dimensions (got 0)")
-    if input.ndim > 1 and (target.ndim == 0 or input.shape[0] != target.shape[0]):
+    if ndim > 1 and (target_ndim == 0 or shape[0] != target_shape[0]):
         raise ValueError(
-            f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0] if target.ndim else 0})."
+            f"Expected input batch_size ({shape[0]}) to match target batch_size ({target_shape[0] if target_ndim else 0})."
         )
-    if input.ndim <= 2 and target.ndim > 1:
+    if ndim <= 2 and target_ndim > 1:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    if input.ndim == 1 and target.numel() != 1:
-        raise RuntimeError(f"size mismatch (got input: {input.shape[0]}, target: {target.shape[0]})")
-    expected = (input.shape[0], *input.shape[2:])
-    if input.ndim > 2 and target.shape != expected:
-        raise RuntimeError(f"Expected target size {list(expected)}, got {list(target.shape)}")
-    if target.dtype.name not in ("int64", "uint8"):
+    if ndim == 1 and target.numel() != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target_shape[0]}")
+    if ndim > 2 and target_shape != (shape[0], *shape[2:]):
+        raise RuntimeError(f"Expected target size {[shape[0], *shape[2:]]}, got {list(target_shape)}")
+    if target._data.dtype not in _CLASS_INDEX_DTYPES:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.scalar_name}")
-    classes = input.shape[0 if input.ndim == 1 else 1]
+    classes = shape[0 if ndim == 1 else 1]
     if weight is not None:
         if weight.numel() != classes:
             raise RuntimeError(
@@ -272,12 +277,15 @@ def nll_loss(
     reduction = _reduction(reduction, size_average, reduce)
     _check_nll_arguments(input, target, weight)
     # One layout for every case: classes on axis 1, a batch of one for a single (C,) input.
-    x = input._data.reshape(1, -1) if input.ndim == 1 else input._data
+    x = input._data
     t = target._data.astype(np.int64, copy=False)
-    t = t.reshape(1) if input.ndim == 1 else t
+    if x.ndim == 1:
+        x, t = x.reshape(1, -1), t.reshape(1)
     classes = x.shape[1]
-    if t.size and not 0 <= ignore_index < classes and t.min() >= 0 and t.max() < classes:
-        valid = None  # every target a class, none ignored: the usual batch, checked with two reductions
+    # Every target a class and none ignored: the usual batch, checked with one reduction (read as unsigned, a
+    # negative target is above every class).
+    if t.size and not 0 <= ignore_index < classes and t.view(np.uint64).max() < classes:
+        valid = None
     else:
         valid = t != ignore_index
         out_of_range = valid & ((t < 0) | (t >= classes))
@@ -292,24 +300,30 @@ def nll_loss(
         picked = x[np.arange(len(safe)), safe]
     else:
         picked = np.take_along_axis(x, safe[:, None], axis=1)[:, 0]
-    if weight is None:
-        w = np.ones_like(picked) if valid is None else valid.astype(x.dtype)
-        total_weight = float(t.size if valid is None else np.count_nonzero(valid))
+    if weight is None and valid is None:  # every target counts once: the terms are the picked values negated
+        coefficient = np.full(picked.shape, -1, picked.dtype)
+        losses = -picked
+        total_weight = float(t.size)
     else:
-        w = weight._data[safe] if valid is None else weight._data[safe] * valid
-        total_weight = float(w.sum())
-    losses = -w * picked
+        if weight is None:
+            w = valid.astype(x.dtype)
+            total_weight = float(np.count_nonzero(valid))
+        else:
+            w = weight._data[safe] if valid is None else weight._data[safe] * valid
+            total_weight = float(w.sum())
+        coefficient = -w
+        losses = coefficient * picked
     token = silence()
     try:
         out = (
-            losses.reshape(target.shape) if reduction == "none"
+            losses.reshape(target._data.shape) if reduction == "none"
             else losses.sum() if reduction == "sum" else losses.sum() / np.asarray(total_weight, x.dtype)
         )
     finally:
         restore(token)
     return NllLossBackward0.record(
-        np.asarray(out, dtype=x.dtype), (input,), self_shape=input.shape, classes_shape=x.shape,
-        index=Tensor._wrap(safe[:, None]), coefficient=Tensor._wrap(-w),
+        np.asarray(out, dtype=x.dtype), (input,), self_shape=input._data.shape, classes_shape=x.shape,
+        index=Tensor._wrap(safe[:, None]), coefficient=Tensor._wrap(coefficient),
         ignored=None if valid is None else Tensor._wrap(~valid), reduction=reduction, total_weight=total_weight,
     )
 

@@ -92,6 +92,10 @@ _NLL_ERRORS = (
     lambda m: _f(m).nll_loss(m.ones(3, 4), m.zeros(3, 1, dtype=m.int64)),
     lambda m: _f(m).nll_loss(m.ones(3, 4), m.zeros(3, dtype=m.int64), weight=m.ones(4, dtype=m.float64)),
     lambda m: _f(m).nll_loss(m.ones(3, 4), m.tensor([0, 1, 7]), ignore_index=1),  # out of range, one ignored
+    lambda m: _f(m).nll_loss(m.ones(3, 4), m.tensor([0, -2, 1])),  # negative, ignore_index outside the classes
+    lambda m: _f(m).nll_loss(m.ones(3, 4), m.zeros(3, dtype=m.int32)),  # neither Long nor Byte
+    lambda m: _f(m).nll_loss(m.ones(4), m.zeros(2, dtype=m.int64)),  # one sample, two targets
+    lambda m: _f(m).nll_loss(m.ones(2, 3, 4), m.zeros(2, 5, dtype=m.int64)),  # spatial target of another size
 )
 _BCE_ERRORS = (
     lambda m: _f(m).binary_cross_entropy(m.ones(2, 3) * 2, m.ones(2, 3)),

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import functools
 import itertools
-import math
 import re
 import sys
 import weakref
 from collections.abc import Callable, Container, Iterable
+from math import prod  # a global of this module: compiled, math.prod is a lookup per call
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -404,7 +404,7 @@ class SavedTensor:
 
     @property
     def nbytes(self) -> int:
-        return math.prod(self.shape) * self.dtype.itemsize
+        return prod(self.shape) * self.dtype.itemsize
 
     def release(self) -> None:
         self._tensor = self._data = self._packed = self._unpack_hook = self.tangent = None  # the hook may hold state too

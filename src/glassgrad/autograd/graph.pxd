@@ -25,7 +25,7 @@ cdef class Node:
 
 cdef _edge_to_input(TensorBase t, position)
 
-cdef _input_meta(TensorBase t)
+cdef _gradient_meta(TensorBase t)
 
 cpdef grad_accumulator(TensorBase leaf, position)
 

@@ -122,13 +122,13 @@ class Node:
         if len(inputs) == 1:  # most ops: no lists to build (each is a collector-tracked allocation)
             t = inputs[0]
             self.next_functions = (_edge_to_input(t, position),)
-            self._input_meta = (_input_meta(t),)
+            self._input_meta = (_gradient_meta(t),)
             return
         edges: list[tuple[Node | None, int]] = []
         meta: list[tuple[tuple[int, ...], np.dtype] | None] = []
         for t in inputs:
             edges.append(_edge_to_input(t, position))
-            meta.append(_input_meta(t))
+            meta.append(_gradient_meta(t))
         self.next_functions = tuple(edges)
         self._input_meta = tuple(meta)
 
@@ -236,7 +236,7 @@ def _edge_to_input(t: Tensor, position: Position | None) -> tuple[Node | None, i
     return (fn, t._output_nr) if fn is not None else (grad_accumulator(t, position), 0)
 
 
-def _input_meta(t: Tensor) -> tuple[tuple[int, ...], np.dtype] | None:
+def _gradient_meta(t: Tensor) -> tuple[tuple[int, ...], np.dtype] | None:
     """What the engine checks t's gradient against: NumPy's shape and dtype (None where no gradient flows)."""
     if not t._requires_grad:
         return None

@@ -20,11 +20,12 @@ import sys
 from importlib.machinery import EXTENSION_SUFFIXES, SOURCE_SUFFIXES, FileFinder, ModuleSpec, SourceFileLoader
 from types import ModuleType
 
-# The per-op path of the workloads users write: tensor creation, the creation-site walk, nodes and saved tensors,
-# the backward loop, the derivative table and the frequent op families. A compiled function runs without a frame
-# of its own: _sites.py counts that in, and the diagnostics that read their callers' frames stay Python.
+# The per-op path of the workloads users write: tensor creation, the creation-site walk, the kernels' error state,
+# nodes and saved tensors, the backward loop, the derivative table and the frequent op families. A compiled
+# function runs without a frame of its own: _sites.py counts that in, and the diagnostics that read their callers' frames stay Python.
 COMPILED_MODULES: tuple[str, ...] = (
     "glassgrad._sites",
+    "glassgrad._quiet",
     "glassgrad.tensor",
     "glassgrad.autograd.grad_mode",
     "glassgrad.autograd.forward_ad",

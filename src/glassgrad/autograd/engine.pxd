@@ -4,6 +4,7 @@ cimport cython
 
 from glassgrad.tensor cimport TensorBase
 from glassgrad.autograd.graph cimport Node
+cimport glassgrad._quiet as quiet
 
 
 @cython.locals(node=Node, child=Node, grad=TensorBase, i=cython.Py_ssize_t)

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 
+from .. import _quiet as quiet
 from .. import _sites as sites
 from .._dtype import _BY_NUMPY
-from .._quiet import restore, silence
 from ..tensor import Tensor
 from . import anomaly, forward_ad, grad_mode, seams, steps
 from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, Node, edge_to
@@ -288,11 +288,7 @@ def _sum(buf: list[Tensor | None], nr: int, grad: Tensor, create_graph: bool) ->
         and data.dtype is addend._data.dtype
         and data.shape == addend._data.shape
     ):
-        token = silence()
-        try:
-            np.add(data, addend._data, out=data)
-        finally:
-            restore(token)
+        quiet.run_kernel((np.add, data, addend._data, data))  # out=data, by position
         return total
     return total + grad
 

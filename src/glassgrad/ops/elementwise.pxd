@@ -5,6 +5,7 @@ cimport cython
 
 from glassgrad.ops.table cimport Derivative
 from glassgrad.tensor cimport TensorBase
+cimport glassgrad._quiet as quiet
 
 
 cdef _record(Derivative entry, out, inputs, attrs)
@@ -18,6 +19,6 @@ cdef _float_result(name, Derivative entry, kernel, input)
 @cython.locals(first=TensorBase, second=TensorBase)
 cdef _fused_backward_with(Derivative entry, kernel, grad_output, output, attrs)
 
-cdef _run_on(kernel, tuple arrays)
+cdef _run_on(tuple call)
 
 cdef _from_add_stub(TensorBase out)

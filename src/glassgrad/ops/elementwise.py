@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from .. import _device, _dtype, _layout, _native
+from .. import _quiet as quiet
 from .._dtype import dtype, result_type
-from .._quiet import restore, silence
 from ..tensor import _NDARRAY, Tensor
 from .creation import zeros_like
 from .table import AUTO_ELEMENT_WISE, Derivative, derivative
@@ -63,19 +63,16 @@ def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
 
 def _run(kernel: Kernel, *arrays: np.ndarray) -> np.ndarray:
     """Run a NumPy kernel quietly (inf and nan are values here, not warnings) with PyTorch's broadcast error."""
-    return _run_on(kernel, arrays)
+    return _run_on((kernel, *arrays))
 
 
-def _run_on(kernel: Kernel, arrays: tuple[np.ndarray, ...]) -> np.ndarray:
-    # `_run` with its arrays in a tuple: the ops of this module call it directly (compiled, a C call)
-    token = silence()
+def _run_on(call: tuple[Any, ...]) -> np.ndarray:
+    # `_run` with the kernel and its arrays in one tuple: the ops of this module call it directly (compiled, a C call)
     try:
-        out = kernel(*arrays)
+        out = quiet.run_kernel(call)
     except ValueError:
-        broadcast_shape(*(np.shape(a) for a in arrays))
+        broadcast_shape(*(np.shape(a) for a in call[1:]))
         raise
-    finally:
-        restore(token)
     return out if type(out) is _NDARRAY else np.asarray(out)  # ufuncs return NumPy scalars for 0-d inputs
 
 
@@ -114,16 +111,16 @@ def _binary_with(entry: Derivative, kernel: Kernel, input: Operand, other: Opera
             second = other
             b = second._data
             if a_dtype is b.dtype and (not to_float or a_dtype.kind == "f"):  # nothing to promote: the hot path
-                return _record(entry, _run_on(kernel, (a, b)), (input, other), attrs)
+                return _record(entry, _run_on((kernel, a, b)), (input, other), attrs)
         elif type(other) is float and a_dtype.kind == "f":  # `x * 0.5`: the scalar joins in the tensor's dtype
             scalar = Tensor._wrap(np.asarray(other, dtype=a_dtype))
-            return _record(entry, _run_on(kernel, (a, scalar._data)), (input, scalar), attrs)
+            return _record(entry, _run_on((kernel, a, scalar._data)), (input, scalar), attrs)
     common = result_type(input, other)
     if to_float:
         common = _floating(common)
     first = as_tensor_operand(input, common)
     second = as_tensor_operand(other, common)
-    return _record(entry, _run_on(kernel, (_cast(first._data, common), _cast(second._data, common))), (first, second), attrs)
+    return _record(entry, _run_on((kernel, _cast(first._data, common), _cast(second._data, common))), (first, second), attrs)
 
 
 def _record(entry: Derivative, out: np.ndarray, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor:
@@ -150,7 +147,7 @@ def _float_result(name: str, entry: Derivative, kernel: Kernel, input: Tensor) -
         data = tensor._data
         real = data.dtype
         if real.kind == "f":  # the hot path: float in, the same float out
-            out = _run_on(kernel, (data,))
+            out = _run_on((kernel, data))
             return entry._record_real(out if out.dtype is real else out.astype(real), (input,), _NO_ATTRIBUTES)
     target = _floating(require_tensor(name, "input", 1, input).dtype)
     return _record(entry, _cast(_run(kernel, _cast(input._data, target)), target), (input,), _NO_ATTRIBUTES)
@@ -462,11 +459,7 @@ def _fused_backward_with(
         out = np.empty_like(y, order="C")
     else:
         out = np.empty(np.broadcast_shapes(g.shape, y.shape), dtype=np.result_type(g, y))
-    token = silence()
-    try:
-        kernel(g, y, out, *attrs.values())
-    finally:
-        restore(token)
+    quiet.run_kernel((kernel, g, y, out, *attrs.values()))
     return _record(entry, out, (grad_output, output), attrs)
 
 

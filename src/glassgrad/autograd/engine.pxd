@@ -6,6 +6,8 @@ from glassgrad.tensor cimport TensorBase
 from glassgrad.autograd.graph cimport Node
 cimport glassgrad._quiet as quiet
 
+cdef dict _anomaly_vars  # read per node
+
 
 @cython.locals(node=Node, child=Node, grad=TensorBase, i=cython.Py_ssize_t)
 cpdef _run(root_nodes, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)

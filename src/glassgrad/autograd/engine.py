@@ -26,6 +26,7 @@ from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, Node, edge_to
 
 Edge = tuple[Node | None, int]
 _sequence_nr = operator.attrgetter("_sequence_nr")
+_anomaly_vars = vars(anomaly)  # read per node: a dict lookup where `anomaly.enabled` is a getattr (as in graph.py)
 
 # The roots of every backward pass under way in this process (innermost last), so that an error
 # raised deep inside can say which graph was being differentiated.
@@ -229,7 +230,7 @@ def _run(
             runs = (bool(accumulate) and (targets is None or node in targets)) if is_sink else (needed is None or node in needed)
             outputs: tuple[Tensor | None, ...] = ()
             if runs:
-                if node._pre_hooks or node._hooks or anomaly.enabled:
+                if node._pre_hooks or node._hooks or _anomaly_vars["enabled"]:
                     outputs = _apply_hooked(node, grads, needed)
                 else:
                     outputs = node.apply(grads, needed)

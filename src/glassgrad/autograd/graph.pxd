@@ -8,6 +8,8 @@ from glassgrad.tensor cimport TensorBase, VersionCounter, wrap_array
 
 cdef class SavedTensor
 
+cdef dict _steps_vars, _seams_vars, _anomaly_vars  # read by every new node
+
 
 cdef class Node:
     cdef object __weakref__

@@ -121,8 +121,7 @@ def broadcast_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int
     return tuple(dims)
 
 
-def _fit_to_input(grad: Tensor, meta: tuple[Any, Any], node: Node, index: int, create_graph: bool) -> Tensor:
-    shape, dtype = meta
+def _fit_to_input(grad: Tensor, shape: tuple[int, ...], dtype: np.dtype, node: Node, index: int, create_graph: bool) -> Tensor:
     data = grad._data
     if data.shape != shape:
         dims = broadcast_dims(data.shape, shape)
@@ -239,7 +238,7 @@ def _run(
                 else:
                     node.release(freed_by)  # its saved tensors go now, so peak memory falls during backward
             del grads
-            edges, metas = node.next_functions, node._input_meta  # one of each per input
+            edges, metas = node.next_functions, node._input_meta  # per input: an edge, and a shape and a dtype
             if len(outputs) < len(edges):
                 outputs = (*outputs, *(None,) * (len(edges) - len(outputs)))
             # Indexed, not zipped: compiled, a zip costs three tuples and two iterators, a C loop over the edges none.
@@ -249,10 +248,10 @@ def _run(
                     continue
                 grad = outputs[i]
                 if grad is not None:
-                    meta = metas[i]
+                    shape, dtype = metas[2 * i], metas[2 * i + 1]
                     data = grad._data
-                    if data.shape != meta[0] or (data.dtype is not meta[1] and data.dtype != meta[1]):
-                        grad = _fit_to_input(grad, meta, node, i, create_graph)
+                    if data.shape != shape or (data.dtype is not dtype and data.dtype != dtype):
+                        grad = _fit_to_input(grad, shape, dtype, node, i, create_graph)
                     buf = buffers.get(child)
                     if buf is None:
                         buf = buffers[child] = [None] * child.num_outputs

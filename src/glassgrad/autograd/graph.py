@@ -121,17 +121,20 @@ class Node:
         self._connect(inputs, position)
 
     def _connect(self, inputs: tuple[Tensor, ...], position: Position | None) -> None:
-        """An edge to each input's node (its leaf's AccumulateGrad, or none), and the input's shape and dtype."""
+        """An edge to each input's node (its leaf's AccumulateGrad, or none), and the input's shape and dtype.
+
+        `_input_meta` is flat, a shape and a dtype per input (None, None where no gradient flows): a tuple per
+        input would be one more object per input for the collector to trace while the graph lives."""
         if len(inputs) == 1:  # most ops: no lists to build (each is a collector-tracked allocation)
             t = inputs[0]
             self.next_functions = (_edge_to_input(t, position),)
-            self._input_meta = (_gradient_meta(t),)
+            self._input_meta = _gradient_meta(t)
             return
         edges: list[tuple[Node | None, int]] = []
-        meta: list[tuple[tuple[int, ...], np.dtype] | None] = []
+        meta: list[tuple[int, ...] | np.dtype | None] = []
         for t in inputs:
             edges.append(_edge_to_input(t, position))
-            meta.append(_gradient_meta(t))
+            meta.extend(_gradient_meta(t))
         self.next_functions = tuple(edges)
         self._input_meta = tuple(meta)
 
@@ -204,6 +207,7 @@ class Node:
 
 _MISSING = object()
 _NO_EDGE = (None, 0)
+_NO_META = (None, None)
 
 
 def saved_attributes(names: Iterable[str]) -> dict[str, property]:
@@ -239,10 +243,10 @@ def _edge_to_input(t: Tensor, position: Position | None) -> tuple[Node | None, i
     return (fn, t._output_nr) if fn is not None else (grad_accumulator(t, position), 0)
 
 
-def _gradient_meta(t: Tensor) -> tuple[tuple[int, ...], np.dtype] | None:
-    """What the engine checks t's gradient against: NumPy's shape and dtype (None where no gradient flows)."""
+def _gradient_meta(t: Tensor) -> tuple[tuple[int, ...], np.dtype] | tuple[None, None]:
+    """What the engine checks t's gradient against: NumPy's shape and dtype (None, None where no gradient flows)."""
     if not t._requires_grad:
-        return None
+        return _NO_META
     data = t._data
     return data.shape, data.dtype
 
@@ -271,7 +275,7 @@ class AccumulateGrad(Node):
         super().__init__((), position)
         self._sequence_nr += _SINKS_FIRST  # runs as soon as it is ready, as in PyTorch
         self.variable = variable
-        self._input_meta = ((variable._data.shape, variable._data.dtype),)
+        self._input_meta = (variable._data.shape, variable._data.dtype)
 
     def name(self) -> str:
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() is the C++ class's, unlike its type name

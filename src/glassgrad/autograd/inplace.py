@@ -268,7 +268,7 @@ class CopySlices(Node):
         self.fn = fn
         self.view_chain = view_chain
         self.next_functions = (edge_to(base), *fn.next_functions[1:])
-        self._input_meta = ((base._data.shape, base._data.dtype), *fn._input_meta[1:])
+        self._input_meta = (base._data.shape, base._data.dtype, *fn._input_meta[2:])
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # PyTorch's name() is the C++ class's, unlike its type name

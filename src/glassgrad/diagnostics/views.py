@@ -168,8 +168,8 @@ class NativeView(GraphView):
         return node._freed_by is not None
 
     def carried(self, parent: Node, index: int, child: Node, output_nr: int) -> tuple[tuple[int, ...], str] | None:
-        meta = parent._input_meta[index]
-        return None if meta is None else (tuple(meta[0]), meta[1].name)
+        shape, dtype = parent._input_meta[2 * index : 2 * index + 2]
+        return None if shape is None else (tuple(shape), dtype.name)
 
     def saved(self, node: Node) -> list[SavedBuffer]:
         return [SavedBuffer.of(s, node) for s in node.saved_tensors_list()]

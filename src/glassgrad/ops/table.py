@@ -275,10 +275,11 @@ class ComplexOpNode(OpNode):
 
 
 def _real_parts_for_real_inputs(node: Node, grads: tuple[Tensor | None, ...]) -> tuple[Tensor | None, ...]:
+    dtypes = node._input_meta[1::2]
     return tuple(
-        g.real.contiguous() if g is not None and meta is not None and meta[1].kind != "c" and g._data.dtype.kind == "c"
+        g.real.contiguous() if g is not None and dtype is not None and dtype.kind != "c" and g._data.dtype.kind == "c"
         else g
-        for g, meta in zip(grads, node._input_meta, strict=True)
+        for g, dtype in zip(grads, dtypes, strict=True)
     )
 
 

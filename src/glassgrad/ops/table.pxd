@@ -31,5 +31,9 @@ cdef _save(name, tensor, is_output)
 
 
 cdef class OpNode(Node):
-    @cython.locals(saved_tensor=SavedTensor, derivative=Derivative, i=cython.Py_ssize_t)
+    @cython.locals(derivative=Derivative, i=cython.Py_ssize_t)
     cpdef apply(self, grad_outputs, needed=*)
+
+
+@cython.locals(saved_tensor=SavedTensor)
+cdef _unpacked(value, Node node)

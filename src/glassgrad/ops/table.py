@@ -243,18 +243,21 @@ class OpNode(Node):
             child = edges[i][0]
             if child is None or formula is None or (needed is not None and child not in needed):
                 grads.append(None)
+            elif len(needs) == 1:  # most formulas: called without building an argument list and tuple
+                grads.append(formula(grad, _unpacked(saved[needs[0]], self)))
             elif needs:
-                args = [grad]
-                for name in needs:
-                    value = saved[name]
-                    if type(value) is SavedTensor:
-                        saved_tensor = value  # a name table.pxd types, so the compiled call is a C call
-                        value = saved_tensor.unpack(self)
-                    args.append(value)
-                grads.append(formula(*args))
+                grads.append(formula(grad, *[_unpacked(saved[name], self) for name in needs]))
             else:
                 grads.append(formula(grad))
         return tuple(grads)
+
+
+def _unpacked(value: Any, node: Node) -> Any:
+    """A saved value as a formula takes it: a SavedTensor unpacked, anything else as it is."""
+    if type(value) is SavedTensor:
+        saved_tensor = value  # a name table.pxd types, so the compiled call is a C call
+        return saved_tensor.unpack(node)
+    return value
 
 
 def no_complex_derivative(name: str) -> NotImplementedError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 
 import pytest
 import torch
@@ -26,9 +27,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 def _grad_mode_restored():
     yield
     leaked_mode = not grad_mode.state.grad_enabled or grad_mode.state.inference
+    # The ops' shortcut (while no thread has grad mode off, record) needs this thread listed exactly while it is off
+    listed = (threading.get_ident() in grad_mode.usage.grad_disabled) == (not grad_mode.state.grad_enabled)
     leaked_hooks = bool(saved_tensors_hook_stack)
-    grad_mode.state.grad_enabled, grad_mode.state.inference = True, False
+    grad_mode._switch_grad(True)
+    grad_mode.state.inference = False
     saved_tensors_hook_stack.clear()
+    assert listed, "grad mode and the set of threads with it off disagree"
     assert not leaked_mode, "the test left grad mode off or inference mode on"
     assert not leaked_hooks, "the test left saved_tensors_hooks installed"
 

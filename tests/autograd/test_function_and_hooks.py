@@ -399,6 +399,39 @@ def test_grad_mode_is_thread_local(oracle: Any) -> None:
     oracle.check(program)
 
 
+def test_grad_mode_off_in_other_threads_leaves_this_one_recording(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        x = vec(m)
+        inside, release = threading.Event(), threading.Event()
+        seen: dict[str, Any] = {}
+
+        def holding() -> None:
+            with m.no_grad():
+                inside.set()
+                release.wait(10)
+
+        def ending_with_it_off() -> None:
+            m.set_grad_enabled(False)
+
+        holder = threading.Thread(target=holding)
+        holder.start()
+        inside.wait(10)
+        seen["while another thread is in no_grad"] = (x * 2).requires_grad
+        release.set()
+        holder.join()
+        ender = threading.Thread(target=ending_with_it_off)
+        ender.start()
+        ender.join()
+        seen["after a thread ended with it off"] = (x * 2).requires_grad, m.is_grad_enabled()
+        with m.no_grad():
+            seen["in its own no_grad"] = (x * 2).requires_grad
+        with m.inference_mode():
+            seen["in its own inference_mode"] = (x * 2).requires_grad
+        return seen
+
+    oracle.check(program)
+
+
 def test_legacy_variable_returns_a_tensor(oracle: Any) -> None:
     def program(m: ModuleType) -> Any:
         t = m.tensor([1.0, 2.0])

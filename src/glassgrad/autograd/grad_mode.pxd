@@ -2,3 +2,4 @@
 # every new tensor reads it, as a struct member where it would otherwise be an attribute lookup.
 cdef class _Usage:
     cdef public object inference
+    cdef public set grad_disabled

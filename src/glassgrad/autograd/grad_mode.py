@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable
+from threading import get_ident
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -13,7 +14,7 @@ CO_GENERATOR = 0x20  # inspect.CO_GENERATOR, without importing inspect
 
 class _ModeState(threading.local):
     def __init__(self) -> None:
-        self.grad_enabled = True
+        self.grad_enabled = True  # written through _switch_grad, which keeps usage.grad_disabled with it
         self.inference = False
         # Switches of PyTorch's engine that only read back here: glassgrad's backward runs on the calling thread,
         # and its gradients are NumPy arrays of the parameter's own layout.
@@ -25,17 +26,30 @@ state = _ModeState()
 
 
 class _Usage:
-    """Process-wide: whether any thread has entered inference mode yet. Every new tensor asks whether it is an
-    inference tensor; until some thread has used inference mode the answer is no, read here for a fraction of
-    what a thread-local read costs."""
+    """Process-wide facts that spare the hot paths a thread-local read (a few hundred instructions, compiled):
+    whether any thread has entered inference mode yet (every new tensor asks whether it is an inference tensor;
+    until then the answer is no), and which threads have grad mode off now (every op asks whether to record; while
+    no thread has, the answer is yes). A thread that ends with grad mode off stays in the set: the check then falls
+    back to the thread-local read, which is always right."""
 
-    __slots__ = ("inference",)
+    __slots__ = ("grad_disabled", "inference")
 
     def __init__(self) -> None:
         self.inference = False
+        self.grad_disabled: set[int] = set()
 
 
 usage = _Usage()
+
+
+def _switch_grad(enabled: bool) -> None:
+    """Set this thread's grad mode, and the set of threads that have it off."""
+    state.grad_enabled = enabled
+    # set.add and set.discard are one C call each: threads switching at once cannot lose each other's update
+    if enabled:
+        usage.grad_disabled.discard(get_ident())
+    else:
+        usage.grad_disabled.add(get_ident())
 
 
 def is_grad_enabled() -> bool:
@@ -57,7 +71,8 @@ class _Mode:
         self._enter()
 
     def __exit__(self, *exc: object) -> None:
-        state.grad_enabled, state.inference = self._saved
+        grad_enabled, state.inference = self._saved
+        _switch_grad(grad_enabled)
 
     def clone(self) -> _Mode:
         return self.__class__()
@@ -89,12 +104,12 @@ class _Mode:
 
 class no_grad(_Mode):
     def _enter(self) -> None:
-        state.grad_enabled = False
+        _switch_grad(False)
 
 
 class enable_grad(_Mode):
     def _enter(self) -> None:
-        state.grad_enabled = True
+        _switch_grad(True)
 
 
 class set_grad_enabled(_Mode):
@@ -103,14 +118,14 @@ class set_grad_enabled(_Mode):
     def __init__(self, mode: bool) -> None:
         self.mode = bool(mode)
         self._prev = state.grad_enabled
-        state.grad_enabled = self.mode
+        _switch_grad(self.mode)
 
     def __enter__(self) -> None:
         self._saved = (self._prev, state.inference)
-        state.grad_enabled = self.mode
+        _switch_grad(self.mode)
 
     def __call__(self, func: F) -> F:
-        state.grad_enabled = self._prev  # used as a decorator: only calls change the mode
+        _switch_grad(self._prev)  # used as a decorator: only calls change the mode
         return super().__call__(func)
 
     def clone(self) -> _Mode:
@@ -132,7 +147,7 @@ class inference_mode(_Mode):
     def _enter(self) -> None:
         if self.mode:
             usage.inference = True
-            state.grad_enabled = False
+            _switch_grad(False)
             state.inference = True
         else:
             state.inference = False

@@ -6,8 +6,10 @@ from glassgrad.tensor cimport TensorBase, wrap_array
 cimport glassgrad._sites as sites
 from glassgrad.autograd.graph cimport Node, SavedTensor
 from glassgrad.autograd.forward_ad cimport _ForwardState
+from glassgrad.autograd.grad_mode cimport _Usage
 
 cdef _ForwardState forward_state  # read by every recorded op
+cdef _Usage mode_usage  # read by every recorded op
 
 
 cdef class Derivative:

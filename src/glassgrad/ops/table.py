@@ -41,6 +41,7 @@ from ..autograd import grad_mode
 from ..autograd.forward_ad import computing_tangents, set_tangent, tangent_of
 from ..autograd.forward_ad import state as forward_state
 from ..autograd.grad_mode import state as mode_state  # read by every op: one lookup fewer than grad_mode.state
+from ..autograd.grad_mode import usage as mode_usage
 from ..autograd.graph import Node, SavedTensor, saved_attributes
 from ..tensor import Tensor, wrap_array
 
@@ -115,7 +116,8 @@ class Derivative:
         return result
 
     def _join_graph(self, result: Tensor, inputs: tuple[Tensor, ...], attrs: dict[str, Any], is_complex: bool) -> None:
-        if mode_state.grad_enabled:
+        # While no thread has grad mode off, this one has it on: a set's size, where reading the mode is a lookup
+        if not mode_usage.grad_disabled or mode_state.grad_enabled:
             for t in inputs:
                 if t._requires_grad:
                     entry = self.for_complex() if is_complex else self

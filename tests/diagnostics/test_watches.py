@@ -80,3 +80,14 @@ def test_tracking_stays_bounded_without_backward() -> None:
         assert len(state.nodes) <= 2 * watches.MIN_PRUNE + 2
         tracked = {id(ref()) for ref in state.nodes}
         assert all(id(t.grad_fn) in tracked for t in kept)
+
+
+def test_history_counts_the_bytes_saved_before_each_backward() -> None:
+    x = glassgrad.randn(1000, requires_grad=True)
+    with glassgrad.diagnostics.watch() as watches:
+        x.exp().sin().sum().backward()  # exp saves its result and sin its input: 1000 float32 values each
+        y = x.exp()
+        y.sum().backward(retain_graph=True)  # a graph kept alive keeps what it saved
+        y.sum().backward()
+        x.sum().backward()  # y's graph is alive, but that backward released what it saved
+    assert [saved_bytes for _, _, saved_bytes in watches.history] == [8000, 4000, 4000, 0]

@@ -29,6 +29,9 @@ cdef _edge_to_input(TensorBase t, position)
 
 cdef _gradient_meta(TensorBase t)
 
+@cython.locals(node=Node, saved=SavedTensor, total=object)
+cpdef live_saved_bytes(nodes)
+
 cpdef grad_accumulator(TensorBase leaf, position)
 
 

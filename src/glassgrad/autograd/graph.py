@@ -18,6 +18,7 @@ import weakref
 from collections.abc import Callable, Container, Iterable
 from math import prod  # a global of this module: compiled, math.prod is a lookup per call
 from typing import Any, NamedTuple
+from weakref import ref as _weak_ref  # a global of this module: the watches take one for every new node
 
 import numpy as np
 
@@ -109,8 +110,8 @@ class Node:
         self._step = _steps_vars["current"]
         tracked = _seams_vars["tracked"]
         if tracked is not None:
-            tracked.append(weakref.ref(self))
-            if len(tracked) > seams.tracked_limit:
+            tracked.append(_weak_ref(self))
+            if len(tracked) > _seams_vars["tracked_limit"]:
                 seams.watcher.prune()
         self._saved: dict[str, Any] = {}  # before the forward stack, which anomaly mode keeps in it (as metadata)
         if _anomaly_vars["enabled"]:
@@ -208,6 +209,18 @@ class Node:
 _MISSING = object()
 _NO_EDGE = (None, 0)
 _NO_META = (None, None)
+
+
+def live_saved_bytes(nodes: Iterable[Node]) -> int:
+    """Bytes of the saved tensors the nodes hold and have not released (the watches sum it at every backward)."""
+    total = 0
+    for node in nodes:
+        for value in node._saved.values():
+            if type(value) is SavedTensor:
+                saved = value  # a name graph.pxd types: its fields are struct members
+                if not saved.released:
+                    total += prod(saved.shape) * saved.dtype.itemsize
+    return total
 
 
 def saved_attributes(names: Iterable[str]) -> dict[str, property]:

@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .._sites import Site
+    from .._sites import Position
     from ..tensor import Tensor
     from .graph import Node, SavedTensor
 
@@ -44,7 +44,9 @@ class Watcher(Protocol):
 
     def prune(self) -> None: ...
 
-    def before_backward(self, roots: list[Any], reachable: Iterable[Any], keep_graph: bool, site: Site | None) -> None: ...
+    def before_backward(
+        self, roots: list[Any], reachable: Iterable[Any], keep_graph: bool, position: Position | None
+    ) -> None: ...
 
     def after_backward(self) -> None: ...
 

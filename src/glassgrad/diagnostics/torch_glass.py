@@ -331,7 +331,7 @@ class TorchGlass:
         roots = [n for n in (self._node_of(t) for t in t_outputs) if n is not None]
         reachable = self.view.walk(roots)
         executed = self._executed(reachable, inputs) if inputs else reachable
-        self.watches.before_backward(roots, reachable[len(roots):], keep_graph, call.site)
+        self.watches.before_backward(roots, reachable[len(roots):], keep_graph, call.position)
         self.running.append(roots)
         try:
             result = run_backward(t_outputs, *args, **kwargs)

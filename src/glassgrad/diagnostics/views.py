@@ -8,11 +8,13 @@ node's name, creation site, step, edges and saved buffers. glassgrad's own nodes
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .._sites import Site
+from ..autograd.graph import live_saved_bytes
 from .inspect import GraphReport, NodeInfo, SavedBuffer
 
 if TYPE_CHECKING:
@@ -105,7 +107,7 @@ class GraphView:
         nodes = self.walk(roots) if reachable is None else [*roots, *reachable]
         # A crossing edge leads into an old node other than a leaf's sink, which is reachable too: where there is
         # none (every backward of a program that detaches its state), one look per node says so, not one per edge.
-        if not any((made := step(node)) is not None and made < before_step and not self.is_sink(node) for node in nodes):
+        if not self.any_made_before(nodes, before_step):
             return None
         for node in nodes:
             made = step(node)
@@ -118,6 +120,11 @@ class GraphView:
                 if child_made is not None and child_made < before_step and (not freed or self._reaches_freed(child)):
                     return Crossing(self.name(child), self.site(child), self.carried(node, i, child, nr), self.site(node))
         return None
+
+    def any_made_before(self, nodes: Sequence[Any], before_step: int) -> bool:
+        """Whether a node other than a leaf's sink was made before `before_step`."""
+        step = self.step
+        return any((made := step(node)) is not None and made < before_step and not self.is_sink(node) for node in nodes)
 
     def _reaches_freed(self, node: Any) -> bool:
         """Whether the node or one under it had its buffers freed (a hidden state's own node may save nothing)."""
@@ -150,6 +157,9 @@ class GraphView:
         return report
 
 
+_MADE_AT = operator.attrgetter("_step")
+
+
 class NativeView(GraphView):
     """glassgrad's own nodes, which carry their site, step and saved tensors themselves."""
 
@@ -175,14 +185,13 @@ class NativeView(GraphView):
         return [SavedBuffer.of(s, node) for s in node.saved_tensors_list()]
 
     def live_bytes(self, entries: Iterable[Node]) -> int:
-        from ..autograd.graph import SavedTensor  # the graph module imports the diagnostics
+        return live_saved_bytes(entries)  # every live node at every backward: a loop the core compiles
 
-        total = 0
-        for node in entries:  # every live node at every backward: plain loops, no list per node
-            for saved in node._saved.values():
-                if type(saved) is SavedTensor and not saved.released:
-                    total += saved.nbytes
-        return total
+    def any_made_before(self, nodes: Sequence[Node], before_step: int) -> bool:
+        # The oldest step over every node, sinks included, at C speed first: usually none is older at all
+        if min(map(_MADE_AT, nodes), default=before_step) >= before_step:
+            return False
+        return super().any_made_before(nodes, before_step)
 
 
 NATIVE = NativeView()

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from .._sites import Site, format_site, source_line
+from .._sites import Position, Site, format_site, resolve, source_line
 from ..autograd import seams, steps, transform_calls
 from .holders import Holder, holder_of
 from .views import NATIVE, GraphView
@@ -112,8 +112,9 @@ class WatchState:
             code, line = site
             warnings.warn_explicit(message, GraphWarning, code.co_filename, line, module=code.co_name)
 
-    def before_backward(self, roots: list[Any], reachable: Iterable[Any], keep_graph: bool, site: Site | None) -> None:
-        """Called by the engine with the nodes this backward will visit."""
+    def before_backward(self, roots: list[Any], reachable: Iterable[Any], keep_graph: bool, position: Position | None) -> None:
+        """Called by the engine with the nodes this backward will visit, and where the backward was called (resolved
+        to a line only if retain_graph needs it: finding the line walks the code's line table)."""
         self.flush()
         view = self.view
         reachable = list(reachable)
@@ -144,7 +145,7 @@ class WatchState:
             )
         if keep_graph and roots and not inside_transform:  # a transform's retain is its own, freed when it returns
             graph = {id(n): n for n in [*roots, *reachable]}.values()
-            record = _Retained(site, sum(b.nbytes for n in graph for b in view.saved(n) if b.state != "released"))
+            record = _Retained(resolve(position), sum(b.nbytes for n in graph for b in view.saved(n) if b.state != "released"))
             # Every node of the graph carries the record: a later backward through any part of it (the shared
             # trunk of two losses, the forward graph under a gradient penalty) is a use of what retain_graph kept.
             # The graph is gone when its last node is: its root may go first (autograd.grad(score.sum(), x)).

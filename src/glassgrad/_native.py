@@ -22,7 +22,8 @@ from types import ModuleType
 
 # The per-op path of the workloads users write: tensor creation, the creation-site walk, the kernels' error state,
 # nodes and saved tensors, the backward loop, the derivative table and the frequent op families. A compiled
-# function runs without a frame of its own: _sites.py counts that in, and the diagnostics that read their callers' frames stay Python.
+# function runs without a frame of its own: _sites.py counts that in, and the diagnostics that read their callers'
+# frames stay Python.
 COMPILED_MODULES: tuple[str, ...] = (
     "glassgrad._sites",
     "glassgrad._quiet",

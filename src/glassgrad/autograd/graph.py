@@ -14,11 +14,10 @@ import functools
 import itertools
 import re
 import sys
-import weakref
 from collections.abc import Callable, Container, Iterable
 from math import prod  # a global of this module: compiled, math.prod is a lookup per call
 from typing import Any, NamedTuple
-from weakref import ref as _weak_ref  # a global of this module: the watches take one for every new node
+from weakref import ref as _weak_ref  # a global of this module: compiled, weakref.ref would be a lookup per node
 
 import numpy as np
 
@@ -219,7 +218,7 @@ def live_saved_bytes(nodes: Iterable[Node]) -> int:
             if type(value) is SavedTensor:
                 saved = value  # a name graph.pxd types: its fields are struct members
                 if not saved.released:
-                    total += prod(saved.shape) * saved.dtype.itemsize
+                    total += saved.nbytes
     return total
 
 
@@ -275,7 +274,7 @@ def grad_accumulator(leaf: Tensor, position: Position | None) -> AccumulateGrad:
     node = ref() if ref is not None else None
     if node is None:
         node = AccumulateGrad(leaf, position)
-        leaf._accumulator = weakref.ref(node)
+        leaf._accumulator = _weak_ref(node)
     return node
 
 

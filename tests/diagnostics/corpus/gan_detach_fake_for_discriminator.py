@@ -1,4 +1,4 @@
-"""DCGAN: the discriminator step sees the generator's output through detach(); the generator step does not.
+"""A GAN whose discriminator step sees the generator's output through detach(); the generator step does not.
 
 Source: https://github.com/junyanz/pytorch-CycleGAN-and-pix2pix/issues/388
 Title: In the function backward_D_basic, why operate detach() for fake???

@@ -27,7 +27,7 @@ def mpiexec(ranks: int, *command: str, env: dict[str, str] | None = None, timeou
 
 
 @pytest.mark.parametrize("ranks", [2, 3])
-@pytest.mark.parametrize("worker", ["collectives", "ddp"])
+@pytest.mark.parametrize("worker", ["collectives", "ddp", "objects"])
 def test_worker(worker: str, ranks: int) -> None:
     result = mpiexec(ranks, sys.executable, str(WORKERS / f"{worker}.py"))
     assert result.returncode == 0, result.stdout + result.stderr

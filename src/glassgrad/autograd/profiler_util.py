@@ -1,0 +1,214 @@
+"""torch.autograd.profiler_util: a recording's events, their averages by key, PyTorch's table, the Chrome trace.
+
+The events come from glassgrad.profiler's recorder (one per op call, per backward node, per record_function
+range). Times are in microseconds, as PyTorch's are. Besides PyTorch's fields an event carries `saved_bytes`,
+the bytes the node its op recorded saved for backward; `stack` holds the user's line that recorded that node
+(glassgrad's creation site) when the profile asked for stacks.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from collections.abc import Iterable
+from typing import Any
+
+__all__ = ["EventList", "FunctionEvent", "FunctionEventAvg"]
+
+
+class _Totals:
+    """What an event and an average of events both have: times, memory, saved bytes, a call count."""
+
+    key: str | None
+    count: int
+    cpu_time_total: float
+    self_cpu_time_total: float
+    cpu_memory_usage: int
+    self_cpu_memory_usage: int
+
+    @property
+    def cpu_time(self) -> float:
+        """The average time of one call."""
+        return self.cpu_time_total / self.count if self.count else 0.0
+
+    cpu_time_str = property(lambda self: format_time(self.cpu_time))
+    cpu_time_total_str = property(lambda self: format_time(self.cpu_time_total))
+    self_cpu_time_total_str = property(lambda self: format_time(self.self_cpu_time_total))
+
+
+class FunctionEvent(_Totals):
+    """One range: an op's call, a backward node's run, or a record_function block."""
+
+    def __init__(self, event_id: int, name: str, thread: int, start_us: float, input_shapes: list[list[int]]) -> None:
+        self.id, self.name, self.thread = event_id, name, thread
+        self.start_us = self.end_us = start_us
+        self.input_shapes = input_shapes
+        self.stack: list[str] = []
+        self.cpu_parent: FunctionEvent | None = None
+        self.cpu_children: list[FunctionEvent] = []
+        self.own_memory_usage = 0  # bytes of the arrays this call made that no inner call made
+        self.array_ids: list[int] = []  # those arrays, by id
+        self.saved_bytes = 0
+        self.sequence_nr = -1
+        self.is_user_annotation = False
+        self.count = 1
+
+    @property
+    def key(self) -> str:  # type: ignore[override]
+        return self.name
+
+    @property
+    def cpu_time_total(self) -> float:  # type: ignore[override]
+        return self.end_us - self.start_us
+
+    @property
+    def self_cpu_time_total(self) -> float:  # type: ignore[override]
+        return self.cpu_time_total - sum(child.cpu_time_total for child in self.cpu_children)
+
+    @property
+    def cpu_memory_usage(self) -> int:  # type: ignore[override]
+        """The bytes allocated during the call, inner calls' included (what it frees is not counted)."""
+        return self.own_memory_usage + sum(child.cpu_memory_usage for child in self.cpu_children)
+
+    @property
+    def self_cpu_memory_usage(self) -> int:  # type: ignore[override]
+        return self.own_memory_usage
+
+    def __repr__(self) -> str:
+        return (
+            f"<FunctionEvent id={self.id} name={self.name} cpu_time={self.cpu_time_str} thread={self.thread} "
+            f"input_shapes={self.input_shapes} cpu_memory_usage={self.cpu_memory_usage} saved_bytes={self.saved_bytes}>"
+        )
+
+
+class FunctionEventAvg(_Totals):
+    """The events of one key (a name; with its input shapes or stack when grouped so), summed."""
+
+    def __init__(self) -> None:
+        self.key = None
+        self.count = 0
+        self.cpu_time_total = self.self_cpu_time_total = 0.0
+        self.cpu_memory_usage = self.self_cpu_memory_usage = self.saved_bytes = 0
+        self.input_shapes: Any = None
+        self.stack: list[str] = []
+        self.cpu_parent: FunctionEvent | None = None
+
+    def add(self, other: FunctionEvent | FunctionEventAvg) -> FunctionEventAvg:
+        if self.key is None:
+            self.key, self.input_shapes, self.stack, self.cpu_parent = other.key, other.input_shapes, other.stack, other.cpu_parent
+        self.count += other.count
+        self.cpu_time_total += other.cpu_time_total
+        self.self_cpu_time_total += other.self_cpu_time_total
+        self.cpu_memory_usage += other.cpu_memory_usage
+        self.self_cpu_memory_usage += other.self_cpu_memory_usage
+        self.saved_bytes += other.saved_bytes
+        return self
+
+    __iadd__ = add
+
+    def __repr__(self) -> str:
+        return (
+            f"<FunctionEventAvg key={self.key} self_cpu_time={self.self_cpu_time_total_str} "
+            f"cpu_time={self.cpu_time_str} input_shapes={self.input_shapes} cpu_memory_usage={self.cpu_memory_usage}>"
+        )
+
+
+class EventList(list):  # type: ignore[type-arg]
+    """A list of events (or of averages) that prints as PyTorch's table."""
+
+    def __init__(self, events: Iterable[Any] = (), *, profile_memory: bool = False, with_stack: bool = False) -> None:
+        super().__init__(events)
+        self._profile_memory = profile_memory
+        self._with_stack = with_stack
+
+    def __str__(self) -> str:
+        return self.table()
+
+    @property
+    def self_cpu_time_total(self) -> float:
+        return sum(event.self_cpu_time_total for event in self)
+
+    def key_averages(self, group_by_input_shapes: bool = False, group_by_stack_n: int = 0) -> EventList:
+        """The events summed per name (and per input shapes, or per first `group_by_stack_n` stack entries)."""
+        groups: dict[tuple[Any, ...], FunctionEventAvg] = {}
+        for event in self:
+            key: tuple[Any, ...] = (event.key, event.is_user_annotation)
+            if group_by_input_shapes:
+                key += (str(event.input_shapes),)
+            if group_by_stack_n > 0:
+                key += tuple(event.stack[:group_by_stack_n])
+            groups.setdefault(key, FunctionEventAvg()).add(event)
+        averages = EventList(groups.values(), profile_memory=self._profile_memory, with_stack=self._with_stack)
+        for average in averages:
+            average.stack = average.stack[:group_by_stack_n]
+            if not group_by_input_shapes:
+                average.input_shapes = ""
+        return averages
+
+    def total_average(self) -> FunctionEventAvg:
+        total = FunctionEventAvg()
+        for event in self:
+            total.key = None  # any key adds
+            total.add(event)
+        total.key = "Total"
+        return total
+
+    def table(
+        self, sort_by: str | None = None, row_limit: int = 100, max_src_column_width: int = 75,
+        max_name_column_width: int = 55, max_shapes_column_width: int = 80, header: str | None = None,
+        top_level_events_only: bool = False, time_unit: str | None = None,
+    ) -> str:
+        """PyTorch's table: its columns, widths and footer."""
+        from ._profiler_table import build_table
+
+        return build_table(
+            self, sort_by=sort_by, row_limit=row_limit, widths=(max_name_column_width, max_shapes_column_width, max_src_column_width),
+            header=header, profile_memory=self._profile_memory, top_level_events_only=top_level_events_only, time_unit=time_unit,
+        )
+
+    def export_chrome_trace(self, path: str | os.PathLike[str], origin_us: float = 0.0) -> None:
+        """Write the events as a Chrome trace (the trace-event format Perfetto and chrome://tracing open); a path
+        ending in '.gz' is gzipped."""
+        text = json.dumps(chrome_trace(self, origin_us))
+        with gzip.open(path, "wt") if str(path).endswith(".gz") else open(path, "w") as f:
+            f.write(text)
+
+
+def chrome_trace(events: Iterable[FunctionEvent], origin_us: float = 0.0) -> dict[str, Any]:
+    """Complete ('X') events with microsecond ts/dur, the process and its threads named ('M' events)."""
+    pid = os.getpid()
+    trace: list[dict[str, Any]] = [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": "glassgrad"}}]
+    threads = set()
+    for event in events:
+        tid = event.thread
+        threads.add(tid)
+        args: dict[str, Any] = {}
+        if event.input_shapes:
+            args["Input Dims"] = event.input_shapes
+        if event.sequence_nr >= 0:
+            args["Sequence number"] = event.sequence_nr
+        if event.cpu_memory_usage:
+            args["Bytes"] = event.cpu_memory_usage
+        if event.saved_bytes:
+            args["Saved Bytes"] = event.saved_bytes
+        if event.stack:
+            args["Source Location"] = event.stack[0]
+        trace.append({
+            "ph": "X", "cat": "user_annotation" if event.is_user_annotation else "cpu_op", "name": event.name,
+            "pid": pid, "tid": tid, "ts": (start := round(origin_us + event.start_us, 3)),
+            "dur": round(round(origin_us + event.end_us, 3) - start, 3),  # the end rounded as the start: nesting holds
+            "args": args,
+        })
+    for tid in sorted(threads):
+        trace.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": f"thread {tid}"}})
+    return {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms", "traceEvents": trace}
+
+
+def format_time(time_us: float) -> str:
+    """PyTorch's time cell: s, ms or us with three decimals."""
+    if time_us >= 1e6:
+        return f"{time_us / 1e6:.3f}s"
+    if time_us >= 1e3:
+        return f"{time_us / 1e3:.3f}ms"
+    return f"{time_us:.3f}us"

@@ -1,0 +1,201 @@
+"""What a profiler records on glassgrad's engine, and how it sees the ops: only while one records.
+
+Starting a recording swaps every op, wherever glassgrad holds it (ops/call_sites.py, the places vmap swaps),
+for a timed wrapper, and stopping puts the originals back: outside a recording an op's path is untouched and
+costs nothing more. Each op call is an event with its wall time, its input shapes, the bytes of the arrays it
+made, and, when it recorded a node, the node's saved bytes and the user's line the node recorded (its creation
+site, found by the core as it always is). Each node an op recorded gets a pre-hook and a hook for the
+recording's duration, so its backward is timed too, as PyTorch's "autograd::engine::evaluate_function: ..."
+events are. On CPU PyTorch runs backward on the calling thread, and so does glassgrad: backward events share
+the forward's thread id.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from .._sites import format_site, resolve
+from ..autograd.graph import Node, RemovableHandle
+from ..autograd.profiler_util import EventList, FunctionEvent
+from ..tensor import Tensor
+
+_active: Recorder | None = None  # the recording in progress; one at a time, as PyTorch allows
+_swaps: Any = None  # ops.call_sites.CallSites of the timed wrappers, made at the first recording
+
+
+class Recorder:
+    """The events of one recording, and the state that makes them."""
+
+    def __init__(self, record_shapes: bool, profile_memory: bool, with_stack: bool) -> None:
+        self.record_shapes, self.profile_memory, self.with_stack = record_shapes, profile_memory, with_stack
+        self.events: list[FunctionEvent] = []
+        self._open: dict[int, list[FunctionEvent]] = {}  # per thread, the events begun and not yet ended
+        self._backward: dict[int, tuple[FunctionEvent, FunctionEvent]] = {}  # per node id, its two open events
+        self._hooked: weakref.WeakSet[Node] = weakref.WeakSet()
+        self._handles: list[RemovableHandle] = []
+        self._origin_ns = time.perf_counter_ns()
+        self.wall_origin_us = time.time_ns() / 1000  # what the trace's timestamps count from
+
+    # -- events ---------------------------------------------------------------------------------------------
+    def begin(self, name: str, shapes: list[list[int]] | None = None) -> FunctionEvent:
+        thread = threading.get_native_id()  # the OS's thread id, as PyTorch's traces give it
+        stack = self._open.setdefault(thread, [])
+        event = FunctionEvent(len(self.events), name, thread, self._now_us(), shapes or [])
+        if stack:
+            event.cpu_parent = stack[-1]
+            stack[-1].cpu_children.append(event)
+        stack.append(event)
+        self.events.append(event)
+        return event
+
+    def end(self, event: FunctionEvent) -> None:
+        event.end_us = self._now_us()
+        stack = self._open.get(event.thread, [])
+        while stack:  # an exception may have left inner events open: they end here too
+            inner = stack.pop()
+            if inner is event:
+                break
+            inner.end_us = event.end_us
+
+    def _now_us(self) -> float:
+        return (time.perf_counter_ns() - self._origin_ns) / 1000
+
+    def finish(self) -> EventList:
+        """The events, once every hook is gone and whatever is still open has ended."""
+        for handle in self._handles:
+            handle.remove()
+        self._handles.clear()
+        for stack in list(self._open.values()):
+            if stack:
+                self.end(stack[0])
+        return EventList(self.events, profile_memory=self.profile_memory, with_stack=self.with_stack)
+
+    # -- ops ------------------------------------------------------------------------------------------------
+    def op_called(self, event: FunctionEvent, result: Any) -> None:
+        """What an op's call made: the arrays' bytes, its node's saved bytes and site; its backward gets timed."""
+        results = result if isinstance(result, tuple | list) else (result,)
+        made_inside = {ident for child in event.cpu_children for ident in child.array_ids} if self.profile_memory else ()
+        for out in results:
+            if not isinstance(out, Tensor):
+                continue
+            data = out._data
+            if self.profile_memory and data.base is None and id(data) not in made_inside:  # a view allocates nothing
+                event.own_memory_usage += data.nbytes
+                event.array_ids.append(id(data))  # ids, not arrays: the events must keep nothing alive
+            node = out.grad_fn
+            if node is not None and node not in self._hooked:
+                event.saved_bytes += _saved_bytes(node)
+                if self.with_stack:
+                    event.stack = _stack_of(node)
+                self._time_backward(node)
+                for child, _ in node.next_functions:
+                    if child is not None and type(child).__name__ == "AccumulateGrad" and child not in self._hooked:
+                        self._time_backward(child)
+
+    def _time_backward(self, node: Node) -> None:
+        self._hooked.add(node)
+        key = id(node)
+        name = node.name()
+
+        def before(grad_outputs: tuple[Any, ...]) -> None:
+            outer = self.begin(f"autograd::engine::evaluate_function: {name}")
+            inner = self.begin(name)
+            inner.sequence_nr = outer.sequence_nr = node._sequence_nr
+            self._backward[key] = (outer, inner)
+
+        def after(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
+            outer, inner = self._backward.pop(key)
+            self.end(inner)
+            self.end(outer)
+            outer.end_us = inner.end_us  # one span: the outer's self time is the engine's, none here
+
+        self._handles += (node.register_prehook(before), node.register_hook(after))
+
+
+def _saved_bytes(node: Node) -> int:
+    return sum(getattr(value, "nbytes", 0) for value in node._saved.values() if type(value).__name__ == "SavedTensor")
+
+
+def _stack_of(node: Node) -> list[str]:
+    """The user's line that recorded the node, in PyTorch's stack-entry form: 'path(line): function'."""
+    site = resolve(node._position)
+    return [format_site(site)] if site is not None else []
+
+
+def shapes_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[list[int]]:
+    """PyTorch's 'Input Shapes': one list per argument, [] for what is not a tensor."""
+    return [list(a._data.shape) if isinstance(a, Tensor) else [] for a in (*args, *kwargs.values())]
+
+
+def timed(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
+    """The op `fn` as an event named `name`; a plain call once no recording runs (a reference kept past one)."""
+
+    def op(*args: Any, **kwargs: Any) -> Any:
+        recorder = _active
+        if recorder is None:
+            return fn(*args, **kwargs)
+        event = recorder.begin(name, shapes_of(args, kwargs) if recorder.record_shapes else None)
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            recorder.end(event)
+        recorder.op_called(event, result)
+        return result
+
+    op.__name__ = op.__qualname__ = getattr(fn, "__name__", name)
+    op.__wrapped__ = fn  # type: ignore[attr-defined]
+    return op
+
+
+def aten_name(public_name: str) -> str:
+    """PyTorch's event name for an op from glassgrad's public name: 'glassgrad.nn.functional.linear' -> 'aten::linear',
+    'Tensor.__iadd__' -> 'aten::add_'."""
+    name = public_name.rpartition(".")[2]
+    if name.startswith("__") and name.endswith("__"):
+        bare = name[2:-2]
+        inplace = bare[0] == "i" and bare[1:] in _OPERATOR_OPS
+        if bare[0] in "ri" and bare[1:] in _OPERATOR_OPS:
+            bare = bare[1:]
+        name = _OPERATOR_OPS.get(bare, bare) + ("_" if inplace else "")
+    return f"aten::{name}"
+
+
+# An operator's aten op, where the names differ
+_OPERATOR_OPS = {
+    "add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "floordiv": "floor_divide", "mod": "remainder",
+    "pow": "pow", "matmul": "matmul", "and": "bitwise_and", "or": "bitwise_or", "xor": "bitwise_xor",
+    "lshift": "bitwise_left_shift", "rshift": "bitwise_right_shift", "invert": "bitwise_not", "getitem": "index",
+    "setitem": "index_put_", "eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge",
+}
+
+
+def start(recorder: Recorder) -> None:
+    """Make `recorder` the recording: every op is swapped for its timed wrapper."""
+    global _active, _swaps
+    if _active is not None:
+        raise RuntimeError("Profiler is already enabled on this thread")  # PyTorch's sentence for a second profiler
+    from ..ops.call_sites import REPLACEMENTS, CallSites, install, public_ops
+
+    if _swaps is None:
+        _swaps = CallSites({fn: timed(fn, aten_name(name)) for fn, name in public_ops().items()})
+    install(_swaps.current(), REPLACEMENTS)
+    _active = recorder
+
+
+def stop() -> EventList:
+    """End the recording: the original ops back in place, every backward hook removed; its events."""
+    global _active
+    from ..ops.call_sites import ORIGINALS, install
+
+    recorder, _active = _active, None
+    install(_swaps.current(), ORIGINALS)
+    assert recorder is not None, "stop() without start()"
+    return recorder.finish()
+
+
+def active() -> Recorder | None:
+    return _active

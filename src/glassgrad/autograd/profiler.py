@@ -24,7 +24,7 @@ def kineto_available() -> bool:
     return False
 
 
-class profile:  # noqa: N801  (PyTorch's name)
+class profile:
     """Records the ops and backward nodes run while entered; the results by `function_events`, `key_averages()`,
     `table()` and `export_chrome_trace()`."""
 
@@ -106,7 +106,7 @@ class profile:  # noqa: N801  (PyTorch's name)
         return str(self.function_events)
 
 
-class record_function:  # noqa: N801  (PyTorch's name)
+class record_function:
     """A named range in the recording (a row of its own in the table, 'user_annotation' in the trace); nothing
     while no profiler records. A context manager, and a decorator."""
 
@@ -139,7 +139,7 @@ class record_function:  # noqa: N801  (PyTorch's name)
         return ranged
 
 
-class emit_nvtx:  # noqa: N801  (PyTorch's name)
+class emit_nvtx:
     """Inert on glassgrad: there is no CUDA, so no NVTX ranges to emit (the program runs unprofiled)."""
 
     def __init__(self, enabled: bool = True, record_shapes: bool = False) -> None:
@@ -158,5 +158,5 @@ class emit_nvtx:  # noqa: N801  (PyTorch's name)
         self.entered = False
 
 
-class emit_itt(emit_nvtx):  # noqa: N801  (PyTorch's name)
+class emit_itt(emit_nvtx):
     """Inert on glassgrad, as emit_nvtx: no Intel ITT to emit to."""

@@ -41,7 +41,11 @@ class FunctionEvent(_Totals):
     """One range: an op's call, a backward node's run, or a record_function block."""
 
     def __init__(self, event_id: int, name: str, thread: int, start_us: float, input_shapes: list[list[int]]) -> None:
-        self.id, self.name, self.thread = event_id, name, thread
+        self.id, self.thread = event_id, thread
+        # As PyTorch: the trace shows each profiler step (ProfilerStep#3); the events and their averages name them
+        # all 'ProfilerStep*'
+        self.trace_name = name
+        self.name = "ProfilerStep*" if name.startswith("ProfilerStep#") else name
         self.start_us = self.end_us = start_us
         self.input_shapes = input_shapes
         self.stack: list[str] = []
@@ -195,7 +199,7 @@ def chrome_trace(events: Iterable[FunctionEvent], origin_us: float = 0.0) -> dic
         if event.stack:
             args["Source Location"] = event.stack[0]
         trace.append({
-            "ph": "X", "cat": "user_annotation" if event.is_user_annotation else "cpu_op", "name": event.name,
+            "ph": "X", "cat": "user_annotation" if event.is_user_annotation else "cpu_op", "name": event.trace_name,
             "pid": pid, "tid": tid, "ts": (start := round(origin_us + event.start_us, 3)),
             "dur": round(round(origin_us + event.end_us, 3) - start, 3),  # the end rounded as the start: nesting holds
             "args": args,

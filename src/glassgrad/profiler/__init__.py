@@ -82,7 +82,7 @@ def _always_record(step: int) -> ProfilerAction:
 _RECORDING = (ProfilerAction.RECORD, ProfilerAction.RECORD_AND_SAVE)
 
 
-class profile:  # noqa: N801  (PyTorch's name)
+class profile:
     """torch.profiler.profile: a context manager (or start()/stop()) whose `step()` marks each training step."""
 
     def __init__(

@@ -18,7 +18,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from .._sites import format_site, resolve
+from .._sites import resolve
 from ..autograd.graph import Node, RemovableHandle
 from ..autograd.profiler_util import EventList, FunctionEvent
 from ..tensor import Tensor
@@ -72,7 +72,8 @@ class Recorder:
         for stack in list(self._open.values()):
             if stack:
                 self.end(stack[0])
-        return EventList(self.events, profile_memory=self.profile_memory, with_stack=self.with_stack)
+        events = [event for event in self.events if not _merged_into_parent(event)]
+        return EventList(events, profile_memory=self.profile_memory, with_stack=self.with_stack)
 
     # -- ops ------------------------------------------------------------------------------------------------
     def op_called(self, event: FunctionEvent, result: Any) -> None:
@@ -116,6 +117,21 @@ class Recorder:
         self._handles += (node.register_prehook(before), node.register_hook(after))
 
 
+def _merged_into_parent(event: FunctionEvent) -> bool:
+    """PyTorch's rule: an event that is the only one inside an event of its own name is one call, not two (F.relu
+    calling torch.relu); its children and what it recorded go to the parent."""
+    parent = event.cpu_parent
+    if parent is None or parent.name != event.name or len(parent.cpu_children) != 1:
+        return False
+    parent.cpu_children = event.cpu_children
+    for child in event.cpu_children:
+        child.cpu_parent = parent
+    parent.own_memory_usage += event.own_memory_usage
+    parent.saved_bytes = parent.saved_bytes or event.saved_bytes
+    parent.stack = parent.stack or event.stack
+    return True
+
+
 def _saved_bytes(node: Node) -> int:
     return sum(getattr(value, "nbytes", 0) for value in node._saved.values() if type(value).__name__ == "SavedTensor")
 
@@ -123,7 +139,10 @@ def _saved_bytes(node: Node) -> int:
 def _stack_of(node: Node) -> list[str]:
     """The user's line that recorded the node, in PyTorch's stack-entry form: 'path(line): function'."""
     site = resolve(node._position)
-    return [format_site(site)] if site is not None else []
+    if site is None:
+        return []
+    code, line = site
+    return [f"{code.co_filename}({line}): {code.co_name}"]
 
 
 def shapes_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[list[int]]:

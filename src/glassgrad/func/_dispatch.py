@@ -31,7 +31,7 @@ from typing import Any
 
 from .. import ops
 from ..ops import creation
-from ..ops.call_sites import ORIGINALS, REPLACEMENTS, CallSites, install, public_ops
+from ..ops.call_sites import OPS, op_of, restore, stand_for, swap
 from ..tensor import Tensor
 from . import _combining_rules, _layer_rules, _rules  # noqa: F401  (the first two register into _rules.RULES)
 from ._batched import LEVELS, BatchedTensor, VmapLevel, levels_of, select
@@ -191,13 +191,11 @@ def _as_function(op: Op) -> Callable[..., Any]:
     def dispatch(*args: Any, **kwargs: Any) -> Any:
         return op.run(args, kwargs, len(LEVELS) + 1)
 
-    dispatch.__name__ = dispatch.__qualname__ = op.fn.__name__
-    return dispatch
+    return stand_for(dispatch, op.fn)
 
 
-_DISPATCHER = {fn: _as_function(Op(name, fn)) for fn, name in public_ops().items()}
+_DISPATCHER = {fn: _as_function(Op(name, fn)) for fn, name in OPS.items()}
 _STACK = _DISPATCHER[ops.FUNCTIONS["stack"]]
-_SITES = CallSites(_DISPATCHER)
 
 
 def dispatching(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -205,20 +203,21 @@ def dispatching(func: Callable[..., Any]) -> Callable[..., Any]:
     also inside a functools.partial."""
     if isinstance(func, functools.partial):
         return functools.partial(dispatching(func.func), *func.args, **func.keywords)
-    return _SITES.replacement_for(func) or func
+    op = op_of(func) if type(func) is not property else None
+    return _DISPATCHER[op] if op is not None else func
 
 
 @contextmanager
 def vmap_level(batch_size: int, randomness: str) -> Iterator[int]:
     """A new vmap level for the duration; the outermost installs the dispatchers and removes them afterwards."""
-    sites = _SITES.current() if not LEVELS else []
-    install(sites, REPLACEMENTS)
+    # Inside a profiler the dispatchers replace its wrappers for the duration: batched ops are not timed
+    saved = swap(lambda current, op: _DISPATCHER[op]) if not LEVELS else []
     LEVELS.append(VmapLevel(len(LEVELS) + 1, batch_size, randomness))
     try:
         yield len(LEVELS)
     finally:
         LEVELS.pop()
-        install(sites, ORIGINALS)
+        restore(saved)
 
 
 __all__ = ["VmapLoopWarning", "dispatching", "vmap_level"]

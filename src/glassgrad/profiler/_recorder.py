@@ -24,7 +24,7 @@ from ..autograd.profiler_util import EventList, FunctionEvent
 from ..tensor import Tensor
 
 _active: Recorder | None = None  # the recording in progress; one at a time, as PyTorch allows
-_swaps: Any = None  # ops.call_sites.CallSites of the timed wrappers, made at the first recording
+_saved: Any = None  # what the ops' places held before the recording (ops.call_sites.swap)
 
 
 class Recorder:
@@ -151,7 +151,8 @@ def shapes_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[list[int]]:
 
 
 def timed(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
-    """The op `fn` as an event named `name`; a plain call once no recording runs (a reference kept past one)."""
+    """`fn` (an op, or vmap's dispatcher of one) as an event named `name`; a plain call once no recording runs
+    (a reference kept past one)."""
 
     def op(*args: Any, **kwargs: Any) -> Any:
         recorder = _active
@@ -165,8 +166,6 @@ def timed(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         recorder.op_called(event, result)
         return result
 
-    op.__name__ = op.__qualname__ = getattr(fn, "__name__", name)
-    op.__wrapped__ = fn  # type: ignore[attr-defined]
     return op
 
 
@@ -193,25 +192,25 @@ _OPERATOR_OPS = {
 
 
 def start(recorder: Recorder) -> None:
-    """Make `recorder` the recording: every op is swapped for its timed wrapper."""
-    global _active, _swaps
+    """Make `recorder` the recording: every op, where it is held, is wrapped in a timed one."""
+    global _active, _saved
     if _active is not None:
         raise RuntimeError("Profiler is already enabled on this thread")  # PyTorch's sentence for a second profiler
-    from ..ops.call_sites import REPLACEMENTS, CallSites, install, public_ops
+    from ..ops.call_sites import OPS, stand_for, swap
 
-    if _swaps is None:
-        _swaps = CallSites({fn: timed(fn, aten_name(name)) for fn, name in public_ops().items()})
-    install(_swaps.current(), REPLACEMENTS)
+    # What is there now is wrapped, not the op itself: inside vmap, its dispatchers are what runs
+    _saved = swap(lambda current, op: stand_for(timed(current, aten_name(OPS[op])), op))
     _active = recorder
 
 
 def stop() -> EventList:
-    """End the recording: the original ops back in place, every backward hook removed; its events."""
-    global _active
-    from ..ops.call_sites import ORIGINALS, install
+    """End the recording: what the ops' places held back in place, every backward hook removed; its events."""
+    global _active, _saved
+    from ..ops.call_sites import restore
 
     recorder, _active = _active, None
-    install(_swaps.current(), ORIGINALS)
+    restore(_saved)
+    _saved = None
     assert recorder is not None, "stop() without start()"
     return recorder.finish()
 

@@ -3,8 +3,10 @@ calls counted per op, the self/total relation, the Chrome trace, schedules; and 
 
 from __future__ import annotations
 
+import gc
 import json
 import re
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -224,3 +226,22 @@ def test_vmap_and_the_profiler_nest_either_way() -> None:
     assert glassgrad.equal(glassgrad.vmap(profiled)(x), expected)
     assert {"aten::mul", "aten::sum"} <= recorded[0]
     assert glassgrad.mul is call_sites.NAMESPACES["glassgrad"]["mul"]
+
+
+def test_a_graph_made_while_recording_is_freed_by_reference_counting() -> None:
+    x = glassgrad.ones(4, requires_grad=True)
+    gc.disable()
+    try:
+        with glassgrad.profiler.profile(record_shapes=True, profile_memory=True, with_stack=True) as prof:
+            y = (x.exp() * 2).sum()
+            node = weakref.ref(y.grad_fn)
+            del y  # never backwarded: the hooks the recording put on its nodes must not keep them alive
+            assert node() is None
+            z = (x * 3).sum()
+            node = weakref.ref(z.grad_fn)
+            z.backward()
+            del z
+            assert node() is None
+    finally:
+        gc.enable()
+    assert len(prof.events()) > 0

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._sites import resolve
-from ..autograd.graph import Node, RemovableHandle
+from ..autograd.graph import Node, RemovableHandle, SavedTensor
 from ..autograd.profiler_util import EventList, FunctionEvent
 from ..tensor import Tensor
 
@@ -99,13 +99,13 @@ class Recorder:
 
     def _time_backward(self, node: Node) -> None:
         self._hooked.add(node)
-        key = id(node)
-        name = node.name()
+        # The hooks hold plain values, never the node: a node holding a hook that held it would be a cycle
+        key, name, sequence_nr = id(node), node.name(), node._sequence_nr
 
         def before(grad_outputs: tuple[Any, ...]) -> None:
             outer = self.begin(f"autograd::engine::evaluate_function: {name}")
             inner = self.begin(name)
-            inner.sequence_nr = outer.sequence_nr = node._sequence_nr
+            inner.sequence_nr = outer.sequence_nr = sequence_nr
             self._backward[key] = (outer, inner)
 
         def after(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
@@ -133,7 +133,7 @@ def _merged_into_parent(event: FunctionEvent) -> bool:
 
 
 def _saved_bytes(node: Node) -> int:
-    return sum(getattr(value, "nbytes", 0) for value in node._saved.values() if type(value).__name__ == "SavedTensor")
+    return sum(value.nbytes for value in node._saved.values() if type(value) is SavedTensor)
 
 
 def _stack_of(node: Node) -> list[str]:

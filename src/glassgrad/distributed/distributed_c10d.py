@@ -399,11 +399,21 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
 
 
 # -- object collectives: any picklable Python object, moved by mpi4py's pickling collectives ----------------------
-def _root(name: str, rank: int | None, group_rank: int | None) -> int:
-    """The root of an object collective: src/dst or group_src/group_dst (at most one of them), rank 0 by default."""
+def _root(pg: ProcessGroup, rank: int | None, group_rank: int | None) -> int:
+    """The root's rank in `pg`: `group_rank` as it is, or the global `rank` (src/dst) translated; global rank 0
+    when neither is given."""
     if rank is not None and group_rank is not None:
-        raise ValueError(f"{name}: Can not specify both rank and group_rank")
-    return rank if rank is not None else group_rank if group_rank is not None else 0
+        raise ValueError("Can't specify both group_rank and global_rank")
+    if group_rank is not None:
+        return group_rank
+    rank = 0 if rank is None else rank
+    if _world is None or pg.comm is _world.comm:
+        return rank
+    mpi = _mpi()
+    (translated,) = mpi.Group.Translate_ranks(_world.comm.Get_group(), [rank], pg.comm.Get_group())
+    if translated == mpi.UNDEFINED:
+        raise ValueError(f"Global rank {rank} is not part of group {pg}")
+    return int(translated)
 
 
 def all_gather_object(object_list: list[Any], obj: Any, group: ProcessGroup | None = None) -> None:
@@ -420,7 +430,7 @@ def broadcast_object_list(
 ) -> None:
     """The root's `object_list`, copied into the same-length `object_list` of every rank."""
     pg = _group(group)
-    root = _root("broadcast_object_list", src, group_src)
+    root = _root(pg, src, group_src)
     _check_same(pg, "broadcast_object_list", None)
     sent = pg.comm.bcast(list(object_list) if pg.rank() == root else None, root=root)
     object_list[:] = sent[: len(object_list)]
@@ -432,10 +442,10 @@ def gather_object(
 ) -> None:
     """Every rank's `obj`, into the destination's `object_gather_list` (one slot per rank); the others pass None."""
     pg = _group(group)
-    root = _root("gather_object", dst, group_dst)
-    if pg.rank() == root and object_gather_list is None:
+    root = _root(pg, dst, group_dst)
+    if pg.rank() == root and not object_gather_list:
         raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
-    if pg.rank() != root and object_gather_list is not None:
+    if pg.rank() != root and object_gather_list:
         raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
     _check_same(pg, "gather_object", None)
     gathered = pg.comm.gather(obj, root=root)
@@ -450,7 +460,7 @@ def scatter_object_list(
 ) -> None:
     """The root's `scatter_object_input_list[r]` into `scatter_object_output_list[0]` of each rank r."""
     pg = _group(group)
-    root = _root("scatter_object_list", src, group_src)
+    root = _root(pg, src, group_src)
     if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:
         raise ValueError("Expected argument scatter_object_output_list to be a list of size at least 1.")
     _check_same(pg, "scatter_object_list", None)

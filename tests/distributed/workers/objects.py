@@ -54,5 +54,21 @@ if pair is not None:
     dist.scatter_object_list(out, ["a", "b"] if rank == 1 else None, group=pair, group_src=1)
     assert out == [["a", "b"][rank]], out
 
+# src and dst are global ranks, group_src and group_dst ranks within the group, as in PyTorch.
+last_two = dist.new_group([world - 2, world - 1])
+if last_two is not None:
+    out = [None]
+    dist.scatter_object_list(out, ["x", "y"] if rank == world - 1 else None, src=world - 1, group=last_two)
+    assert out == [["x", "y"][rank - (world - 2)]], out
+    got = [None, None] if rank == world - 2 else None
+    dist.gather_object(rank, got, dst=world - 2, group=last_two)
+    assert got == ([world - 2, world - 1] if rank == world - 2 else None), got
+try:
+    dist.broadcast_object_list([None], src=0, group_src=0)
+except ValueError as error:
+    assert "Can't specify both group_rank and global_rank" in str(error)
+else:
+    raise AssertionError("broadcast_object_list accepted both src and group_src")
+
 dist.destroy_process_group()
 print(f"rank {rank} of {world}: object collectives agree")

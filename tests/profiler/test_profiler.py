@@ -245,3 +245,16 @@ def test_a_graph_made_while_recording_is_freed_by_reference_counting() -> None:
     finally:
         gc.enable()
     assert len(prof.events()) > 0
+
+
+def test_itt_and_nvtx_are_there_and_inert() -> None:
+    from glassgrad.autograd import profiler
+    from glassgrad.profiler import itt
+
+    assert itt.is_available() is False
+    with itt.range("r"), profiler.emit_itt(), profiler.emit_nvtx(record_shapes=True):
+        itt.mark("m")
+        assert itt.range_push("p") == 0 and itt.range_pop() == 0
+    nvtx = profiler.emit_nvtx()
+    with nvtx, pytest.raises(RuntimeError, match="NVTX annotation context manager is not reentrant"):
+        nvtx.__enter__()

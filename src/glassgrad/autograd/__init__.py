@@ -31,6 +31,7 @@ from .grad_mode import (
     set_multithreading_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .profiler import _profiler_enabled, kineto_available
 
 
 class _VariableMeta(type):

@@ -93,11 +93,11 @@ def _trimmed(path: str, width: int) -> str:
 
 
 def _time_formatter(unit: str | None) -> Any:
-    from .profiler_util import format_time
+    from .profiler_util import _format_time
 
     scale = {"s": 1e6, "ms": 1e3, "us": 1.0}.get(unit or "")
     if scale is None:
-        return format_time
+        return _format_time
     return lambda time_us: f"{time_us / scale:.3f}{unit}"
 
 

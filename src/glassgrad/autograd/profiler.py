@@ -24,6 +24,13 @@ def kineto_available() -> bool:
     return False
 
 
+def _profiler_enabled() -> bool:
+    """Whether a profiler records now (torch.autograd._profiler_enabled)."""
+    from ..profiler import _recorder
+
+    return _recorder.active() is not None
+
+
 class profile:
     """Records the ops and backward nodes run while entered; the results by `function_events`, `key_averages()`,
     `table()` and `export_chrome_trace()`."""

@@ -32,31 +32,37 @@ class _Totals:
         """The average time of one call."""
         return self.cpu_time_total / self.count if self.count else 0.0
 
-    cpu_time_str = property(lambda self: format_time(self.cpu_time))
-    cpu_time_total_str = property(lambda self: format_time(self.cpu_time_total))
-    self_cpu_time_total_str = property(lambda self: format_time(self.self_cpu_time_total))
+    cpu_time_str = property(lambda self: _format_time(self.cpu_time))
+    cpu_time_total_str = property(lambda self: _format_time(self.cpu_time_total))
+    self_cpu_time_total_str = property(lambda self: _format_time(self.self_cpu_time_total))
 
 
 class FunctionEvent(_Totals):
-    """One range: an op's call, a backward node's run, or a record_function block."""
+    """One range: an op's call, a backward node's run, or a record_function block (PyTorch's constructor)."""
 
-    def __init__(self, event_id: int, name: str, thread: int, start_us: float, input_shapes: list[list[int]]) -> None:
-        self.id, self.thread = event_id, thread
+    def __init__(
+        self, id: int, name: str, thread: int, start_us: float, end_us: float, overload_name: str | None = None,
+        fwd_thread: int | None = None, input_shapes: list[list[int]] | None = None, stack: list[str] | None = None,
+        cpu_memory_usage: int = 0, sequence_nr: int = -1, node_id: int = -1, is_user_annotation: bool = False,
+        trace_name: str | None = None, saved_bytes: int = 0,
+    ) -> None:
+        self.id, self.node_id, self.thread, self.fwd_thread = id, node_id, thread, fwd_thread
         # As PyTorch: the trace shows each profiler step (ProfilerStep#3); the events and their averages name them
         # all 'ProfilerStep*'
-        self.trace_name = name
+        self.trace_name = trace_name or name
         self.name = "ProfilerStep*" if name.startswith("ProfilerStep#") else name
-        self.start_us = self.end_us = start_us
-        self.input_shapes = input_shapes
-        self.stack: list[str] = []
+        self.overload_name = overload_name or ""
+        self.start_us, self.end_us = start_us, end_us
+        self.input_shapes = input_shapes if input_shapes is not None else []
+        self.stack = stack if stack is not None else []
+        self.cpu_memory_usage = cpu_memory_usage  # allocated during the call, inner calls' included
+        self.saved_bytes = saved_bytes  # what the node its op recorded saved for backward
+        self.sequence_nr = sequence_nr
+        self.is_user_annotation = is_user_annotation
         self.cpu_parent: FunctionEvent | None = None
         self.cpu_children: list[FunctionEvent] = []
-        self.own_memory_usage = 0  # bytes of the arrays this call made that no inner call made
-        self.array_ids: list[int] = []  # those arrays, by id
-        self.saved_bytes = 0
-        self.sequence_nr = -1
-        self.is_user_annotation = False
         self.count = 1
+        self.device_time_total = self.self_device_time_total = 0.0  # no device: glassgrad runs on the CPU
 
     @property
     def key(self) -> str:  # type: ignore[override]
@@ -71,13 +77,8 @@ class FunctionEvent(_Totals):
         return self.cpu_time_total - sum(child.cpu_time_total for child in self.cpu_children)
 
     @property
-    def cpu_memory_usage(self) -> int:  # type: ignore[override]
-        """The bytes allocated during the call, inner calls' included (what it frees is not counted)."""
-        return self.own_memory_usage + sum(child.cpu_memory_usage for child in self.cpu_children)
-
-    @property
     def self_cpu_memory_usage(self) -> int:  # type: ignore[override]
-        return self.own_memory_usage
+        return self.cpu_memory_usage - sum(child.cpu_memory_usage for child in self.cpu_children)
 
     def __repr__(self) -> str:
         return (
@@ -92,7 +93,7 @@ class FunctionEventAvg(_Totals):
     def __init__(self) -> None:
         self.key = None
         self.count = 0
-        self.cpu_time_total = self.self_cpu_time_total = 0.0
+        self.cpu_time_total = self.self_cpu_time_total = self.device_time_total = self.self_device_time_total = 0.0
         self.cpu_memory_usage = self.self_cpu_memory_usage = self.saved_bytes = 0
         self.input_shapes: Any = None
         self.stack: list[str] = []
@@ -128,6 +129,39 @@ class EventList(list):  # type: ignore[type-arg]
 
     def __str__(self) -> str:
         return self.table()
+
+    def _build_tree(self) -> None:
+        """Link each event to the events inside it, then fold an event that is the only call inside one of its
+        own name into it (F.relu calling torch.relu is one call), as PyTorch does."""
+        self._populate_cpu_children()
+        self._remove_dup_nodes()
+
+    def _populate_cpu_children(self) -> None:
+        """An event is a child of the innermost event of its thread whose [start, end) holds its own; events that
+        overlap only partly are not linked."""
+        for thread in {event.thread for event in self}:
+            enclosing: list[FunctionEvent] = []
+            for event in sorted((e for e in self if e.thread == thread), key=lambda e: (e.start_us, -e.end_us)):
+                while enclosing and (event.start_us >= enclosing[-1].end_us or event.end_us > enclosing[-1].end_us):
+                    enclosing.pop()
+                if enclosing:
+                    event.cpu_parent = enclosing[-1]
+                    enclosing[-1].cpu_children.append(event)
+                enclosing.append(event)
+
+    def _remove_dup_nodes(self) -> None:
+        kept = []
+        for event in self:
+            parent = event.cpu_parent
+            if parent is not None and parent.name == event.name and len(parent.cpu_children) == 1:
+                parent.cpu_children = event.cpu_children
+                for child in event.cpu_children:
+                    child.cpu_parent = parent
+                parent.saved_bytes = parent.saved_bytes or event.saved_bytes
+                parent.stack = parent.stack or event.stack
+            else:
+                kept.append(event)
+        self[:] = kept
 
     @property
     def self_cpu_time_total(self) -> float:
@@ -209,7 +243,7 @@ def chrome_trace(events: Iterable[FunctionEvent], origin_us: float = 0.0) -> dic
     return {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms", "traceEvents": trace}
 
 
-def format_time(time_us: float) -> str:
+def _format_time(time_us: float) -> str:
     """PyTorch's time cell: s, ms or us with three decimals."""
     if time_us >= 1e6:
         return f"{time_us / 1e6:.3f}s"

@@ -33,7 +33,10 @@ class Recorder:
     def __init__(self, record_shapes: bool, profile_memory: bool, with_stack: bool) -> None:
         self.record_shapes, self.profile_memory, self.with_stack = record_shapes, profile_memory, with_stack
         self.events: list[FunctionEvent] = []
-        self._open: dict[int, list[FunctionEvent]] = {}  # per thread, the events begun and not yet ended
+        # profile_memory: each array an op returned, attributed to the first (innermost) call that returned it,
+        # by id, held weakly (an id alone could be a dead array's reused); and the bytes each event made itself
+        self._arrays: dict[int, weakref.ref[Any]] = {}
+        self._own_bytes: dict[int, int] = {}
         self._backward: dict[int, tuple[FunctionEvent, FunctionEvent]] = {}  # per node id, its two open events
         self._hooked: weakref.WeakSet[Node] = weakref.WeakSet()
         self._handles: list[RemovableHandle] = []
@@ -42,62 +45,62 @@ class Recorder:
 
     # -- events ---------------------------------------------------------------------------------------------
     def begin(self, name: str, shapes: list[list[int]] | None = None) -> FunctionEvent:
-        thread = threading.get_native_id()  # the OS's thread id, as PyTorch's traces give it
-        stack = self._open.setdefault(thread, [])
-        event = FunctionEvent(len(self.events), name, thread, self._now_us(), shapes or [])
-        if stack:
-            event.cpu_parent = stack[-1]
-            stack[-1].cpu_children.append(event)
-        stack.append(event)
+        now = self._now_us()
+        # The OS's thread id, as PyTorch's traces give it
+        event = FunctionEvent(len(self.events), name, threading.get_native_id(), now, now, input_shapes=shapes)
         self.events.append(event)
         return event
 
-    def end(self, event: FunctionEvent) -> None:
+    def end(self, event: FunctionEvent, result: Any = None) -> None:
+        """The event ends now; with profile_memory, it made the arrays of `result` no inner call made, and
+        allocated those plus what the events inside it allocated."""
         event.end_us = self._now_us()
-        stack = self._open.get(event.thread, [])
-        while stack:  # an exception may have left inner events open: they end here too
-            inner = stack.pop()
-            if inner is event:
-                break
-            inner.end_us = event.end_us
+        if not self.profile_memory:
+            return
+        own = 0
+        for out in result if isinstance(result, tuple | list) else (result,):
+            if not isinstance(out, Tensor) or out._data.base is not None:  # a view allocates nothing
+                continue
+            known = self._arrays.get(id(out._data))
+            if known is None or known() is not out._data:
+                self._arrays[id(out._data)] = weakref.ref(out._data)
+                own += out._data.nbytes
+        self._own_bytes[event.id] = own
+        inside = self.events[event.id + 1 :]  # begun after it: inside it, where on its thread
+        event.cpu_memory_usage = own + sum(self._own_bytes.get(e.id, 0) for e in inside if e.thread == event.thread)
 
     def _now_us(self) -> float:
         return (time.perf_counter_ns() - self._origin_ns) / 1000
 
     def finish(self) -> EventList:
-        """The events, once every hook is gone and whatever is still open has ended."""
+        """The events, linked into their tree, once every hook is gone."""
         for handle in self._handles:
             handle.remove()
         self._handles.clear()
-        for stack in list(self._open.values()):
-            if stack:
-                self.end(stack[0])
-        events = [event for event in self.events if not _merged_into_parent(event)]
-        return EventList(events, profile_memory=self.profile_memory, with_stack=self.with_stack)
+        self._arrays.clear()
+        self._own_bytes.clear()
+        events = EventList(self.events, profile_memory=self.profile_memory, with_stack=self.with_stack)
+        events._build_tree()
+        return events
 
     # -- ops ------------------------------------------------------------------------------------------------
     def op_called(self, event: FunctionEvent, result: Any) -> None:
-        """What an op's call made: the arrays' bytes, its node's saved bytes and site; its backward gets timed."""
-        results = result if isinstance(result, tuple | list) else (result,)
-        made_inside = {ident for child in event.cpu_children for ident in child.array_ids} if self.profile_memory else ()
-        for out in results:
-            if not isinstance(out, Tensor):
+        """What an op's call recorded: its node's sequence number, saved bytes and site; its backward gets timed."""
+        event.fwd_thread = 0
+        for out in result if isinstance(result, tuple | list) else (result,):
+            node = out.grad_fn if isinstance(out, Tensor) else None
+            if node is None or node in self._hooked:
                 continue
-            data = out._data
-            if self.profile_memory and data.base is None and id(data) not in made_inside:  # a view allocates nothing
-                event.own_memory_usage += data.nbytes
-                event.array_ids.append(id(data))  # ids, not arrays: the events must keep nothing alive
-            node = out.grad_fn
-            if node is not None and node not in self._hooked:
-                event.saved_bytes += _saved_bytes(node)
-                if self.with_stack:
-                    event.stack = _stack_of(node)
-                self._time_backward(node)
-                for child, _ in node.next_functions:
-                    if child is not None and type(child).__name__ == "AccumulateGrad" and child not in self._hooked:
-                        self._time_backward(child)
+            event.sequence_nr = node._sequence_nr
+            event.saved_bytes += _saved_bytes(node)
+            if self.with_stack:
+                event.stack = _stack_of(node)
+            self._time_backward(node, event.thread)
+            for child, _ in node.next_functions:
+                if child is not None and type(child).__name__ == "AccumulateGrad" and child not in self._hooked:
+                    self._time_backward(child, event.thread)
 
-    def _time_backward(self, node: Node) -> None:
+    def _time_backward(self, node: Node, forward_thread: int) -> None:
         self._hooked.add(node)
         # The hooks hold plain values, never the node: a node holding a hook that held it would be a cycle
         key, name, sequence_nr = id(node), node.name(), node._sequence_nr
@@ -106,6 +109,7 @@ class Recorder:
             outer = self.begin(f"autograd::engine::evaluate_function: {name}")
             inner = self.begin(name)
             inner.sequence_nr = outer.sequence_nr = sequence_nr
+            inner.fwd_thread = outer.fwd_thread = forward_thread
             self._backward[key] = (outer, inner)
 
         def after(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
@@ -115,21 +119,6 @@ class Recorder:
             outer.end_us = inner.end_us  # one span: the outer's self time is the engine's, none here
 
         self._handles += (node.register_prehook(before), node.register_hook(after))
-
-
-def _merged_into_parent(event: FunctionEvent) -> bool:
-    """PyTorch's rule: an event that is the only one inside an event of its own name is one call, not two (F.relu
-    calling torch.relu); its children and what it recorded go to the parent."""
-    parent = event.cpu_parent
-    if parent is None or parent.name != event.name or len(parent.cpu_children) != 1:
-        return False
-    parent.cpu_children = event.cpu_children
-    for child in event.cpu_children:
-        child.cpu_parent = parent
-    parent.own_memory_usage += event.own_memory_usage
-    parent.saved_bytes = parent.saved_bytes or event.saved_bytes
-    parent.stack = parent.stack or event.stack
-    return True
 
 
 def _saved_bytes(node: Node) -> int:
@@ -161,8 +150,10 @@ def timed(fn: Callable[..., Any], name: str) -> Callable[..., Any]:
         event = recorder.begin(name, shapes_of(args, kwargs) if recorder.record_shapes else None)
         try:
             result = fn(*args, **kwargs)
-        finally:
+        except BaseException:
             recorder.end(event)
+            raise
+        recorder.end(event, result)
         recorder.op_called(event, result)
         return result
 

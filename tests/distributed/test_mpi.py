@@ -34,6 +34,15 @@ def test_worker(worker: str, ranks: int) -> None:
     assert result.stdout.count(f"of {ranks}:") == ranks
 
 
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_a_torch_evaluation_gathering_objects_runs_unchanged(ranks: int) -> None:
+    program = str(WORKERS / "torch_eval_objects.py")
+    result = mpiexec(ranks, sys.executable, "-m", "glassgrad", "run", program, env={"BACKEND": "mpi"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    accuracies = {line.rpartition(" ")[2] for line in result.stdout.splitlines() if f"of {ranks}: accuracy" in line}
+    assert result.stdout.count(f"of {ranks}: accuracy") == ranks and len(accuracies) == 1, result.stdout
+
+
 def test_a_mismatched_collective_is_reported_on_every_rank() -> None:
     result = mpiexec(2, sys.executable, str(WORKERS / "mismatch.py"))
     assert result.returncode == 0, result.stderr

@@ -258,3 +258,27 @@ def test_itt_and_nvtx_are_there_and_inert() -> None:
     nvtx = profiler.emit_nvtx()
     with nvtx, pytest.raises(RuntimeError, match="NVTX annotation context manager is not reentrant"):
         nvtx.__enter__()
+
+
+class _Square(glassgrad.autograd.Function):
+    @staticmethod
+    def forward(ctx: Any, x: glassgrad.Tensor) -> glassgrad.Tensor:
+        ctx.save_for_backward(x)
+        return x * x
+
+    @staticmethod
+    def backward(ctx: Any, grad: glassgrad.Tensor) -> glassgrad.Tensor:
+        (x,) = ctx.saved_tensors
+        return 2 * x * grad
+
+
+def test_backward_of_a_custom_function_and_of_a_graph_made_before_recording_is_timed() -> None:
+    x = glassgrad.ones(3, requires_grad=True)
+    early = x.exp()  # recorded before the profiler starts
+    with glassgrad.profiler.profile() as prof:
+        (_Square.apply(x).sum() + early.sum()).backward()
+    counts = {e.key: e.count for e in prof.key_averages()}
+    assert counts["autograd::engine::evaluate_function: ExpBackward0"] == 1
+    custom = [key for key in counts if key.startswith("autograd::engine::evaluate_function: _Square")]
+    assert custom and counts[custom[0]] == 1
+    assert counts["autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"] == 1

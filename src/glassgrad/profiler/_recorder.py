@@ -1,11 +1,11 @@
 """What a profiler records on glassgrad's engine, and how it sees the ops: only while one records.
 
 Starting a recording swaps every op, wherever glassgrad holds it (ops/call_sites.py, the places vmap swaps),
-for a timed wrapper, and stopping puts the originals back: outside a recording an op's path is untouched and
+for a timed wrapper, and stopping puts back what was there: outside a recording an op's path is untouched and
 costs nothing more. Each op call is an event with its wall time, its input shapes, the bytes of the arrays it
 made, and, when it recorded a node, the node's saved bytes and the user's line the node recorded (its creation
 site, found by the core as it always is). Each node an op recorded gets a pre-hook and a hook for the
-recording's duration, so its backward is timed too, as PyTorch's "autograd::engine::evaluate_function: ..."
+recording's duration, and so does, as backward reaches it, each node it feeds from: its backward is timed too, as PyTorch's "autograd::engine::evaluate_function: ..."
 events are. On CPU PyTorch runs backward on the calling thread, and so does glassgrad: backward events share
 the forward's thread id.
 """
@@ -96,16 +96,20 @@ class Recorder:
             if self.with_stack:
                 event.stack = _stack_of(node)
             self._time_backward(node, event.thread)
-            for child, _ in node.next_functions:
-                if child is not None and type(child).__name__ == "AccumulateGrad" and child not in self._hooked:
-                    self._time_backward(child, event.thread)
 
     def _time_backward(self, node: Node, forward_thread: int) -> None:
         self._hooked.add(node)
-        # The hooks hold plain values, never the node: a node holding a hook that held it would be a cycle
-        key, name, sequence_nr = id(node), node.name(), node._sequence_nr
+        # The hooks hold plain values and a weak reference, never the node: a node holding a hook that held it
+        # would be a cycle
+        key, name, sequence_nr, held = id(node), node.name(), node._sequence_nr, weakref.ref(node)
 
         def before(grad_outputs: tuple[Any, ...]) -> None:
+            # The nodes it feeds run after it: timed too (leaves' AccumulateGrad, a custom Function's node, a node
+            # made before the recording), as PyTorch times every node its engine runs while recording
+            running = held()
+            for child, _ in running.next_functions if running is not None else ():
+                if child is not None and child not in self._hooked:
+                    self._time_backward(child, forward_thread)
             outer = self.begin(f"autograd::engine::evaluate_function: {name}")
             inner = self.begin(name)
             inner.sequence_nr = outer.sequence_nr = sequence_nr

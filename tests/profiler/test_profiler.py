@@ -282,3 +282,25 @@ def test_backward_of_a_custom_function_and_of_a_graph_made_before_recording_is_t
     custom = [key for key in counts if key.startswith("autograd::engine::evaluate_function: _Square")]
     assert custom and counts[custom[0]] == 1
     assert counts["autograd::engine::evaluate_function: torch::autograd::AccumulateGrad"] == 1
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize(
+    "arguments",
+    [dict(wait=1, warmup=1, active=2), dict(wait=2, warmup=1, active=3, repeat=2, skip_first=3),
+     dict(wait=3, warmup=2, active=1, repeat=1, skip_first=2, skip_first_wait=1)],
+)
+def test_schedule_gives_pytorchs_action_at_every_step(arguments: dict[str, int]) -> None:
+    torch = pytest.importorskip("torch")
+    ours, theirs = glassgrad.profiler.schedule(**arguments), torch.profiler.schedule(**arguments)
+    assert [ours(step).name for step in range(30)] == [theirs(step).name for step in range(30)]
+
+
+@pytest.mark.torch_oracle
+def test_schedule_refuses_what_pytorch_refuses() -> None:
+    torch = pytest.importorskip("torch")
+    for lib in (glassgrad, torch):
+        with pytest.raises(AssertionError, match=r"^Invalid profiler schedule arguments\. Got wait=0"):
+            lib.profiler.schedule(wait=0, warmup=1, active=0)
+        with pytest.warns(UserWarning, match="Profiler won't be using warmup"):
+            lib.profiler.schedule(wait=0, warmup=0, active=1)

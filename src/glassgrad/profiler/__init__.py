@@ -50,13 +50,18 @@ def schedule(
     """The action for each step: skip `skip_first` steps, then cycles of `wait` idle, `warmup`, `active` recorded
     steps (the last saves), `repeat` times (0: without end). `skip_first_wait` drops the first cycle's wait."""
     if wait < 0 or warmup < 0 or active <= 0 or repeat < 0 or skip_first < 0:
-        raise ValueError("Invalid profiler schedule arguments")
+        raise AssertionError(  # PyTorch's type and words
+            f"Invalid profiler schedule arguments. Got wait={wait} (need >= 0), warmup={warmup} (need >= 0), "
+            f"active={active} (need > 0), repeat={repeat} (need >= 0), skip_first={skip_first} (need >= 0)."
+        )
     if warmup == 0:
         import warnings
 
         warnings.warn("Profiler won't be using warmup, this can skew profiler results", stacklevel=2)
 
     def action(step: int) -> ProfilerAction:
+        if step < 0:
+            raise AssertionError(f"Step must be non-negative. Got {step}.")
         if step < skip_first:
             return ProfilerAction.NONE
         step -= skip_first

@@ -96,6 +96,12 @@ def test_an_op_records_its_shapes_its_nodes_saved_bytes_and_the_users_line() -> 
     assert Path(__file__).read_text().splitlines()[line - 1].strip().startswith("y = x * x")
     backward = [e for e in prof.events() if e.name == "autograd::engine::evaluate_function: MulBackward0"]
     assert len(backward) == 1 and backward[0].cpu_children[0].name == "MulBackward0"
+    node_run = backward[0].cpu_children[0]
+    assert node_run.sequence_nr == mul.sequence_nr >= 0 and node_run.fwd_thread == mul.thread
+    # PyTorch's rule: a node's run, and the ops its formula calls, carry the stack of the op that recorded it
+    assert node_run.stack == mul.stack and all(op.stack == mul.stack for op in node_run.cpu_children)
+    sources = prof.key_averages(group_by_stack_n=1).table(row_limit=2).splitlines()[1]
+    assert sources.split()[-2:] == ["Source", "Location"]
 
 
 def _check_nesting(trace: dict[str, Any]) -> list[dict[str, Any]]:

@@ -43,8 +43,8 @@ class FunctionEvent(_Totals):
     def __init__(
         self, id: int, name: str, thread: int, start_us: float, end_us: float, overload_name: str | None = None,
         fwd_thread: int | None = None, input_shapes: list[list[int]] | None = None, stack: list[str] | None = None,
-        cpu_memory_usage: int = 0, sequence_nr: int = -1, node_id: int = -1, is_user_annotation: bool = False,
-        trace_name: str | None = None, saved_bytes: int = 0,
+        scope: int = 0, cpu_memory_usage: int = 0, sequence_nr: int = -1, node_id: int = -1,
+        is_user_annotation: bool = False, trace_name: str | None = None, saved_bytes: int = 0,
     ) -> None:
         self.id, self.node_id, self.thread, self.fwd_thread = id, node_id, thread, fwd_thread
         # As PyTorch: the trace shows each profiler step (ProfilerStep#3); the events and their averages name them
@@ -58,6 +58,7 @@ class FunctionEvent(_Totals):
         self.cpu_memory_usage = cpu_memory_usage  # allocated during the call, inner calls' included
         self.saved_bytes = saved_bytes  # what the node its op recorded saved for backward
         self.sequence_nr = sequence_nr
+        self.scope = scope  # BACKWARD_FUNCTION (1): a backward node's run
         self.is_user_annotation = is_user_annotation
         self.cpu_parent: FunctionEvent | None = None
         self.cpu_children: list[FunctionEvent] = []
@@ -135,6 +136,7 @@ class EventList(list):  # type: ignore[type-arg]
         own name into it (F.relu calling torch.relu is one call), as PyTorch does."""
         self._populate_cpu_children()
         self._remove_dup_nodes()
+        self._set_backward_stacktraces()
 
     def _populate_cpu_children(self) -> None:
         """An event is a child of the innermost event of its thread whose [start, end) holds its own; events that
@@ -148,6 +150,18 @@ class EventList(list):  # type: ignore[type-arg]
                     event.cpu_parent = enclosing[-1]
                     enclosing[-1].cpu_children.append(event)
                 enclosing.append(event)
+
+    def _set_backward_stacktraces(self) -> None:
+        """A backward node's run, and every event inside it, gets the stack of the forward op that recorded the
+        node (the same sequence number, on the node's forward thread)."""
+        forward: dict[tuple[int, int | None], list[str]] = {}
+        for event in self:
+            if _backward_parent(event) is None and event.stack:
+                forward.setdefault((event.sequence_nr, event.thread), event.stack)
+        for event in self:
+            parent = _backward_parent(event)
+            if parent is not None:
+                event.stack = forward.get((parent.sequence_nr, parent.fwd_thread), [])
 
     def _remove_dup_nodes(self) -> None:
         kept = []
@@ -211,6 +225,16 @@ class EventList(list):  # type: ignore[type-arg]
         text = json.dumps(chrome_trace(self, origin_us))
         with gzip.open(path, "wt") if str(path).endswith(".gz") else open(path, "w") as f:
             f.write(text)
+
+
+BACKWARD_FUNCTION = 1  # an event's scope when it is a backward node's run
+
+
+def _backward_parent(event: FunctionEvent | None) -> FunctionEvent | None:
+    """The backward node's run the event is (or is inside), if any."""
+    while event is not None and event.scope != BACKWARD_FUNCTION:
+        event = event.cpu_parent
+    return event
 
 
 def chrome_trace(events: Iterable[FunctionEvent], origin_us: float = 0.0) -> dict[str, Any]:

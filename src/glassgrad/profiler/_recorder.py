@@ -20,7 +20,7 @@ from typing import Any
 
 from .._sites import resolve
 from ..autograd.graph import Node, RemovableHandle, SavedTensor
-from ..autograd.profiler_util import EventList, FunctionEvent
+from ..autograd.profiler_util import BACKWARD_FUNCTION, EventList, FunctionEvent
 from ..tensor import Tensor
 
 _active: Recorder | None = None  # the recording in progress; one at a time, as PyTorch allows
@@ -114,6 +114,7 @@ class Recorder:
             inner = self.begin(name)
             inner.sequence_nr = outer.sequence_nr = sequence_nr
             inner.fwd_thread = outer.fwd_thread = forward_thread
+            inner.scope = BACKWARD_FUNCTION
             self._backward[key] = (outer, inner)
 
         def after(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:

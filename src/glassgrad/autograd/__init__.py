@@ -14,7 +14,7 @@ from typing import Any
 
 from .._missing import module_getattr as _module_getattr
 from ..tensor import Tensor
-from . import forward_ad, functional, graph
+from . import forward_ad, functional, graph, profiler, profiler_util
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable
@@ -31,6 +31,7 @@ from .grad_mode import (
     set_multithreading_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .profiler import _profiler_enabled, kineto_available
 
 
 class _VariableMeta(type):
@@ -57,7 +58,7 @@ class Variable(metaclass=_VariableMeta):
 __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "InplaceFunction", "NestedIOFunction", "Variable", "backward",
     "detect_anomaly", "enable_grad", "enforce_grad_layout_policy", "forward_ad", "functional", "grad", "gradcheck", "gradgradcheck",
-    "graph", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled",
+    "graph", "inference_mode", "profiler", "profiler_util", "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled",
     "is_multithreading_enabled", "is_view_replay_enabled", "no_grad", "once_differentiable", "set_detect_anomaly",
     "set_grad_enabled", "set_multithreading_enabled",
 ]

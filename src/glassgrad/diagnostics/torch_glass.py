@@ -19,8 +19,10 @@ backwards would give a silently wrong gradient instead of PyTorch's error.
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -44,6 +46,14 @@ _INPLACE_DUNDERS = frozenset(
 
 
 @dataclass(frozen=True)
+class _Change:
+    """An in-place change: the user's line, and the module whose forward made it (None: the user's own op)."""
+
+    position: Position | None
+    by: str | None
+
+
+@dataclass(frozen=True)
 class _Buffer:
     """One tensor a PyTorch node saved, as read when the node was made."""
 
@@ -52,7 +62,10 @@ class _Buffer:
     dtype: str
     nbytes: int
     storage: int  # the storage's address: the key of the in-place record
-    version: int
+    version: int | None  # None: packed by a saved_tensors_hooks hook, whose unpack PyTorch does not version-check
+
+    def shown(self, state: str) -> SavedBuffer:
+        return SavedBuffer(self.name, self.shape, self.dtype, self.nbytes, state)
 
 
 class _Record:
@@ -129,7 +142,7 @@ class TorchView(GraphView):
         if record is None:
             return []
         state = record.state()
-        return [SavedBuffer(b.name, b.shape, b.dtype, b.nbytes, state) for b in record.buffers]
+        return [b.shown(state) for b in record.buffers]
 
     def key(self, node: Any) -> _Record | None:
         return self.record(node)
@@ -148,10 +161,11 @@ class TorchGlass:
         self.torch = torch
         self.view = TorchView(torch)
         self.watches = WatchState(view=self.view, previous_boundary=steps.current)
-        self.modified: dict[int, Position | None] = {}
+        self.modified: dict[int, _Change] = {}
         self.running: list[list[Any]] = []
         self._names: dict[type, tuple[str, ...]] = {}
         self._kinds: dict[str, int] = {}
+        self._inplace_at: dict[Any, int | None] = {}
         self._sink = torch._C._functions.AccumulateGrad
         self._function_base = torch._C._FunctionBase
         self._undo: list[Callable[[], None]] = []
@@ -216,9 +230,10 @@ class TorchGlass:
         self.watches.flush()
 
     # -- every op ---------------------------------------------------------------------------------------------
-    _PASS, _OP, _INPLACE = 0, 1, 2
+    _PASS, _OP, _INPLACE, _MAYBE_INPLACE = 0, 1, 2, 3  # _MAYBE_INPLACE: a function with an `inplace` argument
 
-    def _kind(self, name: str) -> int:
+    def _kind(self, func: Any) -> int:
+        name = getattr(func, "__name__", "")
         kind = self._kinds.get(name)
         if kind is None:
             if name in ("__get__", "__set__", "__delete__", "backward", "grad"):
@@ -226,31 +241,60 @@ class TorchGlass:
             elif name in _INPLACE_DUNDERS or (name.endswith("_") and not name.endswith("__")):
                 kind = self._INPLACE
             else:
-                kind = self._OP
+                kind = self._MAYBE_INPLACE if self._inplace_index(func) is not None else self._OP
             self._kinds[name] = kind
         return kind
 
+    def _inplace_index(self, func: Any) -> int | None:
+        """The position of `func`'s `inplace` parameter (F.relu, F.dropout, ...), None where it has none."""
+        if func not in self._inplace_at:
+            try:
+                parameters = list(inspect.signature(func).parameters)
+            except (TypeError, ValueError):  # a builtin without a signature: no inplace argument
+                parameters = []
+            self._inplace_at[func] = parameters.index("inplace") if "inplace" in parameters else None
+        return self._inplace_at[func]
+
+    def _called_inplace(self, func: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
+        index = self._inplace_index(func)  # the name is shared (torch.relu, F.relu): the function decides
+        if index is None:
+            return False
+        return bool(kwargs["inplace"] if "inplace" in kwargs else index < len(args) and args[index])
+
     def _op(self, func: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-        kind = self._kind(getattr(func, "__name__", ""))
+        kind = self._kind(func)
         out = func(*args, **kwargs)
         if kind == self._PASS:
             return out
         position = None
+        if kind == self._MAYBE_INPLACE and self._called_inplace(func, args, kwargs):
+            kind = self._INPLACE
         if kind == self._INPLACE or "out" in kwargs:
             position = sites.caller_position()
-            self._modified(args[0] if kind == self._INPLACE and args else kwargs.get("out"), position)
+            self._modified(args[0] if kind == self._INPLACE and args else kwargs.get("out"), _Change(position, self._module_running()))
         if self.torch.is_grad_enabled():
             self._tag(out, position)
         return out
 
-    def _modified(self, target: Any, position: Position | None) -> None:
+    def _module_running(self) -> str | None:
+        """The innermost nn.Module whose forward made the in-place change (ReLU(inplace=True)), where one did.
+        Read only for in-place ops: it looks into the frames between here and the user's."""
+        module_type = self.torch.nn.Module
+        frame = sys._getframe(2)
+        while frame is not None and sites.is_internal(frame.f_code.co_filename):
+            if frame.f_code.co_name == "forward" and isinstance(owner := frame.f_locals.get("self"), module_type):
+                return repr(owner)
+            frame = frame.f_back
+        return None
+
+    def _modified(self, target: Any, change: _Change) -> None:
         targets = target if isinstance(target, (list, tuple)) else (target,)
         modified = self.modified
         for tensor in targets:
             if isinstance(tensor, self.torch.Tensor):
                 key = self._storage_key(tensor)
                 modified.pop(key, None)  # re-inserted last: the dict's order is the order of last modification
-                modified[key] = position
+                modified[key] = change
         while len(modified) > _MODIFIED_LIMIT:
             del modified[next(iter(modified))]
 
@@ -296,31 +340,42 @@ class TorchGlass:
             names = self._names[kind] = tuple(k.removeprefix("_raw_saved_") for k in vars(kind) if k.startswith("_raw_saved_"))
         return names
 
-    def _saved_values(self, node: Any) -> Iterator[tuple[str, Any]]:
-        """(name, tensor) for every tensor the node saved, as glassgrad names them."""
+    def _raw_saved(self, node: Any) -> Iterator[tuple[str, Any]]:
+        """(name, SavedTensor) for every tensor the node saved, as glassgrad names them.
+
+        Only the raw SavedVariables: reading `_saved_*` would unpack them, and an unpack runs the saved-tensor hooks
+        (a non-reentrant checkpoint's recomputes its whole block: BatchNorm's running statistics move again).
+        """
         if isinstance(node, self._function_base):
-            for i, tensor in enumerate(self._function_base.saved_tensors.__get__(node)):
-                yield f"saved_tensors[{i}]", tensor
+            for i, raw in enumerate(node._raw_saved_tensors):
+                yield f"saved_tensors[{i}]", raw
             return
         for name in self._saved_names(node):
-            value = getattr(node, f"_saved_{name}")
-            if isinstance(value, (list, tuple)):
-                yield from ((f"{name}[{i}]", v) for i, v in enumerate(value))
-            else:
-                yield name, value
+            raw = getattr(node, f"_raw_saved_{name}")
+            if isinstance(raw, (list, tuple)):
+                yield from ((f"{name}[{i}]", r) for i, r in enumerate(raw))
+            elif raw is not None:
+                yield name, raw
 
     def _buffers(self, node: Any) -> tuple[_Buffer, ...]:
+        """The node's saved tensors as PyTorch holds them. `SavedTensor.data` is what was stored, unpacked by nobody:
+        the tensor itself, or what a saved_tensors_hooks pack function returned (a checkpoint's placeholder holds
+        no bytes and is not counted; a tensor offloaded by a hook is counted as the hook keeps it)."""
         tensor_type = self.torch.Tensor
         buffers = []
         try:
-            saved = list(self._saved_values(node))
+            for name, raw in self._raw_saved(node):
+                data = raw.data
+                if isinstance(data, tensor_type):
+                    hooked = raw.unpack_hook is not None  # PyTorch checks no version behind a hook
+                    buffers.append(
+                        _Buffer(
+                            name, tuple(data.shape), _dtype_name(data.dtype), data.numel() * data.element_size(),
+                            self._storage_key(data), None if hooked else data._version,
+                        )
+                    )
         except Exception:  # a node whose saved values cannot be read (an unusual C++ node): the glass sees less, the program runs on
             return ()
-        for name, tensor in saved:
-            if isinstance(tensor, tensor_type):
-                nbytes = tensor.numel() * tensor.element_size()
-                storage = self._storage_key(tensor)
-                buffers.append(_Buffer(name, tuple(tensor.shape), _dtype_name(tensor.dtype), nbytes, storage, tensor._version))
         return tuple(buffers)
 
     # -- every backward ---------------------------------------------------------------------------------------
@@ -387,54 +442,50 @@ class TorchGlass:
 
     def _explain(self, message: str, roots: list[Any]) -> str | None:
         if message.startswith(_FREED):
-            found = self._failing(roots, _FREED, freed_before=True)
+            found = self._failing(roots, freed=True)
             if found is None:
                 return None
             node, record, buffer = found
             freed_by = record.freed_by
             crossing = self.view.crossing(roots, freed_by.step + 1) if freed_by is not None else None
             return explain.freed_text(
-                node.name(), record._site, buffer, freed_by.site if freed_by is not None else False, crossing
+                node.name(), record._site, buffer.shown(record.state()), freed_by.site if freed_by is not None else False, crossing
             )
         if message.startswith(_MODIFIED):
-            found = self._failing(roots, _MODIFIED, freed_before=False)
+            found = self._failing(roots, freed=False)
             if found is None:
                 return None
             node, record, buffer = found
-            saved = next(b for b in record.buffers if b.name == buffer.name)
+            assert buffer.version is not None
             now = re.search(r"is at version (\d+)", message)
-            modified_at = self.modified.get(saved.storage)
+            change = self.modified.get(buffer.storage)
             return explain.version_text(
-                node.name(), record._site, buffer, saved.version, int(now.group(1)) if now else saved.version + 1,
-                sites.resolve(modified_at),
+                node.name(), record._site, buffer.shown(record.state()), buffer.version,
+                int(now.group(1)) if now else buffer.version + 1,
+                sites.resolve(change.position) if change is not None else None,
+                change.by if change is not None else None,
             )
         return None
 
-    def _failing(self, roots: list[Any], sentence: str, freed_before: bool) -> tuple[Any, _Record, SavedBuffer] | None:
-        """The node (latest first, as the engine runs them) whose saved buffer raises `sentence` when read.
+    def _failing(self, roots: list[Any], freed: bool) -> tuple[Any, _Record, _Buffer] | None:
+        """The node (latest first, as the engine runs them) whose saved buffer raised: freed (by an earlier backward;
+        the failing one also freed the nodes it ran) or, with `freed` false, changed in place since it was saved.
 
-        `freed_before`: only nodes an earlier backward freed; the failing one also freed the nodes it ran.
-        """
+        Decided from the raw SavedVariables, never by unpacking one (see _raw_saved)."""
         nodes = [n for n in self.view.walk(roots) if type(n) is not self._sink and self.view.record(n) is not None]
         for node in sorted(nodes, key=lambda n: n._sequence_nr(), reverse=True):
             record = self.view.record(node)
             assert record is not None
-            if freed_before and record.freed_by is None:
+            if freed and record.freed_by is None:
                 continue
+            raw = dict(self._raw_saved(node))
             for buffer in record.buffers:
-                try:
-                    self._read(node, buffer.name)
-                except RuntimeError as error:
-                    if str(error).startswith(sentence):
-                        return node, record, SavedBuffer(buffer.name, buffer.shape, buffer.dtype, buffer.nbytes, record.state())
+                data = raw[buffer.name].data if buffer.name in raw else None
+                if freed and data is None:
+                    return node, record, buffer
+                if not freed and data is not None and buffer.version is not None and data._version != buffer.version:
+                    return node, record, buffer
         return None
-
-    def _read(self, node: Any, name: str) -> Any:
-        if isinstance(node, self._function_base):
-            return self._function_base.saved_tensors.__get__(node)
-        base, _, index = name.partition("[")
-        value = getattr(node, f"_saved_{base}")
-        return value[int(index[:-1])] if index else value
 
     def _explain_ctx(self, ctx: Any) -> str | None:
         if self.running:  # inside backward: the engine's own error path explains it

@@ -236,3 +236,38 @@ def test_glassgrad_run_runs_an_import_torch_program_on_glassgrad(tmp_path: Path)
     result = cli("run", str(script), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["glassgrad.nn.modules.linear", "2.0"]
+
+
+INPLACE_IN_A_MODULE = """
+from torch import nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.act = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        h = torch.sigmoid(self.fc(x))  # @saved
+        return CHANGE  # @modified
+
+
+net = Net()
+net(torch.randn(2, 4)).sum().backward()
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "by"),
+    [("self.act(h)", " by ReLU(inplace=True), called"), ("F.relu(h, inplace=True)", " by relu(..., inplace=True), called"), ("h.add_(1)", ""),
+     ("F.relu(h, True)", " by relu(..., inplace=True), called")],
+)
+def test_in_place_change_by_a_module_is_named_on_real_pytorch(tmp_path: Path, change: str, by: str) -> None:
+    script = plain(tmp_path, "inplace_module", INPLACE_IN_A_MODULE.replace("CHANGE", change))
+    message = diagnosed(script, "torch")["error"]["message"]
+    assert message.startswith(MODIFIED)
+    assert f"recorded at {script.site('saved')}" in message
+    assert f"last{by} at {script.site('modified')}" in message
+    assert ("pass inplace=False there" in message) == bool(by)

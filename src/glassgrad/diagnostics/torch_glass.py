@@ -47,7 +47,7 @@ _INPLACE_DUNDERS = frozenset(
 
 @dataclass(frozen=True)
 class _Change:
-    """An in-place change: the user's line, and the module whose forward made it (None: the user's own op)."""
+    """An in-place change: the user's line, and the call whose `inplace=True` made it (None: an in-place op)."""
 
     position: Position | None
     by: str | None
@@ -267,25 +267,26 @@ class TorchGlass:
         if kind == self._PASS:
             return out
         position = None
+        by = None
         if kind == self._MAYBE_INPLACE and self._called_inplace(func, args, kwargs):
-            kind = self._INPLACE
+            kind, by = self._INPLACE, self._inplace_call(func)
         if kind == self._INPLACE or "out" in kwargs:
             position = sites.caller_position()
-            self._modified(args[0] if kind == self._INPLACE and args else kwargs.get("out"), _Change(position, self._module_running()))
+            self._modified(args[0] if kind == self._INPLACE and args else kwargs.get("out"), _Change(position, by))
         if self.torch.is_grad_enabled():
             self._tag(out, position)
         return out
 
-    def _module_running(self) -> str | None:
-        """The innermost nn.Module whose forward made the in-place change (ReLU(inplace=True)), where one did.
-        Read only for in-place ops: it looks into the frames between here and the user's."""
+    def _inplace_call(self, func: Any) -> str:
+        """What ran `func(..., inplace=True)`: the innermost nn.Module whose forward called it (ReLU(inplace=True)),
+        else the function itself. Looks into the frames between here and the user's, so only for in-place calls."""
         module_type = self.torch.nn.Module
         frame = sys._getframe(2)
         while frame is not None and sites.is_internal(frame.f_code.co_filename):
             if frame.f_code.co_name == "forward" and isinstance(owner := frame.f_locals.get("self"), module_type):
                 return repr(owner)
             frame = frame.f_back
-        return None
+        return f"{func.__name__}(..., inplace=True)"
 
     def _modified(self, target: Any, change: _Change) -> None:
         targets = target if isinstance(target, (list, tuple)) else (target,)

@@ -163,6 +163,8 @@ class TorchGlass:
         self.watches = WatchState(view=self.view, previous_boundary=steps.current)
         self.modified: dict[int, _Change] = {}
         self.running: list[list[Any]] = []
+        # torch.cuda.memory_allocated() before each backward, where a GPU is there (None on a machine without one)
+        self.cuda_allocated: list[int] | None = [] if torch.cuda.is_available() else None
         self._names: dict[type, tuple[str, ...]] = {}
         self._kinds: dict[str, int] = {}
         self._inplace_at: dict[Any, int | None] = {}
@@ -388,6 +390,8 @@ class TorchGlass:
         reachable = self.view.walk(roots)
         executed = self._executed(reachable, inputs) if inputs else reachable
         self.watches.before_backward(roots, reachable[len(roots):], keep_graph, call.position)
+        if self.cuda_allocated is not None:
+            self.cuda_allocated.append(self.torch.cuda.memory_allocated())
         self.running.append(roots)
         try:
             result = run_backward(t_outputs, *args, **kwargs)

@@ -10,11 +10,14 @@ and the libraries that use them (transformers' gradient checkpointing, Lightning
 from __future__ import annotations
 
 import importlib.util
+import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from glassgrad import _sites as sites
 
 pytestmark = pytest.mark.torch_oracle
 
@@ -57,3 +60,22 @@ def test_gpt2_with_gradient_checkpointing() -> None:
 @needs("lightning")
 def test_lightning_fit() -> None:
     assert_unchanged("lightning_fit.py")
+
+
+@needs("transformers")
+@pytest.mark.skipif(
+    not hasattr(sites, "is_users"), reason="needs the user's frame chosen past library frames (_sites.is_users, issue 31)"
+)
+def test_a_loss_made_inside_transformers_is_named_at_the_users_call(tmp_path: Path) -> None:
+    program = PROGRAMS / "gpt2_losses_kept.py"
+    lines = program.read_text().splitlines()
+    site = {marker: f"{program.name}:{next(i for i, t in enumerate(lines, 1) if t.endswith(f'# @{marker}'))}" for marker in ("loss", "append")}
+    command = [sys.executable, "-m", "glassgrad", "doctor", "--engine", "torch", "--json", str(tmp_path / "r.json"), program.name]
+    done = subprocess.run(command, cwd=PROGRAMS, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads((tmp_path / "r.json").read_text())
+    [warning] = report["warnings"]
+    assert f"end in a tensor made at\n  {site['loss']}" in warning["message"]
+    assert f"added to at\n  {site['append']}" in warning["message"]
+    # every node the library made is grouped under the user's call that ran the model
+    assert [row["created_at"].split(" in ")[0] for row in report["graphs_alive_at_exit"]] == [site["loss"]]

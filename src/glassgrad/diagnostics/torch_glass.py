@@ -19,6 +19,7 @@ backwards would give a silently wrong gradient instead of PyTorch's error.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import re
@@ -26,7 +27,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import _sites as sites
 from .._sites import Position, Site
@@ -45,16 +46,14 @@ _INPLACE_DUNDERS = frozenset(
 ) | {"__setitem__"}
 
 
-@dataclass(frozen=True)
-class _Change:
+class _Change(NamedTuple):  # tuples: one is made per in-place op and per saved tensor, a frozen dataclass costs more
     """An in-place change: the user's line, and the call whose `inplace=True` made it (None: an in-place op)."""
 
     position: Position | None
     by: str | None
 
 
-@dataclass(frozen=True)
-class _Buffer:
+class _Buffer(NamedTuple):
     """One tensor a PyTorch node saved, as read when the node was made."""
 
     name: str
@@ -107,6 +106,7 @@ class Call:
         return sites.resolve(self.position)
 
 
+@functools.cache
 def _dtype_name(dtype: Any) -> str:
     return str(dtype).removeprefix("torch.")
 
@@ -169,6 +169,9 @@ class TorchGlass:
         self._kinds: dict[str, int] = {}
         self._inplace_at: dict[Any, int | None] = {}
         self._sink = torch._C._functions.AccumulateGrad
+        self._is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+        self._unwrapped = torch._C._functorch.get_unwrapped
+        self._grad_enabled = torch.is_grad_enabled
         self._function_base = torch._C._FunctionBase
         self._undo: list[Callable[[], None]] = []
         glass = self
@@ -275,7 +278,7 @@ class TorchGlass:
         if kind == self._INPLACE or "out" in kwargs:
             position = sites.caller_position()
             self._modified(args[0] if kind == self._INPLACE and args else kwargs.get("out"), _Change(position, by))
-        if self.torch.is_grad_enabled():
+        if self._grad_enabled():
             self._tag(out, position)
         return out
 
@@ -286,7 +289,7 @@ class TorchGlass:
         frame = sys._getframe(2)
         while frame is not None and sites.is_internal(frame.f_code.co_filename):
             if frame.f_code.co_name == "forward" and isinstance(owner := frame.f_locals.get("self"), module_type):
-                return repr(owner)
+                return f"{type(owner).__name__}(inplace=True)"  # not repr(): a module's extra_repr is code to run
             frame = frame.f_back
         return f"{func.__name__}(..., inplace=True)"
 
@@ -305,9 +308,8 @@ class TorchGlass:
         """The address of the storage under `tensor`. A torch.func transform hands the function wrapped tensors
         (grad's TensorWrapper, vmap's BatchedTensor) whose storage cannot be accessed; the tensor they wrap
         holds the memory, and an in-place change through the wrapper lands there."""
-        functorch = self.torch._C._functorch
-        while functorch.is_functorch_wrapped_tensor(tensor):
-            tensor = functorch.get_unwrapped(tensor)
+        while self._is_wrapped(tensor):
+            tensor = self._unwrapped(tensor)
         return tensor.untyped_storage().data_ptr()
 
     def _tag(self, out: Any, position: Position | None) -> None:

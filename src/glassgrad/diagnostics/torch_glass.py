@@ -4,17 +4,21 @@ PyTorch's own seams supply the facts glassgrad's engine keeps natively:
 - a TorchFunctionMode sees every op. The user's line and the step go into a record in
   `grad_fn.metadata`, also for the nodes a fused op made without Python seeing them (found by walking
   back from its output to nodes already tagged). The node's saved buffers (name, shape, dtype, bytes,
-  storage, version) are read once, from its `_saved_*` attributes;
+  storage, version) are read once, from its raw SavedVariables (`_raw_saved_*`, `SavedTensor.data`);
 - in-place ops seen by the mode remember the line that last modified each storage (optimizer.step()
-  included: its line is the first frame outside torch);
+  included: its line is the first frame outside torch), and a call with `inplace=True` (nn.ReLU's) the
+  module that made it;
 - torch.autograd's entry into the C++ engine is wrapped: it knows which call freed which nodes, runs
   the watches, and explains an error as an exception note, leaving PyTorch's message as it is;
 - `Function.apply` is wrapped so that a custom Function's node has its line, and `ctx.saved_tensors`
   read after the free is explained.
 
-Not saved_tensors_hooks: while they are installed PyTorch skips its version check on saved tensors
-(SavedVariable::unpack checks versions only without hooks), so an in-place change between two
-backwards would give a silently wrong gradient instead of PyTorch's error.
+The glass only observes: nothing it reads runs user code. `_saved_*` is never read, as it unpacks the
+saved tensor through its saved_tensors_hooks (a non-reentrant checkpoint's unpack recomputes the block:
+BatchNorm's running statistics, the RNG). Nor does it install saved_tensors_hooks of its own: while they
+are installed PyTorch skips its version check on saved tensors (SavedVariable::unpack checks versions
+only without hooks), so an in-place change between two backwards would give a silently wrong gradient
+instead of PyTorch's error.
 """
 
 from __future__ import annotations

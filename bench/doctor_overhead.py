@@ -31,12 +31,20 @@ from glassgrad.doctor import watch_torch
 Loop = Callable[[int], object]  # runs a fresh training loop of that many steps
 
 
-def _kept(leak: str, loss: torch.Tensor, kept: list[torch.Tensor]) -> None:
-    """What the loop keeps of each step's loss: nothing, a running total (`total_loss += loss`) or a list."""
-    if leak == "total":
-        kept[:] = [kept[0] + loss] if kept else [loss]  # total_loss += loss, starting from the first loss
-    elif leak == "list":
-        kept.append(loss)
+def _train(steps: int, optimizer: torch.optim.Optimizer, step_loss: Callable[[], torch.Tensor], leak: str) -> object:
+    """The training loop; `leak` says what it keeps of each step's loss: nothing (""), a running total ("total":
+    `total_loss += loss`) or a list ("list": `losses.append(loss)`), each keeping every step's graph alive."""
+    kept: list[torch.Tensor] = []
+    for _ in range(steps):
+        loss = step_loss()
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if leak == "total":
+            kept[:] = [kept[0] + loss] if kept else [loss]
+        elif leak == "list":
+            kept.append(loss)
+    return kept
 
 
 def _language_model(kind: str, leak: str = "") -> Loop:
@@ -53,16 +61,12 @@ def _language_model(kind: str, leak: str = "") -> Loop:
             model = BertForMaskedLM(
                 BertConfig(vocab_size=128, hidden_size=64, num_hidden_layers=2, num_attention_heads=2, intermediate_size=128)
             )
-        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
-        kept: list[torch.Tensor] = []
-        for _ in range(steps):
+
+        def loss() -> torch.Tensor:
             tokens = torch.randint(0, 128, (4, 32))
-            loss = model(input_ids=tokens, labels=tokens).loss
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            _kept(leak, loss, kept)
-        return kept
+            return model(input_ids=tokens, labels=tokens).loss
+
+        return _train(steps, torch.optim.AdamW(model.parameters(), lr=1e-3), loss, leak)
 
     return loop
 
@@ -72,16 +76,12 @@ def _cnn_checkpoint(leak: str = "") -> Loop:
         torch.manual_seed(0)
         block = nn.Sequential(nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.Conv2d(16, 16, 3, padding=1))
         head = nn.Linear(16 * 16 * 16, 10)
-        optimizer = torch.optim.SGD([*block.parameters(), *head.parameters()], lr=0.01)
-        kept: list[torch.Tensor] = []
-        for _ in range(steps):
+
+        def loss() -> torch.Tensor:
             x, y = torch.randn(8, 3, 16, 16), torch.randint(0, 10, (8,))
-            loss = nn.functional.cross_entropy(head(checkpoint(block, x, use_reentrant=False).flatten(1)), y)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            _kept(leak, loss, kept)
-        return kept
+            return nn.functional.cross_entropy(head(checkpoint(block, x, use_reentrant=False).flatten(1)), y)
+
+        return _train(steps, torch.optim.SGD([*block.parameters(), *head.parameters()], lr=0.01), loss, leak)
 
     return loop
 

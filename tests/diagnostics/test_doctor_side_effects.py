@@ -42,10 +42,10 @@ def needs(module: str) -> pytest.MarkDecorator:
     return pytest.mark.skipif(importlib.util.find_spec(module) is None, reason=f"{module} is not installed (pip install '.[test]')")
 
 
-@pytest.mark.parametrize("mode", ["non-reentrant", "reentrant"])
-def test_checkpoint_with_batchnorm(mode: str) -> None:
-    printed = assert_unchanged("cnn_checkpoint.py", mode)
-    assert "num_batches_tracked 40" in printed  # 20 steps, each block run twice: forward and one recomputation
+def test_checkpoint_with_batchnorm() -> None:
+    printed = assert_unchanged("cnn_checkpoint.py")
+    # each kind: 20 steps, each running the block twice (forward and one recomputation)
+    assert printed.count("num_batches_tracked 40") == 2
 
 
 def test_autocast_bfloat16() -> None:

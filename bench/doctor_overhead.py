@@ -5,7 +5,7 @@ under `glassgrad.doctor.watch_torch()` (every op recorded, the watches on for th
 `glassgrad doctor --engine torch`), the settings interleaved round by round; the figure is the median over
 rounds. Issue 31's aim: the doctor <= 2x the plain loop for every workload, and the ratio at 4N no larger than
 at N (a cost that grows with the step count would show there). Run with `make bench-doctor`
-(BENCH_ARGS="--quick" for one round, "--only gpt2,cnn" for some workloads).
+(BENCH_ARGS="--quick" for one round of 8 and 32 steps; --only "gpt2,cnn checkpoint" for some workloads, by name).
 
 - gpt2, bert: tiny models of transformers, built from configs (random weights, nothing downloaded);
 - gpt2 total += loss, gpt2 losses.append(loss): the leaking loops of issue 31 (graphs kept alive every step);
@@ -148,7 +148,7 @@ def main() -> None:
     rounds, steps = (1, 8) if quick else (3, 10)
     print(f"{'workload':36}{'steps':>6}{'plain s':>9}{'doctor s':>10}{'ratio':>8}")
     for name, make in WORKLOADS.items():
-        if only is not None and not any(name.startswith(prefix) for prefix in only):
+        if only is not None and name not in only:
             continue
         loop = make()
         timed(loop, 2, nullcontext)  # warm-up: imports, first-call caches

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from glassgrad import _sites as sites
+from glassgrad import doctor
 
 pytestmark = pytest.mark.torch_oracle
 
@@ -79,3 +80,38 @@ def test_a_loss_made_inside_transformers_is_named_at_the_users_call(tmp_path: Pa
     assert f"added to at\n  {site['append']}" in warning["message"]
     # every node the library made is grouped under the user's call that ran the model
     assert [row["created_at"].split(" in ")[0] for row in report["graphs_alive_at_exit"]] == [site["loss"]]
+
+
+def _unpacks_and_recomputations(second_backward: bool) -> tuple[int, int]:
+    """How often a program's own saved-tensor hook unpacked, and how often a checkpointed block ran."""
+    import torch
+    from torch.utils.checkpoint import checkpoint
+
+    unpacked, ran = [0], [0]
+
+    def unpack(tensor: torch.Tensor) -> torch.Tensor:
+        unpacked[0] += 1
+        return tensor
+
+    def block(a: torch.Tensor) -> torch.Tensor:
+        ran[0] += 1
+        return (a * 2).sin().exp()
+
+    x = torch.randn(3, requires_grad=True)
+    with torch.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+        hooked = (x.exp() * x.cos()).sum()
+    loss = checkpoint(block, x, use_reentrant=False).sum() + hooked
+    loss.backward(retain_graph=not second_backward)
+    if second_backward:
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time") as caught:
+            loss.backward()
+        assert "glassgrad:" in caught.value.__notes__[0]  # explained, from what the glass kept
+    return unpacked[0], ran[0]
+
+
+@pytest.mark.parametrize("second_backward", [False, True], ids=["backward", "explained error"])
+def test_the_glass_runs_no_hook_and_no_recomputation(second_backward: bool) -> None:
+    plain = _unpacks_and_recomputations(second_backward=False)
+    with doctor.watch_torch():
+        watched = _unpacks_and_recomputations(second_backward)
+    assert watched == plain == (4, 2)  # the backward unpacks the four saved tensors once; the block runs twice

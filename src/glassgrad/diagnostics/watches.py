@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import gc
 import warnings
-from bisect import bisect_left
 import weakref
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager

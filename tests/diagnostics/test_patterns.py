@@ -151,44 +151,61 @@ def message(report: dict) -> str:
     return report["error"]["message"]
 
 
-@pytest.mark.parametrize("engine", ENGINES)
-def test_a_value_computed_once_before_the_loop_is_recomputed_not_detached(tmp_path: Path, engine: str) -> None:
-    script = plain(tmp_path, "precomputed", PRECOMPUTED)
-    text = message(diagnosed(script, engine))
-    assert text.startswith(FREED)
-    assert f"`scale` is computed once, before the loop, at\n  {script.site('precomputed')}" in text
-    assert "Compute it\n  inside the loop" in text and "with torch.no_grad():" in text
-    assert "Do not detach() it inside the loop: the parameters it is computed\n  from would silently stop learning" in text
-    assert "detach() it where the iteration starts" not in text
+# (script, the error's first words, what the explanation must say with {marker} for a marked line, what it must not)
+CROSSINGS = {
+    "precomputed": (
+        PRECOMPUTED,
+        FREED,
+        [
+            "`scale` is computed once, before the loop, at\n  {precomputed}",
+            "Compute it\n  inside the loop",
+            "with torch.no_grad():",
+            "Do not detach() it inside the loop: the parameters it is computed\n  from would silently stop learning",
+        ],
+        ["detach() it where the iteration starts"],
+    ),
+    "carried": (
+        CARRIED,
+        FREED,
+        [
+            "`h` carries state from one iteration to the next (rebound from its own previous value at\n  {state}",
+            "detach() it where the iteration starts, as the loop body's first statement (before {start}",
+            "h = h.detach()",
+        ],
+        [],
+    ),
+    "accumulator": (
+        ACCUMULATOR_BACKWARDED,
+        FREED,
+        ["`total` accumulates every iteration's tensor, graph and all, at\n  {add}", "It is never reset inside the loop"],
+        ["carries state"],
+    ),
+    # The stale node is from the previous iteration: reordering optimizer.step() cannot help, detaching the state can.
+    "stale_from_earlier_iteration": (
+        STATE_IN_ATTRIBUTE,
+        MODIFIED,
+        [
+            "This value belongs to a graph built in an earlier iteration",
+            "Reordering the step cannot help",
+            "`self.hidden` carries state from one iteration to the next (rebound from its own previous value at\n  {state}",
+        ],
+        ["call optimizer.step() after the last"],
+    ),
+}
 
 
 @pytest.mark.parametrize("engine", ENGINES)
-def test_a_carried_state_is_detached_where_the_iteration_starts(tmp_path: Path, engine: str) -> None:
-    script = plain(tmp_path, "carried", CARRIED)
+@pytest.mark.parametrize("name", sorted(CROSSINGS))
+def test_the_fix_follows_what_the_loop_does_with_the_tensor(tmp_path: Path, engine: str, name: str) -> None:
+    body, first, said, unsaid = CROSSINGS[name]
+    script = plain(tmp_path, name, body)
     text = message(diagnosed(script, engine))
-    assert f"`h` carries state from one iteration to the next (rebound from its own previous value at\n  {script.site('state')}" in text
-    assert f"detach() it where the iteration starts, as the loop body's first statement (before {script.site('start')}" in text
-    assert "h = h.detach()" in text
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-def test_an_accumulator_is_named_at_its_addition_with_its_reset(tmp_path: Path, engine: str) -> None:
-    script = plain(tmp_path, "accumulator", ACCUMULATOR_BACKWARDED)
-    text = message(diagnosed(script, engine))
-    assert f"`total` accumulates every iteration's tensor, graph and all, at\n  {script.site('add')}" in text
-    assert "It is never reset inside the loop" in text
-    assert "carries state" not in text
-
-
-@pytest.mark.parametrize("engine", ENGINES)
-def test_a_stale_node_from_an_earlier_iteration_means_detach_not_reorder(tmp_path: Path, engine: str) -> None:
-    script = plain(tmp_path, "attribute_state", STATE_IN_ATTRIBUTE)
-    text = message(diagnosed(script, engine))
-    assert text.startswith(MODIFIED)
-    assert "This value belongs to a graph built in an earlier iteration" in text
-    assert "Reordering the step cannot help" in text
-    assert f"`self.hidden` carries state from one iteration to the next (rebound from its own previous value at\n  {script.site('state')}" in text
-    assert "call optimizer.step() after the last" not in text
+    assert text.startswith(first)
+    sites = {marker: script.site(marker) for marker in ("precomputed", "state", "start", "add") if f"# @{marker}" in body}
+    for words in said:
+        assert words.format(**sites) in text
+    for words in unsaid:
+        assert words not in text
 
 
 ACTOR_CRITIC = """

@@ -47,50 +47,44 @@ def _carried(carried: tuple[tuple[int, ...], str] | None) -> str:
     return f" ({'x'.join(map(str, shape)) or 'scalar'} {dtype})"
 
 
-def _detach_statement(name: str) -> str:
-    return f"{name} = {name}.detach()  (an LSTM's (h, c) pair: {name} = tuple(t.detach() for t in {name}))"
+# The fix for each pattern the code reading decides (code.Variable.kind), filled in with the variable's name and lines
+_FIX_TEXTS = {
+    "carried": (
+        "Fix: `{name}` carries state from one iteration to the next (rebound from its own previous value at\n"
+        "  {line}), and with it the graph of every earlier iteration.\n"
+        "  detach() it where the iteration starts, {start}:\n"
+        "      {name} = {name}.detach()  (an LSTM's (h, c) pair: {name} = tuple(t.detach() for t in {name}))\n"
+        "  Its value carries over; only the graph behind it is cut (truncated backpropagation through time)."
+    ),
+    "accumulated": (
+        "Fix: `{name}` accumulates every iteration's tensor, graph and all, at\n"
+        "  {line}\n"
+        "  {reset}. Add loss.item() (a number) or loss.detach() there instead. If you do mean to backpropagate\n"
+        "  through the sum, call backward on it once, after the last addition, and start a new sum after it."
+    ),
+    "precomputed": (
+        "Fix: `{name}` is computed once, before the loop, at\n"
+        "  {line}\n"
+        "  and every iteration backpropagates through that one graph, which the first backward freed. Compute it\n"
+        "  inside the loop, so that each iteration builds its own graph; or, if it is meant to be a constant, compute\n"
+        "  it once under `with torch.no_grad():`. Do not detach() it inside the loop: the parameters it is computed\n"
+        "  from would silently stop learning."
+    ),
+}
 
 
-def carried_fix(site: Site | None, variable: code.Variable) -> list[str]:
-    """A state rebound from itself every iteration: detach it where the iteration starts."""
-    if variable.iteration_start is not None:
-        where = [f"  detach() it where the iteration starts, as the loop body's first statement (before {_line(site, variable.iteration_start)}):"]
-    else:
-        where = ["  detach() it where the iteration starts, before the statement above reads it again:"]
-    return [
-        f"Fix: `{variable.name}` carries state from one iteration to the next (rebound from its own previous value at",
-        f"  {_line(site, variable.line)}), and with it the graph of every earlier iteration.",
-        *where,
-        f"      {_detach_statement(variable.name)}",
-        "  Its value carries over; only the graph behind it is cut (truncated backpropagation through time).",
-    ]
-
-
-def accumulated_fix(site: Site | None, variable: code.Variable) -> list[str]:
-    """A running total or a list that keeps every iteration's graph: keep numbers (or detached tensors) there."""
-    reset = (
-        f"It is reset at {_line(site, variable.reset)}"
-        if variable.reset is not None
-        else "It is never reset inside the loop"
+def variable_fix(site: Site | None, variable: code.Variable) -> list[str] | None:
+    """The fix for what the loop does with the variable made at `site`; None for a pattern with no sure fix."""
+    text = _FIX_TEXTS.get(variable.kind)
+    if text is None:
+        return None
+    start = (
+        f"as the loop body's first statement (before {_line(site, variable.iteration_start)})"
+        if variable.iteration_start is not None
+        else "before the statement above reads it again"
     )
-    return [
-        f"Fix: `{variable.name}` accumulates every iteration's tensor, graph and all, at",
-        f"  {_line(site, variable.line)}",
-        f"  {reset}. Add loss.item() (a number) or loss.detach() there instead. If you do mean to backpropagate",
-        "  through the sum, call backward on it once, after the last addition, and start a new sum after it.",
-    ]
-
-
-def precomputed_fix(site: Site | None, variable: code.Variable) -> list[str]:
-    """A value made once, before the loop, from a tensor that requires grad: every iteration reuses its graph."""
-    return [
-        f"Fix: `{variable.name}` is computed once, before the loop, at",
-        f"  {_line(site, variable.line)}",
-        "  and every iteration backpropagates through that one graph, which the first backward freed. Compute it",
-        "  inside the loop, so that each iteration builds its own graph; or, if it is meant to be a constant, compute",
-        "  it once under `with torch.no_grad():`. Do not detach() it inside the loop: the parameters it is computed",
-        "  from would silently stop learning.",
-    ]
+    reset = f"It is reset at {_line(site, variable.reset)}" if variable.reset is not None else "It is never reset inside the loop"
+    return text.format(name=variable.name, line=_line(site, variable.line), start=start, reset=reset).split("\n")
 
 
 UNDECIDED_FIX = [
@@ -102,16 +96,11 @@ UNDECIDED_FIX = [
     "  - two losses that share that part of the graph on purpose: add them and call backward once.",
 ]
 
-_FIXES = {"carried": carried_fix, "accumulated": accumulated_fix, "precomputed": precomputed_fix}
-
-
 def pattern_fix(made_at: Site | None, backward_at: Site | None) -> list[str] | None:
     """The fix for a tensor made at `made_at` that a backward at `backward_at` reached from a later iteration, from
     what the user's code does with it; None where the code does not say."""
-    reading = code.read(made_at, backward_at)
-    variable = reading.variable if reading is not None else None
-    fix = _FIXES.get(variable.kind) if variable is not None else None
-    return fix(made_at, variable) if fix is not None and variable is not None else None
+    variable = variable_at(made_at, backward_at)
+    return variable_fix(made_at, variable) if variable is not None else None
 
 
 def _site_of(freed_by: Site | bool | None) -> Site | None:
@@ -191,9 +180,9 @@ def version_text(
             f"  and used again at {_at(earlier.parent_site)}",
             "  Reordering the step cannot help, and retain_graph=True only keeps that old graph alive.",
         ]
-        variable = _variable(earlier.child_site, backwards[1])
+        variable = variable_at(earlier.child_site, backwards[1])
         if variable is not None and variable.kind == "carried":
-            lines += carried_fix(earlier.child_site, variable)
+            lines += variable_fix(earlier.child_site, variable) or []
         else:
             lines += [
                 "Fix: detach() the tensor carried into this iteration where the iteration starts (h = h.detach()),",
@@ -215,7 +204,8 @@ def version_text(
     return "\n".join(lines)
 
 
-def _variable(made_at: Site | None, backward_at: Site | None) -> code.Variable | None:
+def variable_at(made_at: Site | None, backward_at: Site | None) -> code.Variable | None:
+    """What the loop running the backward at `backward_at` does with the variable assigned where a tensor was made."""
     reading = code.read(made_at, backward_at)
     return reading.variable if reading is not None else None
 

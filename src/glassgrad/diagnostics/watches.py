@@ -28,7 +28,7 @@ from typing import Any
 
 from .._sites import Position, Site, format_site, resolve, source_line
 from ..autograd import seams, steps, transform_calls
-from . import code, explain
+from . import explain
 from .holders import Holder, holder_of
 from .views import NATIVE, Crossing, GraphView
 
@@ -277,9 +277,8 @@ class WatchState:
 
 
 def _carried_fix(crossing: Crossing, backward_at: Site | None) -> list[str] | None:
-    reading = code.read(crossing.child_site, backward_at)
-    variable = reading.variable if reading is not None else None
-    return explain.carried_fix(crossing.child_site, variable) if variable is not None and variable.kind == "carried" else None
+    variable = explain.variable_at(crossing.child_site, backward_at)
+    return explain.variable_fix(crossing.child_site, variable) if variable is not None and variable.kind == "carried" else None
 
 
 def _carried_message(old: int, crossing: Crossing, fix: list[str]) -> str:

@@ -168,9 +168,9 @@ CROSSINGS = {
         CARRIED,
         FREED,
         [
-            "`h` carries state from one iteration to the next (rebound from its own previous value at\n  {state}",
-            "detach() it where the iteration starts, as the loop body's first statement (before {start}",
-            "h = h.detach()",
+            "`h` carries state from one iteration to the next: it is rebound from its own previous value at\n  {state}",
+            "detach() it where the iteration starts, as the first statement of the loop body (line {start_line}):",
+            "        h = h.detach()\n",
         ],
         [],
     ),
@@ -187,7 +187,8 @@ CROSSINGS = {
         [
             "This value belongs to a graph built in an earlier iteration",
             "Reordering the step cannot help",
-            "`self.hidden` carries state from one iteration to the next (rebound from its own previous value at\n  {state}",
+            "`self.hidden` carries state from one iteration to the next: it is rebound from its own previous value at\n  {state}",
+            "detach() it where the iteration starts, before it is read again:",
         ],
         ["call optimizer.step() after the last"],
     ),
@@ -201,9 +202,10 @@ def test_the_fix_follows_what_the_loop_does_with_the_tensor(tmp_path: Path, engi
     script = plain(tmp_path, name, body)
     text = message(diagnosed(script, engine))
     assert text.startswith(first)
-    sites = {marker: script.site(marker) for marker in ("precomputed", "state", "start", "add") if f"# @{marker}" in body}
+    markers = [marker for marker in ("precomputed", "state", "start", "add") if f"# @{marker}" in body]
+    lines = {marker: script.site(marker) for marker in markers} | {f"{m}_line": script.line_of(m) for m in markers}
     for words in said:
-        assert words.format(**sites) in text
+        assert words.format(**lines) in text
     for words in unsaid:
         assert words not in text
 

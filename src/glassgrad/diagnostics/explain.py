@@ -50,11 +50,12 @@ def _carried(carried: tuple[tuple[int, ...], str] | None) -> str:
 # The fix for each pattern the code reading decides (code.Variable.kind), filled in with the variable's name and lines
 _FIX_TEXTS = {
     "carried": (
-        "Fix: `{name}` carries state from one iteration to the next (rebound from its own previous value at\n"
-        "  {line}), and with it the graph of every earlier iteration.\n"
-        "  detach() it where the iteration starts, {start}:\n"
-        "      {name} = {name}.detach()  (an LSTM's (h, c) pair: {name} = tuple(t.detach() for t in {name}))\n"
-        "  Its value carries over; only the graph behind it is cut (truncated backpropagation through time)."
+        "Fix: `{name}` carries state from one iteration to the next: it is rebound from its own previous value at\n"
+        "  {line}\n"
+        "  and so keeps the graph of every earlier iteration. detach() it where the iteration starts, {start}:\n"
+        "        {name} = {name}.detach()\n"
+        "  (an LSTM's (h, c) pair: {name} = tuple(t.detach() for t in {name})). Its value carries over; only the\n"
+        "  graph behind it is cut."
     ),
     "accumulated": (
         "Fix: `{name}` accumulates every iteration's tensor, graph and all, at\n"
@@ -79,9 +80,9 @@ def variable_fix(site: Site | None, variable: code.Variable) -> list[str] | None
     if text is None:
         return None
     start = (
-        f"as the loop body's first statement (before {_line(site, variable.iteration_start)})"
+        f"as the first statement of the loop body (line {variable.iteration_start})"
         if variable.iteration_start is not None
-        else "before the statement above reads it again"
+        else "before it is read again"
     )
     reset = f"It is reset at {_line(site, variable.reset)}" if variable.reset is not None else "It is never reset inside the loop"
     return text.format(name=variable.name, line=_line(site, variable.line), start=start, reset=reset).split("\n")

@@ -158,9 +158,9 @@ CROSSINGS = {
         FREED,
         [
             "`scale` is computed once, before the loop, at\n  {precomputed}",
-            "Compute it\n  inside the loop",
+            "Compute it inside the loop",
             "with torch.no_grad():",
-            "Do not detach() it inside the loop: the parameters it is computed\n  from would silently stop learning",
+            "Do not detach() it inside the\n  loop: the parameters it is computed from would silently stop learning",
         ],
         ["detach() it where the iteration starts"],
     ),
@@ -168,8 +168,8 @@ CROSSINGS = {
         CARRIED,
         FREED,
         [
-            "`h` carries state from one iteration to the next: it is rebound from its own previous value at\n  {state}",
-            "detach() it where the iteration starts, as the first statement of the loop body (line {start_line}):",
+            "`h` carries state from one iteration to the next, rebound from its previous value at\n  {state}",
+            "detach() it where the iteration starts,\n  as the first statement of the loop body (line {start_line}):",
             "        h = h.detach()\n",
         ],
         [],
@@ -187,8 +187,8 @@ CROSSINGS = {
         [
             "This value belongs to a graph built in an earlier iteration",
             "Reordering the step cannot help",
-            "`self.hidden` carries state from one iteration to the next: it is rebound from its own previous value at\n  {state}",
-            "detach() it where the iteration starts, before it is read again:",
+            "`self.hidden` carries state from one iteration to the next, rebound from its previous value at\n  {state}",
+            "detach() it where the iteration starts,\n  before it is read again:",
         ],
         ["call optimizer.step() after the last"],
     ),

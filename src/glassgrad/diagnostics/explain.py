@@ -50,26 +50,28 @@ def _carried(carried: tuple[tuple[int, ...], str] | None) -> str:
 # The fix for each pattern the code reading decides (code.Variable.kind), filled in with the variable's name and lines
 _FIX_TEXTS = {
     "carried": (
-        "Fix: `{name}` carries state from one iteration to the next: it is rebound from its own previous value at\n"
+        "Fix: `{name}` carries state from one iteration to the next, rebound from its previous value at\n"
         "  {line}\n"
-        "  and so keeps the graph of every earlier iteration. detach() it where the iteration starts, {start}:\n"
+        "  and with it the graph of every earlier iteration. detach() it where the iteration starts,\n"
+        "  {start}:\n"
         "        {name} = {name}.detach()\n"
-        "  (an LSTM's (h, c) pair: {name} = tuple(t.detach() for t in {name})). Its value carries over; only the\n"
-        "  graph behind it is cut."
+        "  (an LSTM's (h, c) pair: {name} = tuple(t.detach() for t in {name})).\n"
+        "  Its value carries over; only the graph behind it is cut."
     ),
     "accumulated": (
         "Fix: `{name}` accumulates every iteration's tensor, graph and all, at\n"
         "  {line}\n"
-        "  {reset}. Add loss.item() (a number) or loss.detach() there instead. If you do mean to backpropagate\n"
-        "  through the sum, call backward on it once, after the last addition, and start a new sum after it."
+        "  {reset}. Add loss.item() (a number) or loss.detach() there instead.\n"
+        "  If you do mean to backpropagate through the sum, call backward on it once, after the last\n"
+        "  addition, and start a new sum after it."
     ),
     "precomputed": (
         "Fix: `{name}` is computed once, before the loop, at\n"
         "  {line}\n"
-        "  and every iteration backpropagates through that one graph, which the first backward freed. Compute it\n"
-        "  inside the loop, so that each iteration builds its own graph; or, if it is meant to be a constant, compute\n"
-        "  it once under `with torch.no_grad():`. Do not detach() it inside the loop: the parameters it is computed\n"
-        "  from would silently stop learning."
+        "  and every iteration backpropagates through that one graph, which the first backward freed.\n"
+        "  Compute it inside the loop, so that each iteration builds its own graph; or, if it is meant\n"
+        "  to be a constant, compute it once under `with torch.no_grad():`. Do not detach() it inside the\n"
+        "  loop: the parameters it is computed from would silently stop learning."
     ),
 }
 

@@ -190,9 +190,8 @@ class WatchState:
             self._warn(
                 "spanning",
                 "this backward reaches into a graph built before the previous backward: the tensor made by "
-                f"{crossing.child_name} at\n  {_where(crossing.child_site)}\n  is carried into this iteration and used at "
-                f"{_where(crossing.parent_site)}\nThe graph grows every iteration and the next backward may fail.\n"
-                + "\n".join(fix),
+                f"{crossing.child_name} at\n  {_where(crossing.child_site)}\n  is used again at "
+                f"{_where(crossing.parent_site)}\n" + "\n".join(fix),
                 crossing.child_site,
             )
         if keep_graph and roots and not inside_transform:  # a transform's retain is its own, freed when it returns

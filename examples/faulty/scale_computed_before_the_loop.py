@@ -12,7 +12,7 @@ log_scale = torch.zeros(3, requires_grad=True)
 bias = torch.zeros(3, requires_grad=True)
 optimizer = torch.optim.SGD([log_scale, bias], lr=0.1)
 scale = log_scale.exp()
-for step in range(3):
+for _ in range(3):
     x = torch.randn(4, 3)
     loss = ((x * scale + bias) ** 2).mean()
     optimizer.zero_grad()

@@ -99,7 +99,7 @@ def caller_position(inside: int = 0) -> Position | None:
             kind = _learn(code.co_filename)
         if not kind:
             return (code, frame.f_lasti)
-        if kind == LIBRARY and library is None:
+        if kind == 2 and library is None:  # LIBRARY, as a literal: compiled, a C comparison, not a global's lookup
             library = (code, frame.f_lasti)
         frame = frame.f_back  # type: ignore[assignment]
     return library

@@ -58,6 +58,16 @@ for step in range(3):
     total.backward()
 """
 
+ACCUMULATOR_RESET_PER_EPOCH = """
+w = torch.randn(3, requires_grad=True)
+for epoch in range(2):
+    total = 0  # @reset
+    for step in range(3):
+        loss = (w.sin() * torch.randn(3)).sum()
+        total = total + loss  # @add
+        total.backward()
+"""
+
 # An LSTM state kept in a module attribute, retain_graph=True, then optimizer.step(): the next iteration's backward
 # reaches through the state into the previous graph, whose saved weights the step changed.
 STATE_IN_ATTRIBUTE = """
@@ -180,6 +190,16 @@ CROSSINGS = {
         ["`total` accumulates every iteration's tensor, graph and all, at\n  {add}", "It is never reset inside the loop"],
         ["carries state"],
     ),
+    "accumulator_reset_per_epoch": (
+        ACCUMULATOR_RESET_PER_EPOCH,
+        FREED,
+        [
+            "`total` accumulates every iteration's tensor, graph and all, at\n  {add}",
+            "It is reset only by the enclosing loop at\n  {reset}",
+            "At the addition, keep loss.item() (a number) or loss.detach() instead.",
+        ],
+        [],
+    ),
     # The stale node is from the previous iteration: reordering optimizer.step() cannot help, detaching the state can.
     "stale_from_earlier_iteration": (
         STATE_IN_ATTRIBUTE,
@@ -202,7 +222,7 @@ def test_the_fix_follows_what_the_loop_does_with_the_tensor(tmp_path: Path, engi
     script = plain(tmp_path, name, body)
     text = message(diagnosed(script, engine))
     assert text.startswith(first)
-    markers = [marker for marker in ("precomputed", "state", "start", "add") if f"# @{marker}" in body]
+    markers = [marker for marker in ("precomputed", "state", "start", "add", "reset") if f"# @{marker}" in body]
     lines = {marker: script.site(marker) for marker in markers} | {f"{m}_line": script.line_of(m) for m in markers}
     for words in said:
         assert words.format(**lines) in text

@@ -51,12 +51,12 @@ class Source:
         """The function (or module) whose body holds `node`."""
         return next((a for a in self.ancestors(node) if isinstance(a, _FUNCTIONS)), self.tree)
 
-    def loop_of(self, node: ast.AST) -> Loop | None:
-        """The innermost loop of the same function whose body holds `node`."""
+    def loop_of(self, node: ast.stmt) -> Loop | None:
+        """The innermost loop of the same function whose body holds the statement."""
         for ancestor in self.ancestors(node):
             if isinstance(ancestor, _FUNCTIONS):
                 return None
-            if isinstance(ancestor, _LOOPS) and node not in (getattr(ancestor, "iter", None), ancestor.test if isinstance(ancestor, ast.While) else None):
+            if isinstance(ancestor, _LOOPS):
                 return ancestor
         return None
 
@@ -146,7 +146,8 @@ class Variable:
     name: str
     kind: Kind
     line: int | None = None  # the statement to change: the one that rebinds, adds to, or precomputes it
-    reset: int | None = None  # where it is set anew inside the loop (an accumulator's reset); None: never
+    reset: int | None = None  # where it is set anew inside the loop, or else an enclosing one (an accumulator's reset)
+    reset_outside: bool = False  # the reset is in an enclosing loop: once per pass of that loop, not per iteration
     iteration_start: int | None = None  # the first line of the loop's body: where a carried state is detached
     loop_line: int | None = None
 
@@ -192,8 +193,11 @@ def classify(parsed: Source, name: str, loop: Loop) -> Variable:
     growing = [n for n in statements if _growth(n, name)]
     binding = [n for n in statements if name in assigned_names(n) and n not in growing]
     if growing:
-        resets = [n for n in binding if not reads(n, name)]
-        return Variable(name, "accumulated", growing[0].lineno, resets[0].lineno if resets else None, **base)
+        resets = [n.lineno for n in binding if not reads(n, name)]
+        if resets:
+            return Variable(name, "accumulated", growing[0].lineno, resets[0], **base)
+        outer = _outer_reset(parsed, name, loop)
+        return Variable(name, "accumulated", growing[0].lineno, outer, outer is not None, **base)
     if binding:
         first_bind = binding[0]
         value = getattr(first_bind, "value", None)
@@ -206,6 +210,21 @@ def classify(parsed: Source, name: str, loop: Loop) -> Variable:
         before = [n for n in ast.walk(parsed.scope_of(loop)) if isinstance(n, ast.stmt) and name in assigned_names(n) and n.lineno < loop.lineno]
         return Variable(name, "precomputed", before[-1].lineno if before else None, **base)
     return Variable(name, "unknown", **base)
+
+
+def _outer_reset(parsed: Source, name: str, loop: Loop) -> int | None:
+    """The line that sets `name` anew (without reading it) in a loop around `loop` (`total = 0` per epoch)."""
+    for ancestor in parsed.ancestors(loop):
+        if isinstance(ancestor, _FUNCTIONS):
+            return None
+        if isinstance(ancestor, _LOOPS):
+            resets = [
+                n.lineno for n in ast.walk(ancestor)
+                if isinstance(n, ast.stmt) and name in assigned_names(n) and not _growth(n, name) and not reads(n, name)
+            ]
+            if resets:
+                return min(resets)
+    return None
 
 
 def _contains(outer: ast.stmt, inner: ast.stmt) -> bool:

@@ -61,7 +61,8 @@ _FIX_TEXTS = {
     "accumulated": (
         "Fix: `{name}` accumulates every iteration's tensor, graph and all, at\n"
         "  {line}\n"
-        "  {reset}. Add loss.item() (a number) or loss.detach() there instead.\n"
+        "  {reset}\n"
+        "  At the addition, keep loss.item() (a number) or loss.detach() instead.\n"
         "  If you do mean to backpropagate through the sum, call backward on it once, after the last\n"
         "  addition, and start a new sum after it."
     ),
@@ -86,7 +87,10 @@ def variable_fix(site: Site | None, variable: code.Variable) -> list[str] | None
         if variable.iteration_start is not None
         else "before it is read again"
     )
-    reset = f"It is reset at {_line(site, variable.reset)}" if variable.reset is not None else "It is never reset inside the loop"
+    if variable.reset is None:
+        reset = "It is never reset inside the loop."
+    else:
+        reset = f"It is reset{' only by the enclosing loop' if variable.reset_outside else ''} at\n  {_line(site, variable.reset)}"
     return text.format(name=variable.name, line=_line(site, variable.line), start=start, reset=reset).split("\n")
 
 

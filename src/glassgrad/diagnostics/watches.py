@@ -73,8 +73,9 @@ class WatchState:
     # Where the current iteration began: the last optimizer step, once the program has made one. Until then each
     # backward is taken as an iteration's end (a loop that updates its parameters by hand).
     iteration_boundary: int | None = None
-    # Nodes alive from earlier iterations, at every backward that ended one, by the backward's call position
-    surviving: dict[Position | None, list[int]] = field(default_factory=dict)
+    # Nodes alive from earlier iterations, at every backward that ended one, by the backward's call position (the
+    # code object's id: hashing a code object hashes all of it, 30 us for a large module's)
+    surviving: dict[tuple[int, int] | None, list[int]] = field(default_factory=dict)
     position: Position | None = None  # the backward under way's call
     retained: weakref.WeakKeyDictionary[Any, _Retained] = field(default_factory=weakref.WeakKeyDictionary)
     pending: list[tuple[str, Site | None]] = field(default_factory=list)
@@ -256,7 +257,7 @@ class WatchState:
         they grow step over step."""
         view = self.view
         self.previous_boundary = step
-        surviving = self.surviving.setdefault(position, [])
+        surviving = self.surviving.setdefault(None if position is None else (id(position[0]), position[1]), [])
         surviving.append(old)
         recent = surviving[-(GROWTH_STEPS + 1) :]
         if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)) and old >= SEARCH_GROWTH * self.searched_at:

@@ -236,7 +236,7 @@ _CUT_REASONS = {
 
 def no_grad_text(shape: tuple[int, ...], dtype: str, grad_enabled: bool, failing_at: Site | None) -> str:
     """After "element 0 of tensors does not require grad": the statement that cut the graph, where the code says."""
-    cut = code.cut(failing_at)
+    cut = code.cut(failing_at) if grad_enabled else None  # with grad mode off, that is the reason, whatever came before
     what = _what(shape, dtype)
     if cut is not None:
         at = _line(failing_at, cut.line)

@@ -179,7 +179,7 @@ CROSSINGS = {
         FREED,
         [
             "`h` carries state from one iteration to the next, rebound from its previous value at\n  {state}",
-            "detach() it where the iteration starts,\n  as the first statement of the loop body (line {start_line}):",
+            "detach() it where the iteration starts, as the first statement of the loop body (line {start_line}):",
             "        h = h.detach()\n",
         ],
         [],
@@ -208,7 +208,7 @@ CROSSINGS = {
             "This value belongs to a graph built in an earlier iteration",
             "Reordering the step cannot help",
             "`self.hidden` carries state from one iteration to the next, rebound from its previous value at\n  {state}",
-            "detach() it where the iteration starts,\n  before it is read again:",
+            "detach() it where the iteration starts, before it is read again:",
         ],
         ["call optimizer.step() after the last"],
     ),

@@ -52,8 +52,8 @@ _FIX_TEXTS = {
     "carried": (
         "Fix: `{name}` carries state from one iteration to the next, rebound from its previous value at\n"
         "  {line}\n"
-        "  and with it the graph of every earlier iteration. detach() it where the iteration starts,\n"
-        "  {start}:\n"
+        "  and with it the graph of every earlier iteration.\n"
+        "  detach() it where the iteration starts, {start}:\n"
         "        {name} = {name}.detach()\n"
         "  (an LSTM's (h, c) pair: {name} = tuple(t.detach() for t in {name})).\n"
         "  Its value carries over; only the graph behind it is cut."

@@ -149,7 +149,6 @@ class Variable:
     reset: int | None = None  # where it is set anew inside the loop, or else an enclosing one (an accumulator's reset)
     reset_outside: bool = False  # the reset is in an enclosing loop: once per pass of that loop, not per iteration
     iteration_start: int | None = None  # the first line of the loop's body: where a carried state is detached
-    loop_line: int | None = None
 
 
 def _in(node: ast.AST, container: ast.AST) -> bool:
@@ -188,7 +187,7 @@ def classify(parsed: Source, name: str, loop: Loop) -> Variable:
     """What `loop` does with `name`: grows it, rebinds it from itself (carried), only reads a value made before
     it (precomputed), or makes it anew every iteration before reading it (fresh)."""
     body_start = loop.body[0].lineno
-    base = dict(iteration_start=body_start, loop_line=loop.lineno)
+    base = {"iteration_start": body_start}
     statements = sorted((n for n in ast.walk(loop) if isinstance(n, ast.stmt) and n is not loop), key=lambda n: n.lineno)
     growing = [n for n in statements if _growth(n, name)]
     binding = [n for n in statements if name in assigned_names(n) and n not in growing]
@@ -260,7 +259,6 @@ class Reading:
 
     place: Place
     variable: Variable | None  # what the loop (or, for an attribute, the method) does with the variable made there
-    loop_line: int | None = None
 
 
 def read(made_at: Site | None, backward_at: Site | None) -> Reading | None:
@@ -275,23 +273,26 @@ def read(made_at: Site | None, backward_at: Site | None) -> Reading | None:
     if loop is None:
         # No loop around the backward in the same file: the variable may still carry state by itself
         # (`self.hidden = f(self.hidden)` in a forward method), which reading its statement shows.
-        carried = [n for n in names if "." in n and reads(getattr(made_statement, "value", made_statement), n)]
-        if carried:
-            return Reading("called", Variable(carried[0], "carried", made_statement.lineno))
-        return Reading("unknown", None)
+        attribute = _rebound_attribute(made_statement, names)
+        return Reading("called", attribute) if attribute is not None else Reading("unknown", None)
     where = place(parsed, made_statement, loop)
     variable = None
-    if names:
-        if where == "called":
-            attribute = next((n for n in names if "." in n and reads(getattr(made_statement, "value", made_statement), n)), None)
-            variable = Variable(attribute, "carried", made_statement.lineno) if attribute is not None else None
-        else:
-            # `out, hidden = rnn(x, hidden)` binds two names: the one the loop carries or grows is the one to name
-            found = [classify(parsed, name, loop) for name in names]
-            variable = min(found, key=lambda v: _RANK[v.kind])
-            if where == "before" and variable.kind == "unknown":
-                variable = Variable(variable.name, "precomputed", made_statement.lineno, loop_line=loop.lineno)
-    return Reading(where, variable, loop.lineno)
+    if where == "called":
+        variable = _rebound_attribute(made_statement, names)
+    elif names:
+        # `out, hidden = rnn(x, hidden)` binds two names: the one the loop carries or grows is the one to name
+        variable = min((classify(parsed, name, loop) for name in names), key=lambda v: _RANK[v.kind])
+        if where == "before" and variable.kind == "unknown":
+            variable = Variable(variable.name, "precomputed", made_statement.lineno)
+    return Reading(where, variable)
+
+
+def _rebound_attribute(made: ast.stmt, names: list[str]) -> Variable | None:
+    """An attribute the statement rebinds from its own value (`out, self.hidden = self.lstm(x, self.hidden)`): state
+    an object carries from one call to the next."""
+    value = getattr(made, "value", made)
+    name = next((n for n in names if "." in n and reads(value, n)), None)
+    return Variable(name, "carried", made.lineno) if name is not None else None
 
 
 def same_iteration(first: Site | None, second: Site | None) -> bool | None:

@@ -49,12 +49,10 @@ for step in range(3):
 """
 
 ACCUMULATOR_BACKWARDED = """
-torch.manual_seed(0)
 w = torch.randn(3, requires_grad=True)
-total = 0  # @before
+total = 0
 for step in range(3):
-    loss = (w.sin() * torch.randn(3)).sum()
-    total = total + loss  # @add
+    total = total + w.sin().sum() * step  # @add
     total.backward()
 """
 

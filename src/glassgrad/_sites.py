@@ -1,4 +1,9 @@
-"""Creation sites: the first frame outside glassgrad, kept as (code object, instruction offset).
+"""Creation sites: the user's frame, kept as (code object, instruction offset).
+
+The user's line is the first frame outside glassgrad, the libraries the glass sees through (real PyTorch),
+site-packages and the standard library: a loss made inside transformers' loss function is named at the
+user's call of the model. Where no such frame is on the stack (a library's own thread), the first library
+frame is kept instead.
 
 The core records one for every node, in-place change and backward call (that is what makes the glass
 native on glassgrad's engine), so this sits on the floor beside the tensor; diagnostics only read them.
@@ -13,15 +18,29 @@ from __future__ import annotations
 
 import linecache
 import os
+import sys
+import sysconfig
 from importlib.machinery import EXTENSION_SUFFIXES
 from sys import _getframe
 from types import CodeType
 
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 enabled = True  # always on in normal use; bench/diagnostics_overhead.py turns it off to measure its cost
-_internal: dict[str, bool] = {}  # by file name: str caches its hash, a code object recomputes it every time
+USER, INTERNAL, LIBRARY = 0, 1, 2  # what a file is; 0 is the only false one, so the hot path tests it as a bool
+_internal: dict[str, int] = {}  # by file name: str caches its hash, a code object recomputes it every time
 # The import system's own frames too: a user's `import torch.x` or `from torch import x` is the line to name.
 _internal_prefixes: tuple[str, ...] = (_PACKAGE_DIR, "<frozen importlib")
+
+
+def _library_prefixes() -> tuple[str, ...]:
+    """Where installed packages and the standard library live: their frames are not the user's lines."""
+    paths = sysconfig.get_paths()
+    found = {os.path.abspath(paths[key]) + os.sep for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    found |= {os.path.abspath(p) + os.sep for p in sys.path if p.endswith(("site-packages", "dist-packages"))}
+    return (*sorted(found), "<frozen ")
+
+
+_library: tuple[str, ...] = _library_prefixes()
 
 # The frame of caller_position itself: there is none when this module is compiled (it is in _native's list, as it
 # runs for every recorded node).
@@ -35,15 +54,25 @@ Position = tuple[CodeType, int]  # a code object and the offset of the instructi
 Site = tuple[CodeType, int]  # a code object and a line number
 
 
-def _learn(filename: str) -> bool:
-    internal = _internal[filename] = filename.startswith(_internal_prefixes)
-    return internal
+def _learn(filename: str) -> int:
+    kind = INTERNAL if filename.startswith(_internal_prefixes) else LIBRARY if filename.startswith(_library) else USER
+    _internal[filename] = kind
+    return kind
+
+
+def _kind(filename: str) -> int:
+    kind = _internal.get(filename)
+    return _learn(filename) if kind is None else kind
 
 
 def is_internal(filename: str) -> bool:
-    """Whether a file is glassgrad's own (or another library the glass sees through), not the user's."""
-    internal = _internal.get(filename)
-    return _learn(filename) if internal is None else internal
+    """Whether a file is glassgrad's own (or another library the glass sees through)."""
+    return _kind(filename) == INTERNAL
+
+
+def is_users(filename: str) -> bool:
+    """Whether a file is the user's: neither glassgrad's, nor an installed package's, nor the standard library's."""
+    return _kind(filename) == USER
 
 
 def treat_as_internal(directory: str) -> None:
@@ -62,15 +91,18 @@ def caller_position(inside: int = 0) -> Position | None:
     # Compiled callers run without frames: there the nearest frame is the first one that can be the user's.
     frame = _getframe(_OWN_FRAME + (0 if frames_elided else inside + 1))
     known = _internal
+    library = None
     while frame is not None:
         code = frame.f_code
-        internal = known.get(code.co_filename)
-        if internal is None:
-            internal = _learn(code.co_filename)
-        if not internal:
+        kind = known.get(code.co_filename)
+        if kind is None:
+            kind = _learn(code.co_filename)
+        if not kind:
             return (code, frame.f_lasti)
+        if kind == 2 and library is None:  # LIBRARY, as a literal: compiled, a C comparison, not a global's lookup
+            library = (code, frame.f_lasti)
         frame = frame.f_back  # type: ignore[assignment]
-    return None
+    return library
 
 
 def resolve(position: Position | None) -> Site | None:

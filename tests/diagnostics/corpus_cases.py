@@ -163,30 +163,14 @@ _ON_BOTH_ENGINES = {
     "tensor_built_from_grad_scalars": _GRAPH_CUT + "names no line; torch.tensor([cosa, cosb]) copied values into a new leaf (torch.stack keeps the graph)",
     "zero_loss_when_no_positive_samples": _GRAPH_CUT + "names no line; the loss is a sum of torch.tensor(0.0) constants",
     "maml_adaptation_steps_memory": "false alarm on meta-learning: growth warnings on a correct MAML loop (the adapted parameters' graph lives until the outer backward, one task at a time)",
-    "maml_k_adaptation_steps_second_order": "false alarm on meta-learning: growth warnings on a correct second-order MAML loop, blaming the evaluation loss and the inner autograd.grad",
     "maml_second_order_per_task_batch": "false alarm on meta-learning: growth warnings on a correct MAML loop with the meta-gradient taken per task",
     "validation_metrics_without_no_grad": "silent on graphs never backwarded: no backward runs, so no watch looks; the summed validation metric keeps every batch's graph",
     "validation_step_losses_recorded": "silent on graphs never backwarded: no backward runs, so no watch looks; the validation losses kept in a list hold their graphs",
     "federated_test_losses_summed_with_numpy": "silent on graphs never backwarded: the users' test losses carry graphs into np.sum, and no backward runs",
-    "dqn_cost_history_plotted": "holder's append not named: finds list `cost_his` on the agent, not the `self.cost_his.append(loss)` that fills it",
-    "loss_history_plotted_with_numpy": "holder's append not named: finds list `losses` (made in one assignment with grad_norms), not `losses.append(loss)`",
     "gradient_penalty_backward_create_graph": "silent on backward(create_graph=True): the penalty's gradient graph through merged.grad draws no warning",
-    "step_outputs_with_loss_kept_for_epoch": "holder's append not named: the loss sits in a dict appended to a list; the warning names the loss's line and gives the generic text",
-    "trainer_keeps_metric_dicts": "holder's append not named: the losses sit in a dict appended to a list; the warning names the loss's line and gives the generic text",
     "backward_create_graph_on_parameters": "wrong line: blames `penalty` (rebound every step); the growing graph is in w.grad, filled by backward(create_graph=True)",
     "leaky_relu_then_dropout_in_place": "wrong line: names the model call; the value was overwritten by the Dropout(inplace=True) inside it",
     "forward_pass_outside_the_loop": "wrong fix: says add the losses or retain_graph=True; the loss was computed once before the loop and must be recomputed inside it",
-    "lstm_state_retain_graph_then_step": "wrong fix: says call optimizer.step() after the last backward; the stale graph is the previous batch's, carried by (h0, c0), which must be detached",
     "gan_discriminator_step_without_detach": "wrong fix: says detach() `fake` where the iteration starts (the generator would stop learning); the detach belongs in the discriminator's loss",
 }
-_SCALAR = "scalar root unexplained on torch: "
-KNOWN_MISSES: dict[str, dict[str, str]] = {
-    "glassgrad": dict(_ON_BOTH_ENGINES),
-    "torch": {
-        **_ON_BOTH_ENGINES,
-        "feature_gradient_of_activation_map": _SCALAR + "the torch glass adds nothing to PyTorch's message (glassgrad's names the line)",
-        "gradcam_score_of_a_batch": _SCALAR + "the torch glass adds nothing to PyTorch's message (glassgrad's names the line)",
-        "per_replica_losses_from_data_parallel": _SCALAR + "the torch glass adds nothing to PyTorch's message (glassgrad's names the line)",
-        "vector_output_backward": _SCALAR + "the torch glass adds nothing to PyTorch's message (glassgrad's names the line)",
-    },
-}
+KNOWN_MISSES: dict[str, dict[str, str]] = {"glassgrad": dict(_ON_BOTH_ENGINES), "torch": dict(_ON_BOTH_ENGINES)}

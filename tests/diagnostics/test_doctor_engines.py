@@ -200,7 +200,7 @@ def test_the_gru_script_from_the_command_line(tmp_path: Path, engine: str) -> No
     assert message.startswith(FREED)
     assert f"gru_hidden_state.py:{line['rnn(x, hidden)']}" in message
     assert f"freed by the backward call at {EXAMPLES / 'gru_hidden_state.py'}:{line['loss.backward()']}" in message
-    assert "h = h.detach()" in message
+    assert "hidden = hidden.detach()" in message
     assert f"engine: {'torch' if engine == 'torch' else 'glassgrad'}" in result.stderr
 
 

@@ -1,7 +1,9 @@
 """The explanations that follow PyTorch's first sentence in graph errors.
 
-Each one names what failed (node, buffer, tensor), where it was made in the
-user's code, which call freed or modified it, and the fix for the pattern.
+Each one names what failed (node, buffer, tensor), where it was made in the user's code, which call freed
+or modified it, and then the fix. The fix is chosen in two steps kept apart: the facts (the engine's
+records, passed in), then the pattern, read from the user's code as code (code.py). Where the facts leave
+two patterns open, each fix is given with the condition under which it is right.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from .. import _sites as sites
 from .._sites import Site, format_site, source_line
+from . import code
 from .inspect import SavedBuffer
 
 if TYPE_CHECKING:
@@ -21,8 +24,15 @@ HEADER = "\n\nglassgrad:"
 
 
 def _at(site: Site | None) -> str:
-    code = source_line(site)
-    return format_site(site) + (f"\n        {code}" if code else "")
+    text = source_line(site)
+    return format_site(site) + (f"\n        {text}" if text else "")
+
+
+def _line(site: Site | None, line: int | None) -> str:
+    """`line 12` of the file a site is in, with its text."""
+    if site is None or line is None:
+        return "<unknown>"
+    return _at((site[0], line))
 
 
 def _buffer(buffer: SavedBuffer) -> str:
@@ -37,6 +47,73 @@ def _carried(carried: tuple[tuple[int, ...], str] | None) -> str:
     return f" ({'x'.join(map(str, shape)) or 'scalar'} {dtype})"
 
 
+# The fix for each pattern the code reading decides (code.Variable.kind), filled in with the variable's name and lines
+_FIX_TEXTS = {
+    "carried": (
+        "Fix: `{name}` carries state from one iteration to the next, rebound from its previous value at\n"
+        "  {line}\n"
+        "  and with it the graph of every earlier iteration.\n"
+        "  detach() it where the iteration starts, {start}:\n"
+        "        {name} = {name}.detach()\n"
+        "  (an LSTM's (h, c) pair: {name} = tuple(t.detach() for t in {name})).\n"
+        "  Its value carries over; only the graph behind it is cut."
+    ),
+    "accumulated": (
+        "Fix: `{name}` accumulates every iteration's tensor, graph and all, at\n"
+        "  {line}\n"
+        "  {reset}\n"
+        "  At the addition, keep loss.item() (a number) or loss.detach() instead.\n"
+        "  If you do mean to backpropagate through the sum, call backward on it once, after the last\n"
+        "  addition, and start a new sum after it."
+    ),
+    "precomputed": (
+        "Fix: `{name}` is computed once, before the loop, at\n"
+        "  {line}\n"
+        "  and every iteration backpropagates through that one graph, which the first backward freed.\n"
+        "  Compute it inside the loop, so that each iteration builds its own graph; or, if it is meant\n"
+        "  to be a constant, compute it once under `with torch.no_grad():`. Do not detach() it inside the\n"
+        "  loop: the parameters it is computed from would silently stop learning."
+    ),
+}
+
+
+def variable_fix(site: Site | None, variable: code.Variable) -> list[str] | None:
+    """The fix for what the loop does with the variable made at `site`; None for a pattern with no sure fix."""
+    text = _FIX_TEXTS.get(variable.kind)
+    if text is None:
+        return None
+    start = (
+        f"as the first statement of the loop body (line {variable.iteration_start})"
+        if variable.iteration_start is not None
+        else "before it is read again"
+    )
+    if variable.reset is None:
+        reset = "It is never reset inside the loop."
+    else:
+        reset = f"It is reset{' only by the enclosing loop' if variable.reset_outside else ''} at\n  {_line(site, variable.reset)}"
+    return text.format(name=variable.name, line=_line(site, variable.line), start=start, reset=reset).split("\n")
+
+
+UNDECIDED_FIX = [
+    "Fix: which one applies depends on what that tensor is; the glass could not tell from the code:",
+    "  - state carried from one iteration to the next (a recurrent hidden state, a running statistic): detach()",
+    "    it where the iteration starts, e.g. h = h.detach();",
+    "  - a value computed once before the loop from a parameter: compute it inside the loop instead (detach()",
+    "    would silently stop that parameter from learning);",
+    "  - two losses that share that part of the graph on purpose: add them and call backward once.",
+]
+
+def pattern_fix(made_at: Site | None, backward_at: Site | None) -> list[str] | None:
+    """The fix for a tensor made at `made_at` that a backward at `backward_at` reached from a later iteration, from
+    what the user's code does with it; None where the code does not say."""
+    variable = variable_at(made_at, backward_at)
+    return variable_fix(made_at, variable) if variable is not None else None
+
+
+def _site_of(freed_by: Site | bool | None) -> Site | None:
+    return freed_by if isinstance(freed_by, tuple) else None
+
+
 def freed_text(
     node_name: str,
     node_site: Site | None,
@@ -44,16 +121,18 @@ def freed_text(
     freed_by: Site | bool | None,
     crossing: Crossing | None,
     read_outside_backward: bool = False,
+    backward_at: Site | None = None,
 ) -> str:
     """After PyTorch's 'second time' sentence: what needed the freed buffer, who freed it, and the fix.
 
     `freed_by` is the site of the backward call that freed it, or False where no backward the glass saw did;
-    `read_outside_backward`: a custom Function's ctx.saved_tensors read after the free.
+    `read_outside_backward`: a custom Function's ctx.saved_tensors read after the free; `backward_at`: the
+    failing backward's line (the one that freed it, where not given).
     """
     needs = f"its saved {_buffer(buffer)}" if buffer is not None else "the in-place op it recorded"
     lines = [f"{HEADER} {node_name} needs {needs},", f"  recorded at {_at(node_site)}"]
     if freed_by is not False:
-        lines.append(f"  It was freed by the backward call at {_at(freed_by)}")
+        lines.append(f"  It was freed by the backward call at {_at(freed_by if freed_by is not True else None)}")
     if read_outside_backward:
         lines += [
             "Fix: ctx.saved_tensors was read after the graph was freed. Read it only inside backward, or pass",
@@ -65,10 +144,9 @@ def freed_text(
             f"{crossing.child_name} at",
             f"  {_at(crossing.child_site)}",
             f"  is used again at {_at(crossing.parent_site)}",
-            "Fix: if this is a training loop carrying that tensor from one iteration to the next (a recurrent",
-            "  hidden state, a running statistic), detach() it where the iteration starts, e.g. h = h.detach().",
-            "  If two losses share that part of the graph on purpose, add them and call backward once.",
         ]
+        fix = pattern_fix(crossing.child_site, backward_at if backward_at is not None else _site_of(freed_by))
+        lines += fix if fix is not None else UNDECIDED_FIX
     else:
         lines += [
             "Fix: this graph was already backwarded. To backpropagate several losses through one graph, add them",
@@ -86,9 +164,16 @@ def version_text(
     current_version: int,
     modified_at: Site | None,
     modified_by: str | None = None,
+    earlier: Crossing | None = None,
+    backwards: tuple[Site | None, Site | None] = (None, None),
 ) -> str:
-    """After PyTorch's in-place sentence: the saved value, where it was saved and where it was overwritten
-    (`modified_by`: the call whose `inplace=True` overwrote it, ReLU(inplace=True) or relu(..., inplace=True))."""
+    """After PyTorch's in-place sentence: the saved value, where it was saved and where it was overwritten.
+
+    `modified_by`: the call whose `inplace=True` overwrote it (ReLU(inplace=True), relu(..., inplace=True));
+    `earlier`: the edge by which this backward reaches a graph built before the one that saved the value (the
+    stale node belongs to an earlier iteration); `backwards`: the earlier backward that went through the node
+    (retain_graph) and the failing one.
+    """
     lines = [
         f"{HEADER} {node_name} saved {_buffer(buffer)} at version {saved_version},",
         f"  recorded at {_at(node_site)}",
@@ -99,16 +184,109 @@ def version_text(
     if modified_by is not None:
         lines.append(f"Fix: {modified_by} overwrote its input, which this backward still needs: pass inplace=False there.")
         return "\n".join(lines)
+    one_iteration = code.same_iteration(*backwards)
+    if earlier is not None and one_iteration is not True:
+        lines += [
+            "This value belongs to a graph built in an earlier iteration: this backward reaches into it through the",
+            f"  tensor{_carried(earlier.carried)} made by {earlier.child_name} at",
+            f"  {_at(earlier.child_site)}",
+            f"  and used again at {_at(earlier.parent_site)}",
+            "  Reordering the step cannot help, and retain_graph=True only keeps that old graph alive.",
+        ]
+        variable = variable_at(earlier.child_site, backwards[1])
+        if variable is not None and variable.kind == "carried":
+            lines += variable_fix(earlier.child_site, variable) or []
+        else:
+            lines += [
+                "Fix: detach() the tensor carried into this iteration where the iteration starts (h = h.detach()),",
+                "  and drop retain_graph=True.",
+            ]
+        return "\n".join(lines)
     lines += [
         "Fix: an in-place change (x += ..., x.add_(...), x[i] = ..., or optimizer.step()) overwrote a value that",
         "  this backward still needs. Finish every backward over this graph before the in-place change (call",
         "  optimizer.step() after the last backward, or recompute the forward after it), or use the",
         "  out-of-place form (x = x + ...) so the saved value stays intact.",
     ]
+    if one_iteration is False:  # the same backward line ran through it before: an earlier iteration's graph?
+        lines += [
+            "  That holds if this graph is meant to be backwarded again. If it is an earlier iteration's graph,",
+            "  reached through state carried into this one, reordering cannot help: detach() that state where the",
+            "  iteration starts.",
+        ]
     return "\n".join(lines)
 
 
+def variable_at(made_at: Site | None, backward_at: Site | None) -> code.Variable | None:
+    """What the loop running the backward at `backward_at` does with the variable assigned where a tensor was made."""
+    reading = code.read(made_at, backward_at)
+    return reading.variable if reading is not None else None
+
+
+def _what(shape: tuple[int, ...], dtype: str) -> str:
+    return f"a {'x'.join(map(str, shape)) or 'scalar'} {dtype} tensor with no graph"
+
+
+_CUT_REASONS = {
+    "detach()": "detach() returns a tensor that shares the values but not the graph",
+    "detach_()": "detach_() cuts the tensor off its graph in place",
+    ".item()": ".item() gives a Python number, which has no graph",
+    ".tolist()": ".tolist() gives Python numbers, which have no graph",
+    ".data": ".data is the values without the graph",
+    ".numpy()": "a round-trip through NumPy leaves the graph behind",
+    "torch.tensor(...)": "torch.tensor(...) copies values into a new leaf, without the graph",
+    "torch.from_numpy(...)": "a tensor built from a NumPy array has no graph",
+    "torch.as_tensor(...)": "a tensor built from values has no graph",
+}
+
+
+def no_grad_text(shape: tuple[int, ...], dtype: str, grad_enabled: bool, failing_at: Site | None) -> str:
+    """After "element 0 of tensors does not require grad": the statement that cut the graph, where the code says."""
+    cut = code.cut(failing_at) if grad_enabled else None  # with grad mode off, that is the reason, whatever came before
+    what = _what(shape, dtype)
+    if cut is not None:
+        at = _line(failing_at, cut.line)
+        if cut.how.startswith("a `with"):
+            return (
+                f"{HEADER} the tensor to differentiate is {what}: `{cut.name}` was computed inside "
+                f"{cut.how}, at\n  {at}\n  so no graph was recorded for it.\n"
+                f"Fix: compute `{cut.name}` outside that block if it should be differentiated."
+            )
+        source_hint = f"`{cut.source_name}` (before the cut)" if cut.source_name else "the tensor before the cut"
+        return (
+            f"{HEADER} the tensor to differentiate is {what}: the graph was cut by {cut.how} at\n  {at}\n"
+            f"  ({_CUT_REASONS[cut.how]}).\n"
+            f"Fix: differentiate {source_hint} instead, or drop the {cut.how} there if gradients should flow through it."
+        )
+    reasons = (
+        "grad mode is off right now (inside no_grad() or inference_mode())"
+        if not grad_enabled
+        else "it was computed under no_grad()/inference_mode(), from tensors none of which requires grad, "
+        "or it was detach()ed or built with .item()/.numpy()"
+    )
+    return (
+        f"{HEADER} the tensor to differentiate is {what}: {reasons}.\n"
+        "Fix: make the parameters requires_grad=True (nn.Parameter does this) and compute the loss from them "
+        "with grad mode on."
+    )
+
+
+def non_scalar_text(shape: tuple[int, ...], made_at: Site | None) -> str:
+    """After "grad can be implicitly created only for scalar outputs": the tensor's shape and line, and the fix."""
+    made = f", made at {_at(made_at)}" if made_at is not None else ""
+    return (
+        f"{HEADER} the tensor to differentiate has shape {list(shape)}{made}\n"
+        "Fix: reduce it to a scalar first (loss.sum() or loss.mean()), or pass the vector to multiply the "
+        "Jacobian by: loss.backward(gradient=torch.ones_like(loss))."
+    )
+
+
 # -- glassgrad's own engine: the facts come straight from its nodes ------------------------------------------
+def _failing_call() -> Site | None:
+    """The user's line running the backward under way (the first frame outside glassgrad)."""
+    return sites.resolve(sites.caller_position())
+
+
 def freed(node: Node, saved: SavedTensor | None) -> str:
     from ..autograd import engine
     from ..autograd.function import BackwardCFunction
@@ -121,41 +299,33 @@ def freed(node: Node, saved: SavedTensor | None) -> str:
     return freed_text(
         node.name(), node._site, buffer, freed_by.site if freed_by is not None else False, crossing,
         read_outside_backward=isinstance(node, BackwardCFunction) and not engine.running,
+        backward_at=_failing_call() if crossing is not None else None,
     )
 
 
 def version(node: Node, saved: SavedTensor) -> str:
+    from ..autograd import engine
+    from .views import NATIVE
+
     counter = saved.version_counter
+    roots = engine.running[-1] if engine.running else []
+    earlier = NATIVE.crossing(roots, node._step + 1)
+    retained_by = node._retained_by
     return version_text(
-        node.name(), node._site, SavedBuffer.of(saved, node), saved.saved_version, counter.value, sites.resolve(counter.modified_at)
+        node.name(), node._site, SavedBuffer.of(saved, node), saved.saved_version, counter.value,
+        sites.resolve(counter.modified_at), earlier=earlier,
+        backwards=(retained_by.site if retained_by is not None else None, _failing_call()),
     )
 
 
 def no_grad_fn(tensor: Tensor) -> str:
     from ..autograd import grad_mode
 
-    what = f"a {'x'.join(map(str, tensor.shape)) or 'scalar'} {tensor.dtype.name} tensor with no graph"
-    reasons = (
-        "grad mode is off right now (inside no_grad() or inference_mode())"
-        if not grad_mode.state.grad_enabled
-        else "it was computed under no_grad()/inference_mode(), from tensors none of which requires grad, "
-        "or it was detach()ed or built with .item()/.numpy()"
-    )
-    return (
-        f"{HEADER} the tensor to differentiate is {what}: {reasons}.\n"
-        "Fix: make the parameters requires_grad=True (nn.Parameter does this) and compute the loss from them "
-        "with grad mode on."
-    )
+    return no_grad_text(tuple(tensor.shape), tensor.dtype.name, grad_mode.state.grad_enabled, _failing_call())
 
 
 def non_scalar_root(tensor: Tensor) -> str:
-    shape = list(tensor.shape)
-    made = f", made at {_at(tensor.grad_fn._site)}" if tensor.grad_fn is not None else ""
-    return (
-        f"{HEADER} the tensor to differentiate has shape {shape}{made}\n"
-        "Fix: reduce it to a scalar first (loss.sum() or loss.mean()), or pass the vector to multiply the "
-        "Jacobian by: loss.backward(gradient=torch.ones_like(loss))."
-    )
+    return non_scalar_text(tuple(tensor.shape), tensor.grad_fn._site if tensor.grad_fn is not None else None)
 
 
 def leaf_inplace(tensor: Tensor, view: bool) -> str:

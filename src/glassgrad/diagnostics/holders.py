@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import gc
 import linecache
-import re
 import sys
 from dataclasses import dataclass
 from types import CodeType, FrameType, ModuleType
@@ -16,6 +15,7 @@ from typing import Any
 
 from .. import _sites as sites
 from .._sites import Site
+from . import code
 
 _CONTAINERS = (list, tuple, dict, set)
 
@@ -29,40 +29,36 @@ class Holder:
     filename: str | None  # the file whose lines use that name
 
     def adding_line(self) -> Site | None:
-        """The user's line that adds to the holder (history.append(loss), total = total + loss), if one is found."""
+        """The user's statement that adds to the holder (history.append(loss), total = total + loss), read from the
+        file's code (code.adding_statement), if there is one."""
         if self.filename is None:
             return None
-        name = re.escape(self.name)
-        pattern = re.compile(
-            rf"(?<![\w]){name}\s*(\.\s*(append|extend|insert|add)\s*\(|\+=|\[[^\]]*\]\s*=(?!=)|=\s*{name}\s*\+)"
-        )
-        lines = linecache.getlines(self.filename)
-        for number, text in enumerate(lines, start=1):
-            if pattern.search(text):
-                try:
-                    module = compile("".join(lines), self.filename, "exec")
-                except (SyntaxError, ValueError):
-                    return None
-                code = _code_at(module, number)
-                return (code, number) if code is not None else None
-        return None
+        number = code.adding_statement(self.filename, self.name)
+        if number is None:
+            return None
+        try:
+            module = compile("".join(linecache.getlines(self.filename)), self.filename, "exec")
+        except (SyntaxError, ValueError):
+            return None
+        found = _code_at(module, number)
+        return (found, number) if found is not None else None
 
 
-def _code_at(code: CodeType, line: int) -> CodeType | None:
-    """The innermost code object under `code` (functions nested in it included) that runs `line`."""
-    for const in code.co_consts:
+def _code_at(code_object: CodeType, line: int) -> CodeType | None:
+    """The innermost code object under `code_object` (functions nested in it included) that runs `line`."""
+    for const in code_object.co_consts:
         if isinstance(const, CodeType):
             inner = _code_at(const, line)
             if inner is not None:
                 return inner
-    return code if any(ln == line for _, _, ln in code.co_lines()) else None
+    return code_object if any(ln == line for _, _, ln in code_object.co_lines()) else None
 
 
 def _user_frames() -> list[FrameType]:
     frames = []
     frame: FrameType | None = sys._getframe(1)
     while frame is not None:
-        if not sites.is_internal(frame.f_code.co_filename):
+        if sites.is_users(frame.f_code.co_filename):
             frames.append(frame)
         frame = frame.f_back
     return frames
@@ -101,18 +97,42 @@ def holder_of(obj: Any, ignore: set[int]) -> Holder | None:
         if id(referrer) in ignore or isinstance(referrer, (FrameType, ModuleType)):
             continue
         if isinstance(referrer, _CONTAINERS):
-            named = _name_in_frames(referrer, frames)
-            if named is not None:
-                name, scope, code = named
-                return Holder(f"{_kind(referrer)} `{name}` ({scope})", name, code)
-            owner = _attribute_owner(referrer, ignore | {id(referrer)})
-            if owner is not None:
-                return owner
+            found = _container_holder(referrer, frames, ignore, _NESTING)
+            if found is not None:
+                return found
         elif hasattr(referrer, "__dict__"):
             attribute = _attribute_name(referrer, obj)
             if attribute is not None:
                 return Holder(f"attribute `{attribute}` of a {type(referrer).__name__}", attribute, _defining_file(referrer))
     return None
+
+
+_NESTING = 2  # containers inside containers followed outwards: outputs.append({"loss": loss}) is a dict in a list
+
+
+def _container_holder(container: Any, frames: list[FrameType], ignore: set[int], depth: int) -> Holder | None:
+    """The variable or attribute that holds `container`, or (up to `depth` levels out) a container holding it."""
+    named = _name_in_frames(container, frames)
+    if named is not None:
+        name, scope, filename = named
+        return Holder(f"{_kind(container)} `{name}` ({scope})", name, filename)
+    ignore = ignore | {id(container)}
+    owner = _attribute_owner(container, ignore)
+    if owner is not None or depth == 0:
+        return owner
+    for referrer in gc.get_referrers(container):
+        if id(referrer) in ignore or not isinstance(referrer, _CONTAINERS) or _is_namespace(referrer, frames):
+            continue
+        outer = _container_holder(referrer, frames, ignore, depth - 1)
+        if outer is not None:
+            inner = f"a {_kind(container)} in it" if depth == _NESTING else f"a {_kind(container)} inside"
+            return Holder(f"{outer.description} (through {inner})", outer.name, outer.filename)
+    return None
+
+
+def _is_namespace(mapping: Any, frames: list[FrameType]) -> bool:
+    """A frame's globals or locals: they hold every variable, not a tensor the user put there."""
+    return any(mapping is frame.f_globals or mapping is frame.f_locals for frame in frames)
 
 
 def _attribute_owner(container: Any, ignore: set[int]) -> Holder | None:

@@ -44,6 +44,8 @@ from .watches import WatchState
 _KEY = "glassgrad"  # the record's key in grad_fn.metadata
 _FREED = "Trying to backward through the graph a second time"
 _MODIFIED = "one of the variables needed for gradient computation has been modified by an inplace operation"
+_NO_GRAD_FN = "element 0 of tensors does not require grad and does not have a grad_fn"
+_NOT_SCALAR = "grad can be implicitly created only for scalar outputs"
 _MODIFIED_LIMIT = 4096  # storages whose last in-place site is remembered; the oldest is forgotten first
 _INPLACE_DUNDERS = frozenset(
     f"__i{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor", "lshift", "rshift", "matmul")
@@ -195,11 +197,20 @@ class TorchGlass:
         autograd = torch.autograd
         function = torch.autograd.function
         run_backward = autograd._engine_run_backward
+        make_grads = autograd._make_grads
         apply = function.Function.__dict__["apply"]
         glass = self
 
         def wrapped_run_backward(t_outputs: Any, *args: Any, **kwargs: Any) -> Any:
             return glass._backward(run_backward, t_outputs, args, kwargs)
+
+        def wrapped_make_grads(outputs: Any, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return make_grads(outputs, *args, **kwargs)
+            except RuntimeError as error:  # raised in Python before the engine runs: "only for scalar outputs"
+                message = str(error)
+                glass._note(error, lambda: glass._explain_roots(message, outputs))
+                raise
 
         def wrapped_apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
             out = apply.__func__(cls, *args, **kwargs)
@@ -215,6 +226,7 @@ class TorchGlass:
                 raise
 
         autograd._engine_run_backward = wrapped_run_backward
+        autograd._make_grads = wrapped_make_grads
         function.Function.apply = classmethod(wrapped_apply)
         function.BackwardCFunction.saved_tensors = property(saved_tensors)
         from torch.optim.optimizer import register_optimizer_step_post_hook
@@ -230,6 +242,7 @@ class TorchGlass:
             lambda: delattr(function.BackwardCFunction, "saved_tensors"),
             lambda: setattr(function.Function, "apply", apply),
             lambda: setattr(autograd, "_engine_run_backward", run_backward),
+            lambda: setattr(autograd, "_make_grads", make_grads),
         ]
 
     def uninstall(self) -> None:
@@ -403,7 +416,7 @@ class TorchGlass:
             result = run_backward(t_outputs, *args, **kwargs)
         except RuntimeError as error:
             message = str(error)
-            self._note(error, lambda: self._explain(message, roots))
+            self._note(error, lambda: self._explain(message, roots, call, t_outputs))
             raise
         finally:
             self.running.pop()
@@ -451,7 +464,25 @@ class TorchGlass:
         if text:
             error.add_note(text.lstrip("\n"))
 
-    def _explain(self, message: str, roots: list[Any]) -> str | None:
+    def _explain_roots(self, message: str, outputs: Any) -> str | None:
+        """The errors PyTorch raises about the tensors to differentiate themselves, before its engine runs."""
+        outputs = (outputs,) if isinstance(outputs, self.torch.Tensor) else tuple(outputs)
+        tensors = [t for t in outputs if isinstance(t, self.torch.Tensor)]
+        if message.startswith(_NOT_SCALAR):
+            tensor = next((t for t in tensors if t.numel() != 1), None)
+            if tensor is not None:
+                return explain.non_scalar_text(tuple(tensor.shape), self.view.site(tensor.grad_fn) if tensor.grad_fn else None)
+        if message.startswith(_NO_GRAD_FN):
+            tensor = next((t for t in tensors if not t.requires_grad), None)
+            if tensor is not None:
+                return explain.no_grad_text(
+                    tuple(tensor.shape), _dtype_name(tensor.dtype), self.torch.is_grad_enabled(), sites.resolve(sites.caller_position())
+                )
+        return None
+
+    def _explain(self, message: str, roots: list[Any], call: Call, outputs: Any) -> str | None:
+        if message.startswith((_NO_GRAD_FN, _NOT_SCALAR)):
+            return self._explain_roots(message, outputs)
         if message.startswith(_FREED):
             found = self._failing(roots, freed=True)
             if found is None:
@@ -460,7 +491,8 @@ class TorchGlass:
             freed_by = record.freed_by
             crossing = self.view.crossing(roots, freed_by.step + 1) if freed_by is not None else None
             return explain.freed_text(
-                node.name(), record._site, buffer.shown(record.state()), freed_by.site if freed_by is not None else False, crossing
+                node.name(), record._site, buffer.shown(record.state()), freed_by.site if freed_by is not None else False, crossing,
+                backward_at=call.site,
             )
         if message.startswith(_MODIFIED):
             found = self._failing(roots, freed=False)
@@ -470,11 +502,14 @@ class TorchGlass:
             assert buffer.version is not None
             now = re.search(r"is at version (\d+)", message)
             change = self.modified.get(buffer.storage)
+            retained_by = record.retained_by
             return explain.version_text(
                 node.name(), record._site, buffer.shown(record.state()), buffer.version,
                 int(now.group(1)) if now else buffer.version + 1,
                 sites.resolve(change.position) if change is not None else None,
                 change.by if change is not None else None,
+                earlier=self.view.crossing(roots, record._step + 1),
+                backwards=(retained_by.site if retained_by is not None else None, call.site),
             )
         return None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import warnings
 import weakref
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -27,15 +28,23 @@ from typing import Any
 
 from .._sites import Position, Site, format_site, resolve, source_line
 from ..autograd import seams, steps, transform_calls
+from . import explain
 from .holders import Holder, holder_of
-from .views import NATIVE, GraphView
+from .views import NATIVE, Crossing, GraphView
 
 
 class GraphWarning(UserWarning):
     """A graph-lifetime pattern that wastes memory or will fail later."""
 
 
-GROWTH_STEPS = 2  # surviving nodes grew over this many consecutive backward passes: warn (by the 3rd iteration)
+# Surviving nodes grew over this many consecutive runs of one backward statement: warn (by the 3rd iteration). Runs
+# of one statement are iterations of the loop around it; two statements (MAML's inner autograd.grad and its
+# meta-loss backward) each see the other's graph at its own phase, which is no growth.
+GROWTH_STEPS = 2
+# The holder search looks at the whole heap (0.2 s in a process that imported torch). Once it has run, it runs again
+# only when the surviving nodes have grown this many times over since, or the larger factor once it found what
+# holds them: a leaking loop pays for a logarithmic number of searches, not one per step.
+SEARCH_GROWTH, SEARCH_GROWTH_FOUND = 2, 16
 MIN_PRUNE = 4096  # tracked references before the dead ones are first dropped outside a backward
 
 
@@ -65,7 +74,10 @@ class WatchState:
     # Where the current iteration began: the last optimizer step, once the program has made one. Until then each
     # backward is taken as an iteration's end (a loop that updates its parameters by hand).
     iteration_boundary: int | None = None
-    surviving: list[int] = field(default_factory=list)  # nodes alive from before the previous backward, per backward
+    # Nodes alive from earlier iterations, at every backward that ended one, by the backward's call position (the
+    # code object's id: hashing a code object hashes all of it, 30 us for a large module's)
+    surviving: dict[tuple[int, int] | None, list[int]] = field(default_factory=dict)
+    position: Position | None = None  # the backward under way's call
     retained: weakref.WeakKeyDictionary[Any, _Retained] = field(default_factory=weakref.WeakKeyDictionary)
     pending: list[tuple[str, Site | None]] = field(default_factory=list)
     warned: set[tuple[str, Any]] = field(default_factory=set)
@@ -74,6 +86,21 @@ class WatchState:
     transforms: transform_calls.TransformCalls = field(default_factory=transform_calls.TransformCalls)
     counted_transform: int = 0  # the outermost transform call whose first backward was counted as a step
     counting: bool = True  # whether the backward under way is counted as a step (after_backward reads it)
+    next_search: int = 0  # surviving nodes that make the holders worth searching for again
+    # A backward that keeps its graph (an inner autograd.grad with create_graph=True, the first of two losses) ends
+    # an iteration unless the next backward, another statement, goes through that graph: until then its count of
+    # survivors waits here with the record that says whether a later backward used the graph. (The same statement
+    # going through it is the next iteration reaching into this one: a retained recurrent state.)
+    kept: _Retained | None = None
+    tentative: tuple[_Retained, tuple[int, int, int, Position | None]] | None = None
+    # Once graphs were found kept alive, walking every tracked node at every backward would cost a leaking loop more
+    # at every step. Then the entries walked at one backward are "settled": later backwards walk only the entries
+    # after them, and all are walked again when the list has doubled (prune), the settled ones' counts kept here.
+    settling: bool = False
+    settled: int = 0  # entries at the start of `nodes` that are settled
+    settled_live: int = 0
+    settled_bytes: int = 0
+    settled_steps: list[int] = field(default_factory=list)  # the steps of the settled live entries but sinks, ascending
 
     def track(self, entry: Any) -> None:
         """Track one entry (the torch glass's records; glassgrad's own nodes are appended by the core)."""
@@ -87,18 +114,37 @@ class WatchState:
 
     def live(self) -> list[Any]:
         """The tracked entries still alive; the references to dead ones are dropped."""
+        self.settled, self.settled_live, self.settled_bytes, self.settled_steps = 0, 0, 0, []
+        alive = self._young()
+        self.prune_at = max(MIN_PRUNE, 2 * len(self.nodes))
+        if seams.tracked is self.nodes:
+            seams.tracked_limit = self.prune_at
+        return alive  # not settled here: a prune runs while a node is being made, which has no buffers to count yet
+
+    def _young(self) -> list[Any]:
+        """The live entries after the settled ones; the references to dead ones among them are dropped."""
         alive: list[Any] = []
         refs: list[weakref.ref[Any]] = []
-        for ref in self.nodes:
+        start = self.settled
+        for ref in self.nodes[start:]:
             entry = ref()
             if entry is not None:
                 alive.append(entry)
                 refs.append(ref)
-        self.nodes[:] = refs  # in place: the core appends to this very list (seams.tracked)
-        self.prune_at = max(MIN_PRUNE, 2 * len(refs))
-        if seams.tracked is self.nodes:
-            seams.tracked_limit = self.prune_at
+        self.nodes[start:] = refs  # in place: the core appends to this very list (seams.tracked)
         return alive
+
+    def _settle(self, young: list[Any]) -> None:
+        """Count the live entries after the settled ones as settled: later backwards do not walk them."""
+        view = self.view
+        self.settled = len(self.nodes)
+        self.settled_live += len(young)
+        self.settled_bytes += view.live_bytes(young)
+        self.settled_steps += [n._step for n in young if not view.is_sink(n)]
+
+    def _walk(self) -> list[Any]:
+        """The live entries a backward looks at: all of them, or once settling, those not settled."""
+        return self._young() if self.settling else self.live()
 
     def _warn(self, kind: str, message: str, site: Site | None) -> None:
         key = (kind, site)
@@ -122,30 +168,37 @@ class WatchState:
         calls = self.transforms
         inside_transform = calls.depth > 0
         self.counting = not inside_transform or calls.serial != self.counted_transform
+        self.kept = None
+        self.position = position
         if self.counting:
             if inside_transform:
                 self.counted_transform = calls.serial
-            live = self.live()
-            self.history.append((steps.current, len(live), view.live_bytes(live)))
+            live = self._walk()
+            self.history.append((steps.current, self.settled_live + len(live), self.settled_bytes + view.live_bytes(live)))
         retained = self.retained
         for node in reachable if retained else ():  # a weak map's get costs a weak reference: none while it is empty
             key = view.key(node)
             record = retained.get(key) if key is not None else None
             if record is not None:
                 record.used = True
+        tentative, self.tentative = self.tentative, None
+        if tentative is not None and (not tentative[0].used or tentative[0].site == resolve(position)):
+            self._count(*tentative[1])  # the backward that kept it did end its iteration
         crossing = view.crossing(roots, self.previous_boundary, reachable, freed=True)
         if crossing is not None:
+            fix = explain.pattern_fix(crossing.child_site, resolve(position)) or [
+                "If the tensor carries state across iterations (an RNN hidden state), detach() it where the iteration starts."
+            ]
             self._warn(
                 "spanning",
                 "this backward reaches into a graph built before the previous backward: the tensor made by "
-                f"{crossing.child_name} at\n  {_where(crossing.child_site)}\n  is carried into this iteration and used at "
-                f"{_where(crossing.parent_site)}\nThe graph grows every iteration and the next backward may fail. If the "
-                "tensor carries state across iterations (an RNN hidden state), detach() it where the iteration starts.",
+                f"{crossing.child_name} at\n  {_where(crossing.child_site)}\n  is used again at "
+                f"{_where(crossing.parent_site)}\n" + "\n".join(fix),
                 crossing.child_site,
             )
         if keep_graph and roots and not inside_transform:  # a transform's retain is its own, freed when it returns
             graph = {id(n): n for n in [*roots, *reachable]}.values()
-            record = _Retained(resolve(position), sum(b.nbytes for n in graph for b in view.saved(n) if b.state != "released"))
+            record = self.kept = _Retained(resolve(position), sum(b.nbytes for n in graph for b in view.saved(n) if b.state != "released"))
             # Every node of the graph carries the record: a later backward through any part of it (the shared
             # trunk of two losses, the forward graph under a gradient penalty) is a use of what retain_graph kept.
             # The graph is gone when its last node is: its root may go first (autograd.grad(score.sum(), x)).
@@ -188,16 +241,56 @@ class WatchState:
         if not self.counting:
             return
         view = self.view
-        live = self.live()
+        live = self._walk()
         boundary = self.previous_boundary if self.iteration_boundary is None else self.iteration_boundary
         # A leaf's AccumulateGrad is shared by every graph that uses the leaf, so its age says nothing.
-        old = sum(1 for n in live if n._step < boundary and not view.is_sink(n))
-        self.previous_boundary = steps.current
-        self.surviving.append(old)
-        recent = self.surviving[-(GROWTH_STEPS + 1) :]
-        if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)):
-            for site, count, holder in _holders(view, boundary):
-                self._warn("alive", _alive_message(old, site, count, holder), _adding_or(holder, site))
+        old = sum(1 for n in live if n._step < boundary and not view.is_sink(n)) + bisect_left(self.settled_steps, boundary)
+        if self.settling:
+            self._settle(live)
+        measured = (old, boundary, steps.current, self.position)
+        if self.kept is not None:
+            self.tentative = (self.kept, measured)
+        else:
+            self._count(*measured)
+
+    def _count(self, old: int, boundary: int, step: int, position: Position | None) -> None:
+        """The backward at `position` ended an iteration at `step` with `old` nodes of earlier ones alive: warn if
+        they grow step over step."""
+        view = self.view
+        self.previous_boundary = step
+        surviving = self.surviving.setdefault(None if position is None else (id(position[0]), position[1]), [])
+        surviving.append(old)
+        recent = surviving[-(GROWTH_STEPS + 1) :]
+        if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)) and old >= self.next_search:
+            found = _holders(view, boundary)
+            self.next_search = old * (SEARCH_GROWTH_FOUND if found else SEARCH_GROWTH)
+            for site, count, holder, node in found:
+                # A graph that reaches into the previous iteration's through a state the loop carries (a recurrent
+                # state under retain_graph=True) grows by that state, whatever holds its newest end.
+                crossing = view.crossing([node], boundary)
+                fix = _carried_fix(crossing, resolve(position)) if crossing is not None else None
+                if crossing is not None and fix is not None:
+                    self._warn("alive", _carried_message(old, crossing, fix), crossing.child_site)
+                else:
+                    self._warn("alive", _alive_message(old, site, count, holder), _adding_or(holder, site))
+            if not self.settling:
+                self.settling = True
+                self._settle(self.live())
+
+
+def _carried_fix(crossing: Crossing, backward_at: Site | None) -> list[str] | None:
+    variable = explain.variable_at(crossing.child_site, backward_at)
+    return explain.variable_fix(crossing.child_site, variable) if variable is not None and variable.kind == "carried" else None
+
+
+def _carried_message(old: int, crossing: Crossing, fix: list[str]) -> str:
+    return "\n".join([
+        f"{old:,} graph nodes from earlier iterations are still alive and their number grows every step: each iteration's",
+        f"  graph reaches into the previous one through the tensor made by {crossing.child_name} at",
+        f"  {_where(crossing.child_site)}",
+        f"  and used at {_where(crossing.parent_site)}",
+        *fix,
+    ])
 
 
 def _adding_or(holder: Holder | None, site: Site | None) -> Site | None:
@@ -221,7 +314,7 @@ def _alive_message(old: int, site: Site | None, count: int, holder: Holder | Non
     return message + "Keep loss.item() or loss.detach() there instead, so each step's graph can be freed."
 
 
-def _holders(view: GraphView, boundary: int) -> list[tuple[Site | None, int, Holder | None]]:
+def _holders(view: GraphView, boundary: int) -> list[tuple[Site | None, int, Holder | None, Any]]:
     """The live tensors at the roots of graphs that reach nodes older than `boundary`, by site, with their holder.
 
     Only asked when a watch warns, so it looks at every tensor alive (the garbage collector's list).
@@ -249,7 +342,7 @@ def _holders(view: GraphView, boundary: int) -> list[tuple[Site | None, int, Hol
     site, held = max(by_site.items(), key=lambda item: (newest[item[0]], len(item[1])))
     ignore = {id(tensors), id(candidates), id(roots), id(held), *(id(pair) for pair in candidates), *(id(pair) for pair in roots)}
     found = Counter(h for h in (holder_of(t, ignore) for t in held[:8]) if h is not None)
-    return [(site, len(held), found.most_common(1)[0][0] if found else None)]
+    return [(site, len(held), found.most_common(1)[0][0] if found else None, view.grad_fn(held[-1]))]
 
 
 def _reaches_old(view: GraphView, start: Any, boundary: int, memo: dict[Any, bool], below: set[Any]) -> bool:

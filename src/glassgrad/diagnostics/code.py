@@ -1,0 +1,454 @@
+"""The user's code read as code: the `ast` of the files the glass's facts name, never a text search.
+
+The facts (which node was made where, which backward freed it) say *what* happened; this module says
+what the user's program *does* at those lines: the loop around the failing backward, whether a tensor's
+line is inside that loop, before it, or in a function it calls, and what the loop does with the variable
+assigned there (rebinds it from itself, only reads it, grows it, resets it). The patterns and the fixes
+(explain.py, watches.py) are chosen from these answers.
+"""
+
+from __future__ import annotations
+
+import ast
+import linecache
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from .._sites import Site
+
+Loop = ast.For | ast.While | ast.AsyncFor
+_LOOPS = (ast.For, ast.While, ast.AsyncFor)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_GROWING_METHODS = frozenset({"append", "extend", "insert", "add", "update", "setdefault", "appendleft"})
+
+
+@dataclass
+class Source:
+    """One parsed file, with each node's parent."""
+
+    tree: ast.Module
+    parents: dict[ast.AST, ast.AST] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for parent in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(parent):
+                self.parents[child] = parent
+
+    def ancestors(self, node: ast.AST) -> Iterator[ast.AST]:
+        current = self.parents.get(node)
+        while current is not None:
+            yield current
+            current = self.parents.get(current)
+
+    def statement_at(self, line: int) -> ast.stmt | None:
+        """The innermost statement that covers `line`."""
+        covering = [n for n in ast.walk(self.tree) if isinstance(n, ast.stmt) and n.lineno <= line <= (n.end_lineno or n.lineno)]
+        return min(reversed(covering), key=_span, default=None)  # the innermost: the shortest, the deepest of equals
+
+    def scope_of(self, node: ast.AST) -> ast.AST:
+        """The function (or module) whose body holds `node`."""
+        return next((a for a in self.ancestors(node) if isinstance(a, _FUNCTIONS)), self.tree)
+
+    def loop_of(self, node: ast.stmt) -> Loop | None:
+        """The innermost loop of the same function whose body holds the statement."""
+        for ancestor in self.ancestors(node):
+            if isinstance(ancestor, _FUNCTIONS):
+                return None
+            if isinstance(ancestor, _LOOPS):
+                return ancestor
+        return None
+
+
+def _span(node: ast.AST) -> int:
+    return (getattr(node, "end_lineno", None) or node.lineno) - node.lineno  # type: ignore[attr-defined]
+
+
+_cache: dict[str, tuple[object, Source | None]] = {}
+
+
+def source(filename: str) -> Source | None:
+    """The parsed file, cached per file and modification time; None where it cannot be read or parsed."""
+    try:
+        stamp: object = os.stat(filename).st_mtime_ns
+    except OSError:
+        stamp = None  # not a file (a notebook cell, exec'd text): linecache may still hold its text
+    cached = _cache.get(filename)
+    if cached is not None and cached[0] == stamp and stamp is not None:
+        return cached[1]
+    text = "".join(linecache.getlines(filename))
+    parsed: Source | None = None
+    if text:
+        try:
+            parsed = Source(ast.parse(text, filename))
+        except (SyntaxError, ValueError):
+            parsed = None
+    _cache[filename] = (stamp, parsed)
+    return parsed
+
+
+def statement(site: Site | None) -> tuple[Source, ast.stmt] | None:
+    """The parsed file and the statement at a site."""
+    if site is None:
+        return None
+    code, line = site
+    parsed = source(code.co_filename)
+    found = parsed.statement_at(line) if parsed is not None else None
+    return (parsed, found) if parsed is not None and found is not None else None
+
+
+def dotted(node: ast.AST) -> str | None:
+    """`h`, `self.hidden`: the name an expression stands for, where it is a plain name or attribute chain."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = dotted(node.value)
+        return f"{base}.{node.attr}" if base is not None else None
+    return None
+
+
+def _target_names(target: ast.AST) -> list[str]:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _target_names(element)]
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    name = dotted(target)
+    return [name] if name is not None else []
+
+
+def assigned_names(node: ast.stmt) -> list[str]:
+    """The names a statement binds: `out, self.hidden = ...` binds `out` and `self.hidden`."""
+    if isinstance(node, ast.Assign):
+        return [name for target in node.targets for name in _target_names(target)]
+    if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        return _target_names(node.target)
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        return _target_names(node.target)
+    if isinstance(node, (ast.With, ast.AsyncWith)):
+        return [n for item in node.items if item.optional_vars is not None for n in _target_names(item.optional_vars)]
+    return []
+
+
+def reads(node: ast.AST, name: str) -> bool:
+    """Whether the expression reads `name` (a plain name or an attribute chain)."""
+    return any(dotted(sub) == name and isinstance(getattr(sub, "ctx", None), ast.Load) for sub in ast.walk(node))
+
+
+Kind = Literal["carried", "accumulated", "precomputed", "fresh", "unknown"]
+_RANK = {"accumulated": 0, "carried": 1, "precomputed": 2, "fresh": 3, "unknown": 4}
+
+
+@dataclass(frozen=True)
+class Variable:
+    """What a loop does with one variable."""
+
+    name: str
+    kind: Kind
+    line: int | None = None  # the statement to change: the one that rebinds, adds to, or precomputes it
+    reset: int | None = None  # where it is set anew inside the loop, or else an enclosing one (an accumulator's reset)
+    reset_outside: bool = False  # the reset is in an enclosing loop: once per pass of that loop, not per iteration
+    iteration_start: int | None = None  # the first line of the loop's body: where a carried state is detached
+
+
+def _in(node: ast.AST, container: ast.AST) -> bool:
+    return container.lineno <= node.lineno <= (container.end_lineno or container.lineno)  # type: ignore[attr-defined]
+
+
+def _growth(node: ast.stmt, name: str) -> bool:
+    """Whether the statement grows `name` in place of replacing it: `+=`, `x = x + ...`, `.append(...)`, `x[k] = ...`."""
+    if isinstance(node, ast.AugAssign) and dotted(node.target) == name:
+        return True
+    if isinstance(node, ast.Assign) and any(dotted(t) == name for t in node.targets):
+        value = node.value
+        return isinstance(value, ast.BinOp) and isinstance(value.op, (ast.Add, ast.Sub)) and name in (dotted(value.left), dotted(value.right))
+    if isinstance(node, ast.Assign) and any(isinstance(t, ast.Subscript) and dotted(t.value) == name for t in node.targets):
+        return True
+    return isinstance(node, ast.Expr) and _grows_by_call(node.value, name)
+
+
+def _grows_by_call(expr: ast.AST, name: str) -> bool:
+    return (
+        isinstance(expr, ast.Call)
+        and isinstance(expr.func, ast.Attribute)
+        and expr.func.attr in _GROWING_METHODS
+        and dotted(expr.func.value) == name
+    )
+
+
+def growing_statements(parsed: Source, name: str, within: ast.AST | None = None) -> list[ast.stmt]:
+    """Every statement that grows `name` (inside `within` where given), in line order."""
+    root = within if within is not None else parsed.tree
+    found = [n for n in ast.walk(root) if isinstance(n, ast.stmt) and _growth(n, name)]
+    return sorted(found, key=lambda n: n.lineno)
+
+
+def classify(parsed: Source, name: str, loop: Loop) -> Variable:
+    """What `loop` does with `name`: grows it, rebinds it from itself (carried), only reads a value made before
+    it (precomputed), or makes it anew every iteration before reading it (fresh)."""
+    body_start = loop.body[0].lineno
+    base = {"iteration_start": body_start}
+    statements = sorted((n for n in ast.walk(loop) if isinstance(n, ast.stmt) and n is not loop), key=lambda n: n.lineno)
+    growing = [n for n in statements if _growth(n, name)]
+    binding = [n for n in statements if name in assigned_names(n) and n not in growing]
+    if growing:
+        resets = [n.lineno for n in binding if not reads(n, name)]
+        if resets:
+            return Variable(name, "accumulated", growing[0].lineno, resets[0], **base)
+        outer = _outer_reset(parsed, name, loop)
+        return Variable(name, "accumulated", growing[0].lineno, outer, outer is not None, **base)
+    if binding:
+        first_bind = binding[0]
+        value = getattr(first_bind, "value", None)
+        read_before = any(reads(n, name) for n in statements if n.lineno < first_bind.lineno and not _contains(n, first_bind))
+        from_itself = value is not None and reads(value, name)
+        if from_itself or read_before:
+            return Variable(name, "carried", first_bind.lineno, **base)
+        return Variable(name, "fresh", first_bind.lineno, **base)
+    if any(reads(n, name) for n in statements):
+        before = [n for n in ast.walk(parsed.scope_of(loop)) if isinstance(n, ast.stmt) and name in assigned_names(n) and n.lineno < loop.lineno]
+        return Variable(name, "precomputed", before[-1].lineno if before else None, **base)
+    return Variable(name, "unknown", **base)
+
+
+def _outer_reset(parsed: Source, name: str, loop: Loop) -> int | None:
+    """The line that sets `name` anew (without reading it) in a loop around `loop` (`total = 0` per epoch)."""
+    for ancestor in parsed.ancestors(loop):
+        if isinstance(ancestor, _FUNCTIONS):
+            return None
+        if isinstance(ancestor, _LOOPS):
+            resets = [
+                n.lineno for n in ast.walk(ancestor)
+                if isinstance(n, ast.stmt) and name in assigned_names(n) and not _growth(n, name) and not reads(n, name)
+            ]
+            if resets:
+                return min(resets)
+    return None
+
+
+def _contains(outer: ast.stmt, inner: ast.stmt) -> bool:
+    return outer is not inner and _in(inner, outer) and not isinstance(outer, ast.Expr)
+
+
+Place = Literal["inside", "before", "called", "unknown"]
+
+
+def place(parsed: Source, made: ast.stmt, loop: Loop) -> Place:
+    """Where the line that made a tensor stands to the loop that runs the backward."""
+    if _in(made, loop) and parsed.scope_of(made) is parsed.scope_of(loop):
+        return "inside"
+    scope = parsed.scope_of(made)
+    if scope is parsed.scope_of(loop):
+        return "before" if made.lineno < loop.lineno else "unknown"
+    called = {_called_name(n.func) for n in ast.walk(loop) if isinstance(n, ast.Call)}
+    name = getattr(scope, "name", None)
+    if name is not None and (name in called or (name in ("forward", "__call__") and called)):
+        return "called"
+    return "unknown"
+
+
+def _called_name(func: ast.AST) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The user's code around a tensor that a failing or watched backward reached."""
+
+    place: Place
+    variable: Variable | None  # what the loop (or, for an attribute, the method) does with the variable made there
+
+
+def read(made_at: Site | None, backward_at: Site | None) -> Reading | None:
+    """Read the code: the loop running the backward at `backward_at`, and the tensor made at `made_at`."""
+    made = statement(made_at)
+    call = statement(backward_at)
+    if made is None:
+        return None
+    parsed, made_statement = made
+    names = assigned_names(made_statement)
+    loop = call[0].loop_of(call[1]) if call is not None and call[0] is parsed else None
+    if loop is None:
+        # No loop around the backward in the same file: the variable may still carry state by itself
+        # (`self.hidden = f(self.hidden)` in a forward method), which reading its statement shows.
+        attribute = _rebound_attribute(made_statement, names)
+        return Reading("called", attribute) if attribute is not None else Reading("unknown", None)
+    where = place(parsed, made_statement, loop)
+    variable = None
+    if where == "called":
+        variable = _rebound_attribute(made_statement, names)
+    elif names:
+        # `out, hidden = rnn(x, hidden)` binds two names: the one the loop carries or grows is the one to name
+        variable = min((classify(parsed, name, loop) for name in names), key=lambda v: _RANK[v.kind])
+        if where == "before" and variable.kind == "unknown":
+            variable = Variable(variable.name, "precomputed", made_statement.lineno)
+    return Reading(where, variable)
+
+
+def _rebound_attribute(made: ast.stmt, names: list[str]) -> Variable | None:
+    """An attribute the statement rebinds from its own value (`out, self.hidden = self.lstm(x, self.hidden)`): state
+    an object carries from one call to the next."""
+    value = getattr(made, "value", made)
+    name = next((n for n in names if "." in n and reads(value, n)), None)
+    return Variable(name, "carried", made.lineno) if name is not None else None
+
+
+def same_iteration(first: Site | None, second: Site | None) -> bool | None:
+    """Whether two backward calls run in one iteration of a loop: True for two statements of one loop body,
+    False for one statement run by successive iterations (the same line twice); None where unknown."""
+    if first is None or second is None:
+        return None
+    if first == second:
+        return False
+    a, b = statement(first), statement(second)
+    if a is None or b is None or a[0] is not b[0]:
+        return None
+    return a[0].loop_of(a[1]) is b[0].loop_of(b[1])
+
+
+@dataclass(frozen=True)
+class Cut:
+    """The statement that cut a tensor off its graph, and how."""
+
+    line: int
+    how: str  # "detach()", ".item()", ".data", ".numpy()", "torch.tensor(...)", "a `with torch.no_grad():` block"
+    name: str  # the variable the statement binds
+    source_name: str | None = None  # the tensor it was cut from, where one is named (`grad_1` in grad_1.detach())
+
+
+_CUTTING_METHODS = {"detach": "detach()", "item": ".item()", "numpy": ".numpy()", "tolist": ".tolist()", "detach_": "detach_()"}
+_CUTTING_CALLS = {"tensor": "torch.tensor(...)", "from_numpy": "torch.from_numpy(...)", "as_tensor": "torch.as_tensor(...)"}
+_MODULE_NAMES = frozenset({"torch", "th", "F", "nn", "np"})
+_NO_GRAD_BLOCKS = frozenset({"no_grad", "inference_mode"})
+
+
+def _cut_in(expr: ast.AST) -> tuple[str, str | None] | None:
+    """How an expression cuts the graph (and from which name), if it does."""
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and node.attr == "data" and isinstance(node.ctx, ast.Load):
+            return ".data", dotted(node.value)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            how = _CUTTING_METHODS.get(node.func.attr)
+            if how is not None:
+                return how, dotted(node.func.value)
+            how = _CUTTING_CALLS.get(node.func.attr)
+            if how is not None and dotted(node.func.value) in ("torch", "th"):
+                return how, None
+    return None
+
+
+def _under_no_grad(parsed: Source, node: ast.AST) -> bool:
+    for ancestor in parsed.ancestors(node):
+        if isinstance(ancestor, (ast.With, ast.AsyncWith)):
+            for item in ancestor.items:
+                call = item.context_expr
+                func = call.func if isinstance(call, ast.Call) else call
+                if _called_name(func) in _NO_GRAD_BLOCKS:
+                    return True
+        if isinstance(ancestor, _FUNCTIONS):
+            return False
+    return False
+
+
+def differentiated(call: ast.stmt) -> list[str]:
+    """The names a failing `x.backward()` or `torch.autograd.grad(x, ...)` differentiates (`y` in y.sum().backward())."""
+    for node in ast.walk(call):
+        if not isinstance(node, ast.Call):
+            continue
+        name = _called_name(node.func)
+        if name == "backward" and isinstance(node.func, ast.Attribute) and dotted(node.func.value) != "torch.autograd":
+            target: ast.AST = node.func.value
+        elif name in ("grad", "backward") and node.args:  # torch.autograd.grad(y, x), torch.autograd.backward(y)
+            target = node.args[0]
+        else:
+            continue
+        # y.sum().mean()[0] stands for y; an expression of several tensors for each of them
+        expression = target
+        while True:
+            if isinstance(target, ast.Call) and isinstance(target.func, ast.Attribute):
+                target = target.func.value
+            elif isinstance(target, ast.Subscript):
+                target = target.value
+            else:
+                break
+        whole = dotted(target)
+        if whole is not None and whole.split(".")[0] not in _MODULE_NAMES:
+            return [whole]
+        return sorted({n.id for n in ast.walk(expression) if isinstance(n, ast.Name) and n.id not in _MODULE_NAMES})
+    return []
+
+
+def cut(failing_call: Site | None, depth: int = 6) -> Cut | None:
+    """Follow the definitions of what the failing call differentiates back to the statement that cut the graph."""
+    found = statement(failing_call)
+    if found is None:
+        return None
+    parsed, call = found
+    scope = parsed.scope_of(call)
+    pending = [(name, call.lineno) for name in differentiated(call)]
+    seen: set[str] = set()
+    while pending and depth > 0:
+        depth -= 1
+        name, before = pending.pop(0)
+        if name in seen:
+            continue
+        seen.add(name)
+        definitions = [
+            n for n in ast.walk(scope)
+            if isinstance(n, ast.stmt) and n.lineno < before and name in assigned_names(n) and parsed.scope_of(n) is scope
+        ]
+        if not definitions:
+            continue
+        definition = max(definitions, key=lambda n: n.lineno)
+        value = getattr(definition, "value", None)
+        if _under_no_grad(parsed, definition):
+            return Cut(definition.lineno, "a `with torch.no_grad():` block", name)
+        how = _cut_in(value) if value is not None else None
+        if how is not None:
+            return Cut(definition.lineno, how[0], name, how[1])
+        if value is not None:
+            pending += [(dotted(n), definition.lineno) for n in ast.walk(value) if isinstance(n, ast.Name) and n.id != "torch"]  # type: ignore[misc]
+    return None
+
+
+def adding_statement(filename: str, name: str) -> int | None:
+    """The line of the statement that adds a tensor to the holder `name` (`history.append(loss)`, `total += loss`,
+    `self.<name>.append(...)` for an attribute): one inside a loop first; one that adds a number (.item()) or a
+    detached tensor is no leak and is never named."""
+    parsed = source(filename)
+    if parsed is None:
+        return None
+    found = [
+        n for n in ast.walk(parsed.tree)
+        if isinstance(n, ast.stmt) and any(_growth(n, candidate) for candidate in _spellings(n, name)) and not _adds_cut_value(n)
+    ]
+    found.sort(key=lambda n: (parsed.loop_of(n) is None and not _in_called_function(parsed, n), n.lineno))
+    return found[0].lineno if found else None
+
+
+def _spellings(node: ast.stmt, name: str) -> set[str]:
+    """`name` and every `<object>.name` the statement mentions (an attribute holder is written self.name)."""
+    spelled = {name}
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Attribute) and sub.attr == name:
+            whole = dotted(sub)
+            if whole is not None:
+                spelled.add(whole)
+    return spelled
+
+
+def _adds_cut_value(node: ast.stmt) -> bool:
+    value = node.value if isinstance(node, (ast.Assign, ast.AugAssign, ast.Expr)) else None
+    if isinstance(value, ast.Call):  # the arguments of history.append(...)
+        return bool(value.args) and all(_cut_in(arg) is not None or _is_number(arg) for arg in value.args)
+    return value is not None and (_cut_in(value) is not None or _is_number(value))
+
+
+def _is_number(node: ast.AST) -> bool:
+    return isinstance(node, ast.Call) and _called_name(node.func) in ("float", "int")
+
+
+def _in_called_function(parsed: Source, node: ast.AST) -> bool:
+    return not isinstance(parsed.scope_of(node), ast.Module)

@@ -1,0 +1,113 @@
+"""The code reading under the glass's fixes: what a loop does with a variable, decided from the `ast`."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from glassgrad.diagnostics import code
+
+PROGRAM = """
+import torch
+scale = log_scale.exp()  # @precomputed
+h = torch.zeros(4)
+total = 0
+losses = []
+by_step = {}
+for step in range(10):
+    x = torch.randn(4)  # @start
+    h = cell(x, h)  # @carried
+    loss = (h * scale).sum()  # @fresh
+    total += loss  # @accumulated
+    losses.append(loss)  # @appended
+    by_step[step] = loss  # @item
+    losses.append(loss.item())
+    loss.backward()  # @backward
+    other = (h * 2).sum()
+    other.backward()  # @second
+def log(value):
+    losses.append(value.item())
+"""
+
+
+ATTRIBUTE = """
+class Tagger:
+    def forward(self, x):
+        out, self.hidden = self.lstm(x, self.hidden)  # @state
+        return out
+model = Tagger()
+for step in range(3):
+    loss = model(x).sum()
+    loss.backward()  # @backward
+"""
+
+
+def lines(text: str) -> dict[str, int]:
+    return {line.rsplit("# @", 1)[1]: n for n, line in enumerate(text.splitlines(), 1) if "# @" in line}
+
+
+def compiled(tmp_path: Path, text: str) -> tuple[object, dict[str, int]]:
+    path = tmp_path / "program.py"
+    path.write_text(textwrap.dedent(text))
+    return compile(path.read_text(), str(path), "exec"), lines(path.read_text())
+
+
+@pytest.mark.parametrize(
+    ("marker", "kind", "name"),
+    [
+        ("precomputed", "precomputed", "scale"),
+        ("carried", "carried", "h"),
+        ("fresh", "fresh", "loss"),
+        ("accumulated", "accumulated", "total"),
+    ],
+)
+def test_what_the_loop_does_with_the_variable_made_at_a_line(tmp_path: Path, marker: str, kind: str, name: str) -> None:
+    module, at = compiled(tmp_path, PROGRAM)
+    reading = code.read((module, at[marker]), (module, at["backward"]))
+    assert reading is not None and reading.variable is not None
+    assert (reading.variable.kind, reading.variable.name) == (kind, name)
+    assert reading.place == ("before" if kind == "precomputed" else "inside")
+    if kind == "carried":
+        assert reading.variable.iteration_start == at["start"]
+
+
+def test_a_state_kept_in_an_attribute_is_carried_by_the_method_the_loop_calls(tmp_path: Path) -> None:
+    module, at = compiled(tmp_path, ATTRIBUTE)
+    reading = code.read((module, at["state"]), (module, at["backward"]))
+    assert reading is not None and reading.place == "called"
+    assert reading.variable == code.Variable("self.hidden", "carried", at["state"])
+
+
+def test_the_statement_that_adds_a_tensor_is_found_and_one_that_adds_a_number_is_not(tmp_path: Path) -> None:
+    _, at = compiled(tmp_path, '"""losses.append(loss) in a docstring."""' + PROGRAM)
+    path = str(tmp_path / "program.py")
+    assert code.adding_statement(path, "losses") == at["appended"]
+    assert code.adding_statement(path, "by_step") == at["item"]
+    assert code.adding_statement(path, "total") == at["accumulated"]
+    assert code.adding_statement(path, "nothing") is None
+
+
+def test_two_backwards_share_an_iteration_only_as_two_statements_of_one_loop(tmp_path: Path) -> None:
+    module, at = compiled(tmp_path, PROGRAM)
+    backward, second = (module, at["backward"]), (module, at["second"])
+    assert code.same_iteration(backward, second) is True
+    assert code.same_iteration(backward, backward) is False
+    assert code.same_iteration(None, backward) is None
+
+
+@pytest.mark.parametrize(
+    ("body", "how", "name"),
+    [
+        ("y = (w * 2).detach()\nz = y * 3\nz.sum().backward()\n", "detach()", "y"),
+        ("value = loss.item()\nt = torch.tensor(value)\nt.backward()\n", "torch.tensor(...)", "t"),
+        ("with torch.no_grad():\n    y = w * 2\ntorch.autograd.grad(y.sum(), w)\n", "a `with torch.no_grad():` block", "y"),
+        ("y = w.data * 2\ny.sum().backward()\n", ".data", "y"),
+    ],
+)
+def test_the_statement_that_cut_the_graph(tmp_path: Path, body: str, how: str, name: str) -> None:
+    module, _ = compiled(tmp_path, body)
+    failing = len(body.splitlines())
+    cut = code.cut((module, failing))
+    assert cut is not None and (cut.how, cut.name) == (how, name)

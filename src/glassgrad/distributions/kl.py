@@ -16,16 +16,23 @@ from .bernoulli import Bernoulli
 from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
+from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution
 from .exp_family import ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
+from .geometric import Geometric
+from .gumbel import Gumbel
+from .half_normal import HalfNormal
 from .independent import Independent
 from .laplace import Laplace
+from .lowrank_multivariate_normal import LowRankMultivariateNormal
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
 from .one_hot_categorical import OneHotCategorical
+from .pareto import Pareto
 from .poisson import Poisson
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
@@ -219,20 +226,53 @@ def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
     return -scale_ratio.log() + distance / q.scale + scale_ratio * gg.exp(-distance / p.scale) - 1
 
 
+def _kl_gaussians(p_loc: Tensor, p_tril: Tensor, q_loc: Tensor, q_tril: Tensor) -> Tensor:
+    """KL between two multivariate normals given by their means and lower Cholesky factors of covariance."""
+    half_log_det_ratio = q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    n = p_loc.shape[-1]
+    batch = gg.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])
+    solved = gg.linalg.solve_triangular(q_tril.expand(batch + (n, n)), p_tril.expand(batch + (n, n)), upper=False)
+    trace = _batch_trace_XXT(solved)  # tr(Sigma_q^-1 Sigma_p)
+    mahalanobis = _batch_mahalanobis(q_tril, q_loc - p_loc)
+    return half_log_det_ratio + 0.5 * (trace + mahalanobis - n)
+
+
+def _same_event_shape(p: Distribution, q: Distribution, which: str) -> None:
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            f"KL-divergence between two {which} with                          different event shapes cannot be "
+            "computed"
+        )
+
+
 @register_kl(MultivariateNormal, MultivariateNormal)
 def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
     if p.event_shape != q.event_shape:
         raise ValueError(
             "KL-divergence between two Multivariate Normals with different event shapes cannot be computed"
         )
-    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
-    half_log_det_ratio = q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
-    n = p.event_shape[0]
-    batch = gg.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])
-    solved = gg.linalg.solve_triangular(q_tril.expand(batch + (n, n)), p_tril.expand(batch + (n, n)), upper=False)
-    trace = _batch_trace_XXT(solved)  # tr(Sigma_q^-1 Sigma_p)
-    mahalanobis = _batch_mahalanobis(q_tril, q.loc - p.loc)
-    return half_log_det_ratio + 0.5 * (trace + mahalanobis - n)
+    return _kl_gaussians(p.loc, p._unbroadcasted_scale_tril, q.loc, q._unbroadcasted_scale_tril)
+
+
+# a low-rank covariance enters through its dense Cholesky factor: exact, and n is small where these are compared
+@register_kl(LowRankMultivariateNormal, LowRankMultivariateNormal)
+def _kl_lowrankmultivariatenormal_lowrankmultivariatenormal(
+    p: LowRankMultivariateNormal, q: LowRankMultivariateNormal
+) -> Tensor:
+    _same_event_shape(p, q, "Low Rank Multivariate Normals")
+    return _kl_gaussians(p.loc, p.scale_tril, q.loc, q.scale_tril)
+
+
+@register_kl(LowRankMultivariateNormal, MultivariateNormal)
+def _kl_lowrankmultivariatenormal_multivariatenormal(p: LowRankMultivariateNormal, q: MultivariateNormal) -> Tensor:
+    _same_event_shape(p, q, "(Low Rank) Multivariate Normals")
+    return _kl_gaussians(p.loc, p.scale_tril, q.loc, q._unbroadcasted_scale_tril)
+
+
+@register_kl(MultivariateNormal, LowRankMultivariateNormal)
+def _kl_multivariatenormal_lowrankmultivariatenormal(p: MultivariateNormal, q: LowRankMultivariateNormal) -> Tensor:
+    _same_event_shape(p, q, "(Low Rank) Multivariate Normals")
+    return _kl_gaussians(p.loc, p._unbroadcasted_scale_tril, q.loc, q.scale_tril)
 
 
 @register_kl(Normal, Normal)
@@ -275,4 +315,266 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
-_euler_gamma = euler_constant
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    # Chyzak and Nielsen (2019): log(((g_p + g_q)^2 + (l_p - l_q)^2) / (4 g_p g_q))
+    return ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log() - (4 * p.scale * q.scale).log()
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_continuous_bernoulli_continuous_bernoulli(p: ContinuousBernoulli, q: ContinuousBernoulli) -> Tensor:
+    return (p.mean * (p.logits - q.logits) + gg.log1p(-p.probs) + p._cont_bern_log_norm()
+            - gg.log1p(-q.probs) - q._cont_bern_log_norm())
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    return -p.entropy() - gg.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    # E_p[exp(-x / b_q)] = Gamma(1 + b_p / b_q) exp((l_q - l_p) / b_q) for the Gumbel p
+    ratio = p.scale / q.scale
+    shift = (p.loc - q.loc) / q.scale
+    return -ratio.log() + shift + ratio * euler_constant + gg.exp((1 + ratio).lgamma() - shift) - (1 + euler_constant)
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(Pareto, Pareto)
+def _kl_pareto_pareto(p: Pareto, q: Pareto) -> Tensor:
+    alpha_ratio = q.alpha / p.alpha
+    result = q.alpha * (p.scale / q.scale).log() - alpha_ratio.log() + alpha_ratio - 1
+    result[p.support.lower_bound < q.support.lower_bound] = math.inf  # p has mass below q's support
+    return result
+
+
+# -- different families: KL(p || q) = -H(p) + the cross-entropy E_p[-log q(x)], from p's moments ------------------
+# Each _cross_* gives E_p[-log q(x)] for one family of q, from the moments of p it needs.
+
+
+def _cross_normal(mean: Tensor, variance: Tensor, q: Normal) -> Tensor:
+    return q.scale.log() + 0.5 * math.log(2 * math.pi) + (variance + (mean - q.loc).pow(2)) / (2 * q.scale.pow(2))
+
+
+def _cross_exponential(mean: Tensor, q: Exponential) -> Tensor:
+    return -q.rate.log() + q.rate * mean
+
+
+def _cross_gamma(mean: Tensor, mean_log: Tensor, q: Gamma) -> Tensor:
+    c = q.concentration
+    return -c * q.rate.log() - (c - 1) * mean_log + q.rate * mean + gg.lgamma(c)
+
+
+def _cross_gumbel(mean: Tensor, mean_exp: Tensor, q: Gumbel) -> Tensor:
+    """mean_exp: E_p[exp(-x / q.scale)]."""
+    return q.scale.log() + (mean - q.loc) / q.scale + gg.exp(q.loc / q.scale) * mean_exp
+
+
+def _cross_continuous_bernoulli(mean: Tensor, q: ContinuousBernoulli) -> Tensor:
+    return -mean * q.logits - gg.log1p(-q.probs) - q._cont_bern_log_norm()
+
+
+def _beta_mean_log(p: Beta) -> Tensor:
+    return gg.digamma(p.concentration1) - gg.digamma(p.concentration1 + p.concentration0)
+
+
+def _uniform_mean_log(p: Uniform) -> Tensor:
+    """E[log x] for x uniform on [a, b] within x >= 0."""
+    return (gg.xlogy(p.high, p.high) - gg.xlogy(p.low, p.low)) / (p.high - p.low) - 1
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Beta, ContinuousBernoulli)
+def _kl_beta_continuous_bernoulli(p: Beta, q: ContinuousBernoulli) -> Tensor:
+    return -p.entropy() + _cross_continuous_bernoulli(p.mean, q)
+
+
+@register_kl(Beta, Exponential)
+def _kl_beta_exponential(p: Beta, q: Exponential) -> Tensor:
+    return -p.entropy() + _cross_exponential(p.mean, q)
+
+
+@register_kl(Beta, Gamma)
+def _kl_beta_gamma(p: Beta, q: Gamma) -> Tensor:
+    return -p.entropy() + _cross_gamma(p.mean, _beta_mean_log(p), q)
+
+
+@register_kl(Beta, Normal)
+def _kl_beta_normal(p: Beta, q: Normal) -> Tensor:
+    return -p.entropy() + _cross_normal(p.mean, p.variance, q)
+
+
+@register_kl(Beta, Uniform)
+def _kl_beta_uniform(p: Beta, q: Uniform) -> Tensor:
+    result = -p.entropy() + (q.high - q.low).log()
+    return gg.where((q.low > p.support.lower_bound) | (q.high < p.support.upper_bound), math.inf, result)
+
+
+@register_kl(ContinuousBernoulli, Exponential)
+def _kl_continuous_bernoulli_exponential(p: ContinuousBernoulli, q: Exponential) -> Tensor:
+    return -p.entropy() + _cross_exponential(p.mean, q)
+
+
+@register_kl(ContinuousBernoulli, Normal)
+def _kl_continuous_bernoulli_normal(p: ContinuousBernoulli, q: Normal) -> Tensor:
+    return -p.entropy() + _cross_normal(p.mean, p.variance, q)
+
+
+@register_kl(ContinuousBernoulli, Uniform)
+def _kl_continuous_bernoulli_uniform(p: ContinuousBernoulli, q: Uniform) -> Tensor:
+    result = -p.entropy() + (q.high - q.low).log()
+    # PyTorch 2.13 compares with >= and <=: a q of exactly [0, 1] gives inf there, and so it does here
+    outside = gg.ge(q.low, p.support.lower_bound) | gg.le(q.high, p.support.upper_bound)
+    return gg.where(outside, math.inf, result)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p: Exponential, q: Gamma) -> Tensor:
+    return -p.entropy() + _cross_gamma(p.mean, -euler_constant - p.rate.log(), q)
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p: Exponential, q: Gumbel) -> Tensor:
+    return -p.entropy() + _cross_gumbel(p.mean, p.rate / (p.rate + q.scale.reciprocal()), q)
+
+
+@register_kl(Exponential, Normal)
+def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
+    return -p.entropy() + _cross_normal(p.mean, p.variance, q)
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p: Gamma, q: Exponential) -> Tensor:
+    return -p.entropy() + _cross_exponential(p.mean, q)
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p: Gamma, q: Gumbel) -> Tensor:
+    mean_exp = (p.rate / (p.rate + q.scale.reciprocal())).pow(p.concentration)
+    return -p.entropy() + _cross_gumbel(p.mean, mean_exp, q)
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p: Gamma, q: Normal) -> Tensor:
+    return -p.entropy() + _cross_normal(p.mean, p.variance, q)
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p: Gumbel, q: Normal) -> Tensor:
+    return -p.entropy() + _cross_normal(p.mean, p.variance, q)
+
+
+@register_kl(Laplace, Normal)
+def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
+    return -p.entropy() + _cross_normal(p.mean, p.variance, q)
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p: Normal, q: Gumbel) -> Tensor:
+    mean_exp = gg.exp(-p.loc / q.scale + (p.scale / q.scale).pow(2) / 2)
+    return -p.entropy() + _cross_gumbel(p.mean, mean_exp, q)
+
+
+@register_kl(Normal, Laplace)
+def _kl_normal_laplace(p: Normal, q: Laplace) -> Tensor:
+    # E|x - m| for x ~ N(mu, s): s sqrt(2/pi) exp(-d^2 / 2s^2) + d erf(d / (s sqrt 2)), d = mu - m
+    d = p.loc - q.loc
+    folded = p.scale * math.sqrt(2 / math.pi) * gg.exp(-0.5 * (d / p.scale).pow(2))
+    mean_abs = folded + d * gg.erf(d / (p.scale * math.sqrt(2)))
+    return -p.entropy() + gg.log(2 * q.scale) + mean_abs / q.scale
+
+
+@register_kl(Pareto, Exponential)
+def _kl_pareto_exponential(p: Pareto, q: Exponential) -> Tensor:
+    result = -p.entropy() + _cross_exponential(p.mean, q)
+    return gg.where(p.alpha <= 1, math.inf, result)  # infinite mean
+
+
+@register_kl(Pareto, Gamma)
+def _kl_pareto_gamma(p: Pareto, q: Gamma) -> Tensor:
+    result = -p.entropy() + _cross_gamma(p.mean, p.scale.log() + p.alpha.reciprocal(), q)
+    return gg.where(p.alpha <= 1, math.inf, result)
+
+
+@register_kl(Pareto, Normal)
+def _kl_pareto_normal(p: Pareto, q: Normal) -> Tensor:
+    result = -p.entropy() + _cross_normal(p.mean, p.variance, q)
+    return gg.where(p.alpha <= 2, math.inf, result)  # infinite variance
+
+
+def _outside_unit_interval(p: Uniform, q: Distribution) -> Tensor:
+    return (p.high > q.support.upper_bound) | (p.low < q.support.lower_bound)
+
+
+@register_kl(Uniform, Beta)
+def _kl_uniform_beta(p: Uniform, q: Beta) -> Tensor:
+    mean_log_1m = (gg.xlogy(1 - p.low, 1 - p.low) - gg.xlogy(1 - p.high, 1 - p.high)) / (p.high - p.low) - 1
+    a, b = q.concentration1, q.concentration0
+    log_beta = a.lgamma() + b.lgamma() - (a + b).lgamma()
+    result = -p.entropy() - (a - 1) * _uniform_mean_log(p) - (b - 1) * mean_log_1m + log_beta
+    return gg.where(_outside_unit_interval(p, q), math.inf, result)
+
+
+@register_kl(Uniform, ContinuousBernoulli)
+def _kl_uniform_continuous_bernoulli(p: Uniform, q: ContinuousBernoulli) -> Tensor:
+    result = -p.entropy() + _cross_continuous_bernoulli(p.mean, q)
+    return gg.where(_outside_unit_interval(p, q), math.inf, result)
+
+
+@register_kl(Uniform, Exponential)
+def _kl_uniform_exponetial(p: Uniform, q: Exponential) -> Tensor:
+    result = -p.entropy() + _cross_exponential(p.mean, q)
+    return gg.where(p.low < q.support.lower_bound, math.inf, result)
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p: Uniform, q: Gamma) -> Tensor:
+    result = -p.entropy() + _cross_gamma(p.mean, _uniform_mean_log(p), q)
+    return gg.where(p.low < q.support.lower_bound, math.inf, result)
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p: Uniform, q: Gumbel) -> Tensor:
+    mean_exp = q.scale * (gg.exp(-p.low / q.scale) - gg.exp(-p.high / q.scale)) / (p.high - p.low)
+    return -p.entropy() + _cross_gumbel(p.mean, mean_exp, q)
+
+
+@register_kl(Uniform, Normal)
+def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
+    return -p.entropy() + _cross_normal(p.mean, p.variance, q)
+
+
+@register_kl(Uniform, Pareto)
+def _kl_uniform_pareto(p: Uniform, q: Pareto) -> Tensor:
+    result = -p.entropy() - q.alpha.log() - q.alpha * q.scale.log() + (q.alpha + 1) * _uniform_mean_log(p)
+    return gg.where(p.low < q.support.lower_bound, math.inf, result)
+
+
+# -- support mismatches: p puts mass where q has none --------------------------------------------------------------
+
+
+def _infinity(parameter: str) -> KLFunction:
+    return lambda p, q: _infinite_like(getattr(p, parameter))
+
+
+_UNBOUNDED_BELOW = (Beta, ContinuousBernoulli, Exponential, Gamma, Pareto, Uniform)  # q's with bounded supports
+_INFINITE = {
+    (Beta, Pareto): "concentration1", (ContinuousBernoulli, Pareto): "probs", (Poisson, Bernoulli): "rate",
+    (Poisson, Binomial): "rate",
+    **{(Exponential, q): "rate" for q in (Beta, ContinuousBernoulli, Pareto, Uniform)},
+    **{(Gamma, q): "concentration" for q in (Beta, ContinuousBernoulli, Pareto, Uniform)},
+    **{(p, q): "loc" for p in (Gumbel, Laplace, Normal) for q in _UNBOUNDED_BELOW},
+    **{(Pareto, q): "scale" for q in (Beta, ContinuousBernoulli, Uniform)},
+}
+for (_p, _q), _parameter in _INFINITE.items():
+    register_kl(_p, _q)(_infinity(_parameter))

@@ -18,18 +18,17 @@ __all__ = ["Uniform"]
 class Uniform(Distribution):
     """The uniform distribution on the half-open interval [low, high)."""
 
-    arg_constraints = {
-        "low": constraints.dependent(is_discrete=False, event_dim=0),
-        "high": constraints.dependent(is_discrete=False, event_dim=0),
-    }
     has_rsample = True
+
+    @property
+    def arg_constraints(self) -> dict[str, constraints.Constraint]:  # type: ignore[override]
+        # each bound is constrained by the other: low < high
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
     def __init__(self, low: Any, high: Any, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
         scalar = isinstance(low, numbers.Number) and isinstance(high, numbers.Number)
         super().__init__(() if scalar else self.low.size(), validate_args=validate_args)
-        if self._validate_args and not gg.lt(self.low, self.high).all():
-            raise ValueError("Uniform is not defined when low>= high")
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Uniform:
         return self._expand_parameters(Uniform, batch_shape, _instance, ("low", "high"))

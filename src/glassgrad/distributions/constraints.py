@@ -133,11 +133,11 @@ class MixtureSameFamilyConstraint(Constraint):
         return self.base_constraint.event_dim
 
     def check(self, value: Tensor) -> Tensor:
-        unsqueezed = value.unsqueeze(-1 - self.event_dim)
-        result = self.base_constraint.check(unsqueezed)
+        # checked against every component at once (a new component dimension), then reduced over it
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
         if value.dim() < self.event_dim:
             raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
-        return result.reshape(result.shape[: result.dim() - self.event_dim] + (-1,)).all(-1)
+        return result.reshape(result.shape[: value.dim() - self.event_dim] + (-1,)).all(-1)
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}({self.base_constraint!r})"

@@ -61,4 +61,4 @@ class Kumaraswamy(TransformedDistribution):
     def entropy(self) -> Tensor:
         a, b = self.concentration1, self.concentration0
         harmonic_b = gg.digamma(b + 1) + euler_constant
-        return (1 - a.reciprocal()) + (1 - b.reciprocal()) * harmonic_b - gg.log(a) - gg.log(b)
+        return (1 - b.reciprocal()) + (1 - a.reciprocal()) * harmonic_b - gg.log(a) - gg.log(b)

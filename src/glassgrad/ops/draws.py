@@ -30,6 +30,10 @@ NormalBackward3 = derivative("NormalBackward3", ("mean", "std"), mean=_zero, std
 BernoulliBackward0 = derivative("BernoulliBackward0", ("self",), self=_zero)
 BernoulliFloatBackward = derivative("NotImplemented", ("self",), self=_not_implemented("bernoulli"))
 PoissonBackward0 = derivative("PoissonBackward0", ("self",), self=_zero)
+SampleDirichletBackward = derivative("NotImplemented", ("self",), self=_not_implemented("_sample_dirichlet"))
+BinomialBackward = derivative(
+    "NotImplemented", ("count", "prob"), count=_not_implemented("binomial"), prob=_not_implemented("binomial")
+)
 # A gamma draw x = F^-1(u; alpha) moves with alpha at fixed u: dx/dalpha = -(dF/dalpha) / (dF/dx)
 # (implicit reparameterization, Figurnov et al. 2018), as PyTorch's _standard_gamma backward.
 StandardGammaBackward0 = derivative(
@@ -152,10 +156,25 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
 
 
 def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
-    """Draws from Gamma(input, 1) elementwise; differentiable in input by implicit reparameterization."""
-    _floating(input, "_standard_gamma")
-    sample = np.asarray(_rng(generator).standard_gamma(input._data), dtype=input._data.dtype)
+    """Draws from Gamma(input, 1) elementwise; differentiable in input by implicit reparameterization. As
+    PyTorch's, a draw is at least the dtype's smallest normal number (so its log stays finite)."""
+    _floating(input, "gamma_cpu")
+    alpha = input._data.astype(np.float64)
+    sample = np.exp(_log_standard_gamma(_rng(generator), alpha))
+    sample = np.maximum(sample, np.finfo(input._data.dtype).tiny).astype(input._data.dtype)
     return StandardGammaBackward0.record(sample, (input,))
+
+
+def _log_standard_gamma(rng: np.random.Generator, alpha: np.ndarray) -> np.ndarray:
+    """log of Gamma(alpha, 1) draws, exact even where the draw itself underflows: for alpha < 1,
+    G(alpha) = G(alpha + 1) * U^(1/alpha) (Marsaglia and Tsang), taken in logs. Non-positive alphas give -inf."""
+    valid = alpha > 0
+    boosted = np.where(valid & (alpha < 1), alpha + 1, np.where(valid, alpha, 1.0))
+    with np.errstate(divide="ignore"):
+        log_draw = np.log(rng.standard_gamma(boosted))
+        small = valid & (alpha < 1)
+        log_draw = np.where(small, log_draw + np.log(rng.random(alpha.shape)) / np.where(small, alpha, 1.0), log_draw)
+    return np.where(valid, log_draw, -np.inf)
 
 
 def _central_difference(f: Any, a: np.ndarray) -> np.ndarray:
@@ -179,18 +198,15 @@ def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
 
 
 def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor:
-    """Draws from Dirichlet(input) over the last dimension: gammas normalized to sum to one."""
-    _floating(input, "_sample_dirichlet")
-    gammas = _rng(generator).standard_gamma(input._data.astype(np.float64))
-    totals = gammas.sum(-1, keepdims=True)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        # every gamma can underflow to 0 for tiny concentrations: the mass then goes to the largest concentration
-        sample = np.where(totals > 0, gammas / totals, _one_hot_max(input._data))
-    return _finish(sample.astype(input._data.dtype), False, None)
-
-
-def _one_hot_max(alpha: np.ndarray) -> np.ndarray:
-    return (np.arange(alpha.shape[-1]) == alpha.argmax(-1)[..., None]).astype(np.float64)
+    """Draws from Dirichlet(input) over the last dimension: gammas normalized to sum to one, in logs so that
+    tiny concentrations (whose gammas underflow) still give a proper point of the simplex. Each coordinate is
+    kept within [tiny, 1 - eps] of its dtype, as PyTorch keeps it, so logs of a draw stay finite."""
+    _floating(input, "dirichlet")
+    log_gammas = _log_standard_gamma(_rng(generator), input._data.astype(np.float64))
+    log_total = np.logaddexp.reduce(log_gammas, axis=-1, keepdims=True)
+    finfo = np.finfo(input._data.dtype)
+    sample = np.clip(np.exp(log_gammas - log_total), finfo.tiny, 1 - finfo.eps).astype(input._data.dtype)
+    return SampleDirichletBackward.record(sample, (input,))
 
 
 def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
@@ -212,12 +228,13 @@ def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
 
 def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
     """Successes in `count` trials of probability `prob` (elementwise, broadcast), in prob's dtype."""
-    _floating(prob, "binomial_cpu")
+    for name, t in (("count", count), ("prob", prob)):
+        if not t.dtype.is_floating_point:
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: {t.dtype.scalar_name}")
     counts, probs = np.broadcast_arrays(count._data, prob._data)
-    if (probs < 0).any() or (probs > 1).any() or np.isnan(probs).any():
-        raise RuntimeError("binomial: probability must be in [0, 1]")
-    sample = _rng(generator).binomial(counts.astype(np.int64), probs.astype(np.float64))
-    return _finish(np.asarray(sample, dtype=prob._data.dtype), False, None)
+    probs = np.clip(np.nan_to_num(probs.astype(np.float64)), 0, 1)  # PyTorch draws 0 or all for probabilities out of [0, 1]
+    sample = np.asarray(_rng(generator).binomial(counts.astype(np.int64), probs), dtype=prob._data.dtype)
+    return BinomialBackward.record(sample, (count, prob))
 
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------

@@ -110,7 +110,7 @@ class Distribution:
         raise NotImplementedError
 
     def sample_n(self, n: int) -> Tensor:
-        warnings.warn("sample_n will be deprecated. Use .sample((n,)) instead", UserWarning, stacklevel=2)
+        warnings.warn("`sample_n(n)` will be deprecated. Use `sample((n,))` instead.", FutureWarning, stacklevel=2)
         return self.sample(gg.Size((n,)))
 
     def log_prob(self, value: Tensor) -> Tensor:

@@ -59,17 +59,18 @@ class LowRankMultivariateNormal(Distribution):
         if cov_diag.shape[-1:] != event_shape:
             raise ValueError(f"cov_diag must be a batch of vectors with shape {event_shape}")
         try:
-            loc_, self.cov_factor, cov_diag_ = gg.broadcast_tensors(loc.unsqueeze(-1), cov_factor, cov_diag.unsqueeze(-1))
+            batch_shape = gg.broadcast_shapes(loc.shape[:-1], cov_factor.shape[:-2], cov_diag.shape[:-1])
         except RuntimeError as e:
             raise ValueError(
                 f"Incompatible batch shapes: loc {loc.shape}, cov_factor {cov_factor.shape}, cov_diag {cov_diag.shape}"
             ) from e
-        self.loc = loc_[..., 0]
-        self.cov_diag = cov_diag_[..., 0]
+        self.loc = loc.expand(batch_shape + event_shape)
+        self.cov_factor = cov_factor.expand(batch_shape + cov_factor.shape[-2:])
+        self.cov_diag = cov_diag.expand(batch_shape + event_shape)
         self._unbroadcasted_cov_factor = cov_factor
         self._unbroadcasted_cov_diag = cov_diag
         self._capacitance_tril = _batch_capacitance_tril(cov_factor, cov_diag)
-        super().__init__(self.loc.shape[:-1], event_shape, validate_args=validate_args)
+        super().__init__(batch_shape, event_shape, validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> LowRankMultivariateNormal:
         names = ("loc", "cov_diag", "cov_factor")

@@ -2,45 +2,34 @@
 
 from __future__ import annotations
 
-import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.nn.functional import binary_cross_entropy_with_logits
 from glassgrad.tensor import Tensor
 
 from . import constraints
+from ._families import _BinaryProbs
 from .exp_family import ExponentialFamily
-from .utils import _enumerated, _probs_or_logits, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _enumerated, broadcast_all
 
 __all__ = ["Bernoulli"]
 
 
-class Bernoulli(ExponentialFamily):
+class Bernoulli(_BinaryProbs, ExponentialFamily):
     """Draws 1 with probability `probs` (or sigmoid(`logits`)) and 0 otherwise."""
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
-        _probs_or_logits(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        self._param = self.probs if probs is not None else self.logits
-        super().__init__(() if isinstance(given, numbers.Number) else self._param.size(), validate_args=validate_args)
+        given, _ = self._take_probs_or_logits(probs, logits)
+        super().__init__(self._batch_shape_of(given), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
-        new = self._expand_parameters(Bernoulli, batch_shape, _instance, ("probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
-
-    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
-        return self._param.new(*args, **kwargs)
+        return self._expand_binary(Bernoulli, batch_shape, _instance)
 
     @property
     def mean(self) -> Tensor:
@@ -55,18 +44,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> gg.Size:
-        return self._param.size()
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

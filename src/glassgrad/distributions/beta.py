@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -20,7 +20,7 @@ __all__ = ["Beta"]
 class Beta(ExponentialFamily):
     """The beta distribution on [0, 1] with shape parameters `concentration1` (alpha) and `concentration0` (beta)."""
 
-    arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"concentration1": constraints.positive, "concentration0": constraints.positive}
     support = constraints.unit_interval
     has_rsample = True
 

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
 
 from . import constraints
+from ._families import _BinaryProbs
 from .distribution import Distribution
-from .utils import _enumerated, _probs_or_logits, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import _enumerated
 
 __all__ = ["Binomial"]
 
@@ -26,10 +27,10 @@ def _homogeneous_count(total_count: Tensor, what: str) -> int:
     return count
 
 
-class Binomial(Distribution):
+class Binomial(_BinaryProbs, Distribution):
     """Successes in `total_count` independent trials of success probability `probs` (or sigmoid(`logits`))."""
 
-    arg_constraints = {
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
         "total_count": constraints.nonnegative_integer,
         "probs": constraints.unit_interval,
         "logits": constraints.real,
@@ -38,24 +39,12 @@ class Binomial(Distribution):
 
     def __init__(self, total_count: Any = 1, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        _probs_or_logits(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-            self._param = self.probs
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-            self._param = self.logits
+        _, (count,) = self._take_probs_or_logits(probs, logits, total_count)
+        self.total_count = count.type_as(self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Binomial:
-        new = self._expand_parameters(Binomial, batch_shape, _instance, ("total_count", "probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
-
-    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
-        return self._param.new(*args, **kwargs)
+        return self._expand_binary(Binomial, batch_shape, _instance, ("total_count",))
 
     @constraints.dependent_property(is_discrete=True, event_dim=0)
     def support(self) -> constraints.Constraint:
@@ -72,18 +61,6 @@ class Binomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> gg.Size:
-        return self._param.size()
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

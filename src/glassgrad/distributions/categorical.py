@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -18,7 +18,7 @@ class Categorical(Distribution):
     """Draws index i with probability probs[..., i] (probs normalized along the last dimension, or the
     softmax of logits); the last dimension of the parameter indexes categories, the rest are batch."""
 
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
 
     def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,

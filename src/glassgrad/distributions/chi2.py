@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from glassgrad.tensor import Tensor
 
@@ -16,7 +16,7 @@ __all__ = ["Chi2"]
 class Chi2(Gamma):
     """The distribution of a sum of `df` squared standard normals."""
 
-    arg_constraints = {"df": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"df": constraints.positive}
 
     def __init__(self, df: Any, validate_args: bool | None = None) -> None:
         (df,) = broadcast_all(df)

@@ -108,7 +108,7 @@ class _IndependentConstraint(Constraint):
         if result.dim() < self.reinterpreted_batch_ndims:
             expected = self.base_constraint.event_dim + self.reinterpreted_batch_ndims
             raise ValueError(f"Expected value.dim() >= {expected} but got {value.dim()}")
-        result = result.reshape(result.shape[: result.dim() - self.reinterpreted_batch_ndims] + (-1,))
+        result = result.reshape((*result.shape[:result.dim() - self.reinterpreted_batch_ndims], -1))
         return result.all(-1)
 
     def __repr__(self) -> str:
@@ -137,7 +137,7 @@ class MixtureSameFamilyConstraint(Constraint):
         result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
         if value.dim() < self.event_dim:
             raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
-        return result.reshape(result.shape[: value.dim() - self.event_dim] + (-1,)).all(-1)
+        return result.reshape((*result.shape[:value.dim() - self.event_dim], -1)).all(-1)
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}({self.base_constraint!r})"
@@ -281,7 +281,7 @@ class _LowerTriangular(Constraint):
 
     def check(self, value: Tensor) -> Tensor:
         lower = value.tril()
-        return (lower == value).view(value.shape[:-2] + (-1,)).min(-1)[0]
+        return (lower == value).view((*value.shape[:-2], -1)).min(-1)[0]
 
 
 class _LowerCholesky(Constraint):
@@ -291,7 +291,7 @@ class _LowerCholesky(Constraint):
 
     def check(self, value: Tensor) -> Tensor:
         lower = value.tril()
-        is_lower = (lower == value).view(value.shape[:-2] + (-1,)).min(-1)[0]
+        is_lower = (lower == value).view((*value.shape[:-2], -1)).min(-1)[0]
         positive_diagonal = (value.diagonal(dim1=-2, dim2=-1) > 0).min(-1)[0]
         return is_lower & positive_diagonal
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.autograd import Function
@@ -41,7 +41,7 @@ class _Dirichlet(Function):
 class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution with positive `concentration` (the last dimension is the event)."""
 
-    arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"concentration": constraints.independent(constraints.positive, 1)}
     support = constraints.simplex
     has_rsample = True
 

@@ -34,5 +34,5 @@ class ExponentialFamily(Distribution):
         gradients = gg.autograd.grad(normalizer.sum(), params, create_graph=True)
         result = result + normalizer
         for param, gradient in zip(params, gradients, strict=True):
-            result = result - (param * gradient).reshape(tuple(self._batch_shape) + (-1,)).sum(-1)
+            result = result - (param * gradient).reshape((*tuple(self._batch_shape), -1)).sum(-1)
         return result

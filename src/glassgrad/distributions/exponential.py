@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -18,7 +18,7 @@ __all__ = ["Exponential"]
 class Exponential(ExponentialFamily):
     """The exponential distribution with density rate * exp(-rate * x) on x >= 0."""
 
-    arg_constraints = {"rate": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
     _mean_carrier_measure = 0

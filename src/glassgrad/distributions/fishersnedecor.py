@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -20,7 +20,7 @@ __all__ = ["FisherSnedecor"]
 class FisherSnedecor(Distribution):
     """The ratio (X1 / df1) / (X2 / df2) of scaled chi-squared variables."""
 
-    arg_constraints = {"df1": constraints.positive, "df2": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"df1": constraints.positive, "df2": constraints.positive}
     support = constraints.positive
     has_rsample = True
 

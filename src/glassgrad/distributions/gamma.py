@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -18,7 +18,7 @@ __all__ = ["Gamma"]
 class Gamma(ExponentialFamily):
     """The gamma distribution with shape `concentration` and inverse scale `rate`."""
 
-    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.nonnegative
     has_rsample = True
     _mean_carrier_measure = 0

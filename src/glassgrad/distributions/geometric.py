@@ -2,35 +2,29 @@
 
 from __future__ import annotations
 
-import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.nn.functional import binary_cross_entropy_with_logits
 from glassgrad.tensor import Tensor
 
 from . import constraints
+from ._families import _BinaryProbs
 from .distribution import Distribution
-from .utils import _probs_or_logits, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import broadcast_all
 
 __all__ = ["Geometric"]
 
 
-class Geometric(Distribution):
+class Geometric(_BinaryProbs, Distribution):
     """P(k) = (1 - p)^k p for k = 0, 1, 2, ... with success probability p = `probs` (or sigmoid(`logits`))."""
 
-    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.unit_interval, "logits": constraints.real}
     support = constraints.nonnegative_integer
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
-        _probs_or_logits(probs, logits)
-        if probs is not None:
-            (self.probs,) = broadcast_all(probs)
-        else:
-            (self.logits,) = broadcast_all(logits)
-        given = probs if probs is not None else logits
-        param = self.probs if probs is not None else self.logits
-        super().__init__(() if isinstance(given, numbers.Number) else param.size(), validate_args=validate_args)
+        given, _ = self._take_probs_or_logits(probs, logits)
+        super().__init__(self._batch_shape_of(given), validate_args=validate_args)
         if self._validate_args and probs is not None:
             value = self.probs  # a success probability of 0 never stops: the unit interval is not enough
             valid = value > 0
@@ -41,7 +35,7 @@ class Geometric(Distribution):
                 )
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Geometric:
-        return self._expand_parameters(Geometric, batch_shape, _instance, ("probs", "logits"))
+        return self._expand_binary(Geometric, batch_shape, _instance)
 
     @property
     def mean(self) -> Tensor:
@@ -54,14 +48,6 @@ class Geometric(Distribution):
     @property
     def variance(self) -> Tensor:
         return (1.0 / self.probs - 1.0) / self.probs
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         shape = self._extended_shape(sample_shape)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -21,7 +21,7 @@ __all__ = ["Gumbel"]
 class Gumbel(TransformedDistribution):
     """X = loc - scale * log(-log(U)) with U uniform on (0, 1)."""
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:

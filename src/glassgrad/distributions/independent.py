@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -18,7 +18,7 @@ class Independent(Distribution):
     """`base_distribution` with its `reinterpreted_batch_ndims` rightmost batch dimensions moved into the
     event (log_prob sums over them), e.g. a diagonal multivariate normal from a batch of Normals."""
 
-    arg_constraints: dict[str, constraints.Constraint] = {}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {}
 
     def __init__(self, base_distribution: Distribution, reinterpreted_batch_ndims: int,
                  validate_args: bool | None = None) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -19,7 +19,7 @@ __all__ = ["InverseGamma"]
 class InverseGamma(TransformedDistribution):
     """Density rate^c / Gamma(c) x^(-c-1) exp(-rate / x) on x > 0."""
 
-    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"concentration": constraints.positive, "rate": constraints.positive}
     support = constraints.positive
     has_rsample = True
 

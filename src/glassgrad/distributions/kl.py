@@ -231,7 +231,7 @@ def _kl_gaussians(p_loc: Tensor, p_tril: Tensor, q_loc: Tensor, q_tril: Tensor) 
     half_log_det_ratio = q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
     n = p_loc.shape[-1]
     batch = gg.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])
-    solved = gg.linalg.solve_triangular(q_tril.expand(batch + (n, n)), p_tril.expand(batch + (n, n)), upper=False)
+    solved = gg.linalg.solve_triangular(q_tril.expand((*batch, n, n)), p_tril.expand((*batch, n, n)), upper=False)
     trace = _batch_trace_XXT(solved)  # tr(Sigma_q^-1 Sigma_p)
     mahalanobis = _batch_mahalanobis(q_tril, q_loc - p_loc)
     return half_log_det_ratio + 0.5 * (trace + mahalanobis - n)

@@ -2,41 +2,24 @@
 
 from __future__ import annotations
 
-import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
 
 from . import constraints
+from ._families import _LocationScale
 from .distribution import Distribution
-from .utils import broadcast_all
 
 __all__ = ["Laplace"]
 
 
-class Laplace(Distribution):
+class Laplace(_LocationScale, Distribution):
     """Density exp(-|x - loc| / scale) / (2 scale)."""
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
-
-    def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:
-        self.loc, self.scale = broadcast_all(loc, scale)
-        scalar = isinstance(loc, numbers.Number) and isinstance(scale, numbers.Number)
-        super().__init__(() if scalar else self.loc.size(), validate_args=validate_args)
-
-    def expand(self, batch_shape: Any, _instance: Any = None) -> Laplace:
-        return self._expand_parameters(Laplace, batch_shape, _instance, ("loc", "scale"))
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

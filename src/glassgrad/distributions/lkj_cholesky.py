@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -20,7 +20,7 @@ __all__ = ["LKJCholesky"]
 class LKJCholesky(Distribution):
     """The density of the correlation matrix L L^T is proportional to det(L L^T)^(concentration - 1)."""
 
-    arg_constraints = {"concentration": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"concentration": constraints.positive}
     support = constraints.corr_cholesky
 
     def __init__(self, dim: int, concentration: Any = 1.0, validate_args: bool | None = None) -> None:
@@ -39,7 +39,7 @@ class LKJCholesky(Distribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> LKJCholesky:
         new = self._expand_parameters(LKJCholesky, batch_shape, _instance, ("concentration",))
         new.dim = self.dim
-        new._beta = self._beta.expand(gg.Size(batch_shape) + (self.dim,))
+        new._beta = self._beta.expand((*gg.Size(batch_shape), self.dim))
         return new
 
     def sample(self, sample_shape: Any = ()) -> Tensor:

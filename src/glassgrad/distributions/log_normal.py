@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from glassgrad.tensor import Tensor
 
@@ -17,7 +17,7 @@ __all__ = ["LogNormal"]
 class LogNormal(TransformedDistribution):
     """X = exp(Y) with Y ~ Normal(loc, scale)."""
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.positive
     has_rsample = True
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from glassgrad.tensor import Tensor
 
@@ -17,7 +17,7 @@ __all__ = ["LogisticNormal"]
 class LogisticNormal(TransformedDistribution):
     """X = StickBreakingTransform()(Y) with Y ~ Normal(loc, scale) over vectors one shorter than X."""
 
-    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "scale": constraints.positive}
     support = constraints.simplex
     has_rsample = True
 

@@ -3,7 +3,7 @@ the rightmost batch dimension of one distribution."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -18,7 +18,7 @@ __all__ = ["MixtureSameFamily"]
 class MixtureSameFamily(Distribution):
     """Picks a component with a Categorical, then draws from it; log_prob is the log-sum-exp over components."""
 
-    arg_constraints: dict[str, constraints.Constraint] = {}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {}
     has_rsample = False
 
     def __init__(self, mixture_distribution: Categorical, component_distribution: Distribution,
@@ -51,7 +51,7 @@ class MixtureSameFamily(Distribution):
     def expand(self, batch_shape: Any, _instance: Any = None) -> MixtureSameFamily:
         batch_shape = gg.Size(batch_shape)
         new = self._get_checked_instance(MixtureSameFamily, _instance)
-        new._component_distribution = self._component_distribution.expand(batch_shape + (self._num_component,))
+        new._component_distribution = self._component_distribution.expand((*batch_shape, self._num_component))
         new._mixture_distribution = self._mixture_distribution.expand(batch_shape)
         new._num_component = self._num_component
         new._event_ndims = self._event_ndims

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
 
 from . import constraints
+from ._families import _CategoricalView
 from .binomial import Binomial
 from .categorical import Categorical
 from .distribution import Distribution
@@ -16,10 +17,10 @@ from .utils import broadcast_all
 __all__ = ["Multinomial"]
 
 
-class Multinomial(Distribution):
+class Multinomial(_CategoricalView, Distribution):
     """Counts per category (the last dimension) after `total_count` draws from Categorical(probs | logits)."""
 
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
     total_count: int
 
     def __init__(self, total_count: int = 1, probs: Tensor | None = None, logits: Tensor | None = None,
@@ -43,9 +44,6 @@ class Multinomial(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
-        return self._categorical._new(*args, **kwargs)
-
     @constraints.dependent_property(is_discrete=True, event_dim=1)
     def support(self) -> constraints.Constraint:
         return constraints.multinomial(self.total_count)
@@ -57,18 +55,6 @@ class Multinomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.total_count * self.probs * (1 - self.probs)
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def param_shape(self) -> gg.Size:
-        return self._categorical.param_shape
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         sample_shape = gg.Size(sample_shape)

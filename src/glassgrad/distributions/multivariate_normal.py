@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
 
 from . import constraints
+from ._families import _CentredAtLoc
 from .distribution import Distribution
 from .utils import _standard_normal, lazy_property
 
@@ -35,11 +36,11 @@ def _precision_to_scale_tril(P: Tensor) -> Tensor:
     return gg.linalg.solve_triangular(inverse_lower, identity, upper=False)
 
 
-class MultivariateNormal(Distribution):
+class MultivariateNormal(_CentredAtLoc, Distribution):
     """The Gaussian over vectors, given by its mean and exactly one of a covariance matrix, a precision
     matrix or a lower-triangular scale factor (with positive diagonal)."""
 
-    arg_constraints = {
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
         "loc": constraints.real_vector,
         "covariance_matrix": constraints.positive_definite,
         "precision_matrix": constraints.positive_definite,
@@ -60,8 +61,8 @@ class MultivariateNormal(Distribution):
         if matrix.dim() < 2:
             raise ValueError(f"{name} matrix must be at least two-dimensional, with optional leading batch dimensions")
         batch_shape = gg.broadcast_shapes(matrix.shape[:-2], loc.shape[:-1])
-        setattr(self, name, matrix.expand(batch_shape + (-1, -1)))
-        self.loc = loc.expand(batch_shape + (-1,))
+        setattr(self, name, matrix.expand((*batch_shape, -1, -1)))
+        self.loc = loc.expand((*batch_shape, -1))
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
         if scale_tril is not None:
             self._unbroadcasted_scale_tril = scale_tril
@@ -89,14 +90,6 @@ class MultivariateNormal(Distribution):
     def precision_matrix(self) -> Tensor:
         precision = gg.cholesky_inverse(self._unbroadcasted_scale_tril)
         return precision.expand(self._batch_shape + self._event_shape + self._event_shape)
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @property
     def variance(self) -> Tensor:

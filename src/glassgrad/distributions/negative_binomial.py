@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.nn.functional import logsigmoid
 from glassgrad.tensor import Tensor
 
 from . import constraints
+from ._families import _BinaryProbs
 from .distribution import Distribution
 from .gamma import Gamma
-from .utils import _probs_or_logits, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
+from .utils import lazy_property
 
 __all__ = ["NegativeBinomial"]
 
 
-class NegativeBinomial(Distribution):
+class NegativeBinomial(_BinaryProbs, Distribution):
     """Counts of successes (each with probability `probs`) before `total_count` failures; a Gamma-Poisson
     mixture, which is how it is drawn."""
 
-    arg_constraints = {
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
         "total_count": constraints.greater_than_eq(0),
         "probs": constraints.half_open_interval(0.0, 1.0),
         "logits": constraints.real,
@@ -29,24 +30,12 @@ class NegativeBinomial(Distribution):
 
     def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        _probs_or_logits(probs, logits)
-        if probs is not None:
-            self.total_count, self.probs = broadcast_all(total_count, probs)
-            self.total_count = self.total_count.type_as(self.probs)
-            self._param = self.probs
-        else:
-            self.total_count, self.logits = broadcast_all(total_count, logits)
-            self.total_count = self.total_count.type_as(self.logits)
-            self._param = self.logits
+        _, (count,) = self._take_probs_or_logits(probs, logits, total_count)
+        self.total_count = count.type_as(self._param)
         super().__init__(self._param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> NegativeBinomial:
-        new = self._expand_parameters(NegativeBinomial, batch_shape, _instance, ("total_count", "probs", "logits"))
-        new._param = new.probs if "probs" in self.__dict__ else new.logits
-        return new
-
-    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
-        return self._param.new(*args, **kwargs)
+        return self._expand_binary(NegativeBinomial, batch_shape, _instance, ("total_count",))
 
     @property
     def mean(self) -> Tensor:
@@ -59,18 +48,6 @@ class NegativeBinomial(Distribution):
     @property
     def variance(self) -> Tensor:
         return self.mean / gg.sigmoid(-self.logits)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
-
-    @property
-    def param_shape(self) -> gg.Size:
-        return self._param.size()
 
     @lazy_property
     def _gamma(self) -> Gamma:

@@ -2,23 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.nn.functional import one_hot
 from glassgrad.tensor import Tensor
 
 from . import constraints
+from ._families import _CategoricalView
 from .categorical import Categorical
 from .distribution import Distribution
 
 __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 
 
-class OneHotCategorical(Distribution):
+class OneHotCategorical(_CategoricalView, Distribution):
     """Draws one-hot vectors of length K; parameters as Categorical's."""
 
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
     support = constraints.one_hot
     has_enumerate_support = True
 
@@ -36,21 +37,6 @@ class OneHotCategorical(Distribution):
         new._validate_args = self._validate_args
         return new
 
-    def _new(self, *args: Any, **kwargs: Any) -> Tensor:
-        return self._categorical._new(*args, **kwargs)
-
-    @property
-    def _param(self) -> Tensor:
-        return self._categorical._param
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
     @property
     def mean(self) -> Tensor:
         return self._categorical.probs
@@ -63,10 +49,6 @@ class OneHotCategorical(Distribution):
     @property
     def variance(self) -> Tensor:
         return self._categorical.probs * (1 - self._categorical.probs)
-
-    @property
-    def param_shape(self) -> gg.Size:
-        return self._categorical.param_shape
 
     def sample(self, sample_shape: Any = ()) -> Tensor:
         indices = self._categorical.sample(gg.Size(sample_shape))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -18,7 +18,7 @@ __all__ = ["Poisson"]
 class Poisson(ExponentialFamily):
     """Counts with P(k) = rate^k exp(-rate) / k!."""
 
-    arg_constraints = {"rate": constraints.nonnegative}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"rate": constraints.nonnegative}
     support = constraints.nonnegative_integer
 
     def __init__(self, rate: Any, validate_args: bool | None = None) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -19,7 +19,7 @@ __all__ = ["StudentT"]
 class StudentT(Distribution):
     """loc + scale * Z / sqrt(V / df) with Z standard normal and V ~ Chi2(df)."""
 
-    arg_constraints = {"df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
     support = constraints.real
     has_rsample = True
 

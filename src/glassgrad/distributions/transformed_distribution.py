@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -20,7 +20,7 @@ class TransformedDistribution(Distribution):
     """Draws base samples and applies `transforms` in order; log_prob uses the change-of-variables formula
     (the base's log density at the inverse image minus each transform's log |det J|)."""
 
-    arg_constraints: dict[str, constraints.Constraint] = {}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {}
 
     def __init__(self, base_distribution: Distribution, transforms: Any, validate_args: bool | None = None) -> None:
         if isinstance(transforms, Transform):

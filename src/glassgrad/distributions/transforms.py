@@ -579,7 +579,7 @@ class AffineTransform(Transform):
         else:
             result = gg.abs(self.scale).log()
         if self.event_dim:
-            result = result.reshape(result.shape[: result.dim() - self.event_dim] + (-1,)).sum(-1)
+            result = result.reshape((*result.shape[:result.dim() - self.event_dim], -1)).sum(-1)
             shape = shape[: len(shape) - self.event_dim]
         return result.expand(shape)
 
@@ -633,7 +633,7 @@ class CorrCholeskyTransform(Transform):
         d = round((0.25 + 2 * n) ** 0.5 + 0.5)
         if d * (d - 1) // 2 != n:
             raise ValueError("Input is not a flattend lower-diagonal number")
-        return shape[:-1] + (d, d)
+        return gg.Size((*shape[:-1], d, d))
 
     def inverse_shape(self, shape: Any) -> Any:
         if len(shape) < 2:
@@ -641,7 +641,7 @@ class CorrCholeskyTransform(Transform):
         if shape[-2] != shape[-1]:
             raise ValueError("Input is not square")
         d = shape[-1]
-        return shape[:-2] + (d * (d - 1) // 2,)
+        return gg.Size((*shape[:-2], d * (d - 1) // 2))
 
 
 class SoftmaxTransform(_Stateless):
@@ -696,12 +696,12 @@ class StickBreakingTransform(_Stateless):
     def forward_shape(self, shape: Any) -> Any:
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
-        return shape[:-1] + (shape[-1] + 1,)
+        return gg.Size((*shape[:-1], shape[-1] + 1))
 
     def inverse_shape(self, shape: Any) -> Any:
         if len(shape) < 1:
             raise ValueError("Too few dimensions on input")
-        return shape[:-1] + (shape[-1] - 1,)
+        return gg.Size((*shape[:-1], shape[-1] - 1))
 
 
 class LowerCholeskyTransform(_Stateless):

@@ -37,7 +37,7 @@ def _sum_rightmost(value: Tensor, dim: int) -> Tensor:
     """Sums the rightmost `dim` dimensions (the event dimensions) away."""
     if dim == 0:
         return value
-    return value.reshape(value.shape[: value.dim() - dim] + (-1,)).sum(-1)
+    return value.reshape((*value.shape[:value.dim() - dim], -1)).sum(-1)
 
 
 def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
@@ -103,7 +103,7 @@ def vec_to_tril_matrix(vec: Tensor, diag: int = 0) -> Tensor:
         raise ValueError(f"The size of last dimension is {vec.shape[-1]} which cannot be expressed as the lower "
                          "triangular part of a square D x D matrix.")
     n = round(n)
-    mat = vec.new_zeros(vec.shape[:-1] + (n, n))
+    mat = vec.new_zeros((*vec.shape[:-1], n, n))
     rows = gg.arange(n, device=vec.device)
     mask = rows < (rows.view(-1, 1) + diag + 1)
     mat[..., mask] = vec

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
 
 from . import constraints
+from ._families import _CentredAtLoc
 from .distribution import Distribution
 from .utils import broadcast_all, lazy_property
 
@@ -20,12 +21,12 @@ def _log_i0(x: Tensor) -> Tensor:
     return gg.special.i0e(x).log() + x
 
 
-class VonMises(Distribution):
+class VonMises(_CentredAtLoc, Distribution):
     """Density exp(concentration * cos(x - loc)) / (2 pi I0(concentration)).
 
     Sampling uses Best and Fisher's (1979) rejection sampler, in float64."""
 
-    arg_constraints = {"loc": constraints.real, "concentration": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "concentration": constraints.positive}
     support = constraints.real
     has_rsample = False
 
@@ -68,14 +69,6 @@ class VonMises(Distribution):
                 done = done | accept
             angle = (x + math.pi + self.loc.to(gg.float64)) % (2 * math.pi) - math.pi
             return angle.to(self.loc.dtype)
-
-    @property
-    def mean(self) -> Tensor:
-        return self.loc
-
-    @property
-    def mode(self) -> Tensor:
-        return self.loc
 
     @lazy_property
     def variance(self) -> Tensor:  # type: ignore[override]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
@@ -19,7 +19,7 @@ __all__ = ["Weibull"]
 class Weibull(TransformedDistribution):
     """X = scale * E^(1/concentration) with E ~ Exponential(1)."""
 
-    arg_constraints = {"scale": constraints.positive, "concentration": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"scale": constraints.positive, "concentration": constraints.positive}
     support = constraints.positive
 
     def __init__(self, scale: Any, concentration: Any, validate_args: bool | None = None) -> None:

@@ -25,7 +25,7 @@ _LOG_2 = math.log(2)
 def _mvdigamma(x: Tensor, p: int) -> Tensor:
     """The multivariate digamma: sum of digamma(x - j/2) for j < p."""
     halves = gg.arange(p, dtype=x.dtype, device=x.device).div(2)
-    return gg.digamma(x.unsqueeze(-1) - halves.expand(x.shape + (-1,))).sum(-1)
+    return gg.digamma(x.unsqueeze(-1) - halves.expand((*x.shape, -1))).sum(-1)
 
 
 def _clamp_above_eps(x: Tensor) -> Tensor:
@@ -58,7 +58,7 @@ class Wishart(ExponentialFamily):
         event_shape = param.shape[-2:]
         if self.df.le(event_shape[-1] - 1).any():
             raise ValueError(f"Value of df={df} expected to be greater than ndim - 1 = {event_shape[-1] - 1}.")
-        setattr(self, name, param.expand(batch_shape + (-1, -1)))
+        setattr(self, name, param.expand((*batch_shape, -1, -1)))
         self._df_constraint = constraints.greater_than(event_shape[-1] - 1)
         super().__init__(batch_shape, event_shape, validate_args=validate_args)
         self._batch_dims = [-(x + 1) for x in range(len(self._batch_shape))]
@@ -71,7 +71,7 @@ class Wishart(ExponentialFamily):
         # Bartlett: the diagonal of the factor holds sqrt of Chi2(df - i) draws
         offsets = gg.arange(self._event_shape[-1], dtype=self._unbroadcasted_scale_tril.dtype,
                             device=self._unbroadcasted_scale_tril.device)
-        self._dist_chi2 = Chi2(df=self.df.unsqueeze(-1) - offsets.expand(batch_shape + (-1,)))
+        self._dist_chi2 = Chi2(df=self.df.unsqueeze(-1) - offsets.expand((*batch_shape, -1)))
 
     @property
     def arg_constraints(self) -> dict[str, constraints.Constraint]:  # type: ignore[override]
@@ -110,19 +110,19 @@ class Wishart(ExponentialFamily):
 
     @property
     def mean(self) -> Tensor:
-        return self.df.view(self._batch_shape + (1, 1)) * self.covariance_matrix
+        return self.df.view((*self._batch_shape, 1, 1)) * self.covariance_matrix
 
     @property
     def mode(self) -> Tensor:
         factor = self.df - self.covariance_matrix.shape[-1] - 1
         factor[factor <= 0] = math.nan
-        return factor.view(self._batch_shape + (1, 1)) * self.covariance_matrix
+        return factor.view((*self._batch_shape, 1, 1)) * self.covariance_matrix
 
     @property
     def variance(self) -> Tensor:
         V = self.covariance_matrix
         diagonal = V.diagonal(dim1=-2, dim2=-1)
-        return self.df.view(self._batch_shape + (1, 1)) * (V.pow(2) + gg.einsum("...i,...j->...ij", diagonal, diagonal))
+        return self.df.view((*self._batch_shape, 1, 1)) * (V.pow(2) + gg.einsum("...i,...j->...ij", diagonal, diagonal))
 
     def _bartlett_sampling(self, sample_shape: gg.Size) -> Tensor:
         p = self._event_shape[-1]

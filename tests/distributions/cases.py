@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-
 _leaves: list[Any] = []  # the parameters the case being built made, in order
 
 
@@ -86,7 +85,9 @@ CASES: dict[str, Callable[[Any], D]] = {
     "relaxed_one_hot": lambda m: m.distributions.RelaxedOneHotCategorical(
         p(m, 0.5, grad=False), probs=p(m, [0.2, 0.3, 0.5])
     ),
-    "student_t": lambda m: m.distributions.StudentT(p(m, [3.0, 5.0, 10.0]), p(m, [0.0, 1.0, -1.0]), p(m, [1.0, 2.0, 0.5])),
+    "student_t": lambda m: m.distributions.StudentT(
+        p(m, [3.0, 5.0, 10.0]), p(m, [0.0, 1.0, -1.0]), p(m, [1.0, 2.0, 0.5])
+    ),
     "uniform": lambda m: m.distributions.Uniform(p(m, [0.0, -1.0, 2.0]), p(m, [1.0, 3.0, 2.5])),
     "von_mises": lambda m: m.distributions.VonMises(p(m, [0.0, 1.0, -2.0]), p(m, [0.5, 2.0, 8.0])),
     "weibull": lambda m: m.distributions.Weibull(p(m, [1.0, 2.0, 0.5]), p(m, [1.5, 0.8, 3.0])),

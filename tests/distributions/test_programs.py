@@ -31,5 +31,7 @@ def test_vae_and_flow_train() -> None:
     out = _run("distributions_vae.py")
     elbos = [float(v) for v in re.findall(r"negative ELBO ([\d.]+)", out)]
     assert elbos[-1] < elbos[0] - 5  # the ELBO improves by several nats
-    first, last = map(float, re.search(r"flow on the latent codes: (-?[\d.]+) -> (-?[\d.]+)", out).groups())  # type: ignore[union-attr]
+    found = re.search(r"flow on the latent codes: (-?[\d.]+) -> (-?[\d.]+)", out)
+    assert found is not None
+    first, last = map(float, found.groups())
     assert last < first - 0.1

@@ -116,7 +116,7 @@ def test_inverse_round_trip_and_cache(name: str) -> None:
     y = t(x)
     if t.bijective:
         _close(t.inv(y), x)
-    cached = t.with_cache(1) if not isinstance(t, glassgrad.distributions.transforms.CumulativeDistributionTransform) else t
+    cached = t.with_cache(1)
     if cached._cache_size == 1:
         y1 = cached(x)
         assert cached(x) is y1
@@ -146,7 +146,7 @@ def test_transform_errors_match_pytorch() -> None:
             T.ExpTransform(cache_size=2)
         with pytest.raises(ValueError, match="in_shape, out_shape have different numbers of elements"):
             T.ReshapeTransform((2,), (3,))
-        with pytest.raises(ValueError, match="Please use either .domain.event_dim or .codomain.event_dim"):
+        with pytest.raises(ValueError, match=r"Please use either \.domain\.event_dim or \.codomain\.event_dim"):
             _ = T.ReshapeTransform((4,), (2, 2)).event_dim  # one event dimension in, two out
 
 

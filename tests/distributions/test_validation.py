@@ -39,7 +39,9 @@ CALLS: dict[str, Callable[[Any], Any]] = {
     ),
     "no_mean": lambda m: m.distributions.Distribution().mean,
     "no_rsample": lambda m: m.distributions.Poisson(m.tensor(1.0)).rsample(),
-    "no_enumerate": lambda m: m.distributions.Independent(m.distributions.Bernoulli(m.tensor([0.5])), 1).enumerate_support(),
+    "no_enumerate": lambda m: m.distributions.Independent(
+        m.distributions.Bernoulli(m.tensor([0.5])), 1
+    ).enumerate_support(),
 }
 
 

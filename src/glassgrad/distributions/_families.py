@@ -32,7 +32,8 @@ class _BinaryProbs:
         return () if isinstance(given, numbers.Number) else self._param.size()
 
     def _expand_binary(self, cls: type, batch_shape: Any, _instance: Any, others: tuple[str, ...] = ()) -> Any:
-        new = self._expand_parameters(cls, batch_shape, _instance, (*others, "probs", "logits"))  # type: ignore[attr-defined]
+        names = (*others, "probs", "logits")
+        new = self._expand_parameters(cls, batch_shape, _instance, names)  # type: ignore[attr-defined]
         new._param = new.probs if "probs" in self.__dict__ else new.logits
         return new
 

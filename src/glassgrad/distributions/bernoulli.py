@@ -19,7 +19,10 @@ __all__ = ["Bernoulli"]
 class Bernoulli(_BinaryProbs, ExponentialFamily):
     """Draws 1 with probability `probs` (or sigmoid(`logits`)) and 0 otherwise."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
     support = constraints.boolean
     has_enumerate_support = True
     _mean_carrier_measure = 0

@@ -20,7 +20,10 @@ __all__ = ["Beta"]
 class Beta(ExponentialFamily):
     """The beta distribution on [0, 1] with shape parameters `concentration1` (alpha) and `concentration0` (beta)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "concentration1": constraints.positive,
+        "concentration0": constraints.positive,
+    }
     support = constraints.unit_interval
     has_rsample = True
 

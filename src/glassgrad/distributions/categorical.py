@@ -18,7 +18,10 @@ class Categorical(Distribution):
     """Draws index i with probability probs[..., i] (probs normalized along the last dimension, or the
     softmax of logits); the last dimension of the parameter indexes categories, the rest are batch."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.simplex,
+        "logits": constraints.real_vector,
+    }
     has_enumerate_support = True
 
     def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,

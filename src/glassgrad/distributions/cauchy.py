@@ -18,7 +18,10 @@ __all__ = ["Cauchy"]
 class Cauchy(_LocationScale, Distribution):
     """Density 1 / (pi scale (1 + ((x - loc) / scale)^2)); it has no mean and no variance."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
     support = constraints.real
     has_rsample = True
 

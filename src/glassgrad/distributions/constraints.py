@@ -143,6 +143,16 @@ class MixtureSameFamilyConstraint(Constraint):
         return f"{self.__class__.__name__}({self.base_constraint!r})"
 
 
+class _Bounded(Constraint):
+    """A constraint given by bounds, shown as PyTorch shows them: `GreaterThan(lower_bound=0.0)`."""
+
+    _bounds: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)}" for name in self._bounds)
+        return f"{self.__class__.__name__[1:]}({shown})"
+
+
 class _Boolean(Constraint):
     is_discrete = True
 
@@ -159,8 +169,9 @@ class _OneHot(Constraint):
         return is_boolean.all(-1) & value.sum(-1).eq(1)
 
 
-class _IntegerInterval(Constraint):
+class _IntegerInterval(_Bounded):
     is_discrete = True
+    _bounds = ("lower_bound", "upper_bound")
 
     def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
         self.lower_bound = lower_bound
@@ -170,12 +181,10 @@ class _IntegerInterval(Constraint):
     def check(self, value: Tensor) -> Tensor:
         return (value % 1 == 0) & (self.lower_bound <= value) & (value <= self.upper_bound)
 
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
-
-class _IntegerLessThan(Constraint):
+class _IntegerLessThan(_Bounded):
     is_discrete = True
+    _bounds = ("upper_bound",)
 
     def __init__(self, upper_bound: Any) -> None:
         self.upper_bound = upper_bound
@@ -184,12 +193,10 @@ class _IntegerLessThan(Constraint):
     def check(self, value: Tensor) -> Tensor:
         return (value % 1 == 0) & (value <= self.upper_bound)
 
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
 
-
-class _IntegerGreaterThan(Constraint):
+class _IntegerGreaterThan(_Bounded):
     is_discrete = True
+    _bounds = ("lower_bound",)
 
     def __init__(self, lower_bound: Any) -> None:
         self.lower_bound = lower_bound
@@ -198,16 +205,15 @@ class _IntegerGreaterThan(Constraint):
     def check(self, value: Tensor) -> Tensor:
         return (value % 1 == 0) & (value >= self.lower_bound)
 
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
-
 
 class _Real(Constraint):
     def check(self, value: Tensor) -> Tensor:
         return value == value  # False only for nan
 
 
-class _GreaterThan(Constraint):
+class _GreaterThan(_Bounded):
+    _bounds = ("lower_bound",)
+
     def __init__(self, lower_bound: Any) -> None:
         self.lower_bound = lower_bound
         super().__init__()
@@ -215,16 +221,15 @@ class _GreaterThan(Constraint):
     def check(self, value: Tensor) -> Tensor:
         return self.lower_bound < value
 
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound})"
-
 
 class _GreaterThanEq(_GreaterThan):
     def check(self, value: Tensor) -> Tensor:
         return self.lower_bound <= value
 
 
-class _LessThan(Constraint):
+class _LessThan(_Bounded):
+    _bounds = ("upper_bound",)
+
     def __init__(self, upper_bound: Any) -> None:
         self.upper_bound = upper_bound
         super().__init__()
@@ -232,11 +237,10 @@ class _LessThan(Constraint):
     def check(self, value: Tensor) -> Tensor:
         return value < self.upper_bound
 
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(upper_bound={self.upper_bound})"
 
+class _Interval(_Bounded):
+    _bounds = ("lower_bound", "upper_bound")
 
-class _Interval(Constraint):
     def __init__(self, lower_bound: Any, upper_bound: Any) -> None:
         self.lower_bound = lower_bound
         self.upper_bound = upper_bound
@@ -244,9 +248,6 @@ class _Interval(Constraint):
 
     def check(self, value: Tensor) -> Tensor:
         return (self.lower_bound <= value) & (value <= self.upper_bound)
-
-    def __repr__(self) -> str:
-        return f"{self.__class__.__name__[1:]}(lower_bound={self.lower_bound}, upper_bound={self.upper_bound})"
 
 
 class _HalfOpenInterval(_Interval):

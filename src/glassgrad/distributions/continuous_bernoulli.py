@@ -21,7 +21,10 @@ __all__ = ["ContinuousBernoulli"]
 class ContinuousBernoulli(ExponentialFamily):
     """Near probs = 1/2 the closed forms divide 0 by 0: inside `lims` they are replaced by Taylor expansions."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
     support = constraints.unit_interval
     has_rsample = True
     _mean_carrier_measure = 0

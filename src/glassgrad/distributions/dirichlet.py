@@ -41,7 +41,9 @@ class _Dirichlet(Function):
 class Dirichlet(ExponentialFamily):
     """The Dirichlet distribution with positive `concentration` (the last dimension is the event)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"concentration": constraints.independent(constraints.positive, 1)}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "concentration": constraints.independent(constraints.positive, 1),
+    }
     support = constraints.simplex
     has_rsample = True
 

@@ -61,7 +61,8 @@ class Distribution:
             if not constraint.check(value).all():
                 raise ValueError(
                     f"Expected parameter {param} ({type(value).__name__} of shape {tuple(value.shape)}) of "
-                    f"distribution {self!r} to satisfy the constraint {constraint!r}, but found invalid values:\n{value}"
+                    f"distribution {self!r} to satisfy the constraint {constraint!r}, but found invalid "
+                    f"values:\n{value}"
                 )
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Distribution:
@@ -185,5 +186,6 @@ class Distribution:
 
     def __repr__(self) -> str:
         names = [k for k in self.arg_constraints if k in self.__dict__]
-        shown = [f"{p}: {self.__dict__[p] if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}" for p in names]
+        values = [self.__dict__[name] for name in names]
+        shown = [f"{n}: {v if v.numel() == 1 else v.size()}" for n, v in zip(names, values, strict=True)]
         return f"{self.__class__.__name__}({', '.join(shown)})"

@@ -20,7 +20,10 @@ __all__ = ["FisherSnedecor"]
 class FisherSnedecor(Distribution):
     """The ratio (X1 / df1) / (X2 / df2) of scaled chi-squared variables."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"df1": constraints.positive, "df2": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "df1": constraints.positive,
+        "df2": constraints.positive,
+    }
     support = constraints.positive
     has_rsample = True
 

@@ -18,7 +18,10 @@ __all__ = ["Gamma"]
 class Gamma(ExponentialFamily):
     """The gamma distribution with shape `concentration` and inverse scale `rate`."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"concentration": constraints.positive, "rate": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "concentration": constraints.positive,
+        "rate": constraints.positive,
+    }
     support = constraints.nonnegative
     has_rsample = True
     _mean_carrier_measure = 0

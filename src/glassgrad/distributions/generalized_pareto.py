@@ -20,7 +20,11 @@ class GeneralizedPareto(Distribution):
     """Survival function (1 + xi z)^(-1/xi) with z = (x - loc) / scale and xi = concentration (exp(-z) at
     xi = 0); bounded above by loc - scale / xi when xi < 0."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "scale": constraints.positive, "concentration": constraints.real}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+        "concentration": constraints.real,
+    }
     has_rsample = True
 
     def __init__(self, loc: Any, scale: Any, concentration: Any, validate_args: bool | None = None) -> None:

@@ -19,7 +19,10 @@ __all__ = ["Geometric"]
 class Geometric(_BinaryProbs, Distribution):
     """P(k) = (1 - p)^k p for k = 0, 1, 2, ... with success probability p = `probs` (or sigmoid(`logits`))."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
     support = constraints.nonnegative_integer
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:

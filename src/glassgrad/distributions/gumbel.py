@@ -21,7 +21,10 @@ __all__ = ["Gumbel"]
 class Gumbel(TransformedDistribution):
     """X = loc - scale * log(-log(U)) with U uniform on (0, 1)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
     support = constraints.real
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:

@@ -19,7 +19,10 @@ __all__ = ["InverseGamma"]
 class InverseGamma(TransformedDistribution):
     """Density rate^c / Gamma(c) x^(-c-1) exp(-rate / x) on x > 0."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"concentration": constraints.positive, "rate": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "concentration": constraints.positive,
+        "rate": constraints.positive,
+    }
     support = constraints.positive
     has_rsample = True
 

@@ -228,7 +228,8 @@ def _kl_laplace_laplace(p: Laplace, q: Laplace) -> Tensor:
 
 def _kl_gaussians(p_loc: Tensor, p_tril: Tensor, q_loc: Tensor, q_tril: Tensor) -> Tensor:
     """KL between two multivariate normals given by their means and lower Cholesky factors of covariance."""
-    half_log_det_ratio = q_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) - p_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
+    half_log_det = [tril.diagonal(dim1=-2, dim2=-1).log().sum(-1) for tril in (p_tril, q_tril)]
+    half_log_det_ratio = half_log_det[1] - half_log_det[0]
     n = p_loc.shape[-1]
     batch = gg.broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])
     solved = gg.linalg.solve_triangular(q_tril.expand((*batch, n, n)), p_tril.expand((*batch, n, n)), upper=False)

@@ -25,7 +25,10 @@ def _moments(a: Tensor, b: Tensor, n: int) -> Tensor:
 class Kumaraswamy(TransformedDistribution):
     """Density a b x^(a-1) (1 - x^a)^(b-1); drawn by inverting its cdf: X = (1 - U^(1/b))^(1/a)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "concentration1": constraints.positive,
+        "concentration0": constraints.positive,
+    }
     support = constraints.unit_interval
     has_rsample = True
 

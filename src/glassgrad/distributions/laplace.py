@@ -17,7 +17,10 @@ __all__ = ["Laplace"]
 class Laplace(_LocationScale, Distribution):
     """Density exp(-|x - loc| / scale) / (2 scale)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
     support = constraints.real
     has_rsample = True
 

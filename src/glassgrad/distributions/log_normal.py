@@ -17,7 +17,10 @@ __all__ = ["LogNormal"]
 class LogNormal(TransformedDistribution):
     """X = exp(Y) with Y ~ Normal(loc, scale)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
     support = constraints.positive
     has_rsample = True
 

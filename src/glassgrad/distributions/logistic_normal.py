@@ -17,7 +17,10 @@ __all__ = ["LogisticNormal"]
 class LogisticNormal(TransformedDistribution):
     """X = StickBreakingTransform()(Y) with Y ~ Normal(loc, scale) over vectors one shorter than X."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
     support = constraints.simplex
     has_rsample = True
 

@@ -20,7 +20,10 @@ __all__ = ["Multinomial"]
 class Multinomial(_CategoricalView, Distribution):
     """Counts per category (the last dimension) after `total_count` draws from Categorical(probs | logits)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.simplex,
+        "logits": constraints.real_vector,
+    }
     total_count: int
 
     def __init__(self, total_count: int = 1, probs: Tensor | None = None, logits: Tensor | None = None,

@@ -20,7 +20,10 @@ __all__ = ["Normal"]
 class Normal(_LocationScale, ExponentialFamily):
     """The normal distribution with mean `loc` and standard deviation `scale`."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
     support = constraints.real
     has_rsample = True
     _mean_carrier_measure = 0

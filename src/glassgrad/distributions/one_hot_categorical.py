@@ -19,7 +19,10 @@ __all__ = ["OneHotCategorical", "OneHotCategoricalStraightThrough"]
 class OneHotCategorical(_CategoricalView, Distribution):
     """Draws one-hot vectors of length K; parameters as Categorical's."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.simplex,
+        "logits": constraints.real_vector,
+    }
     support = constraints.one_hot
     has_enumerate_support = True
 

@@ -18,7 +18,10 @@ __all__ = ["Pareto"]
 class Pareto(TransformedDistribution):
     """X = scale * exp(E) with E ~ Exponential(alpha): density alpha scale^alpha / x^(alpha + 1) on x >= scale."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"alpha": constraints.positive, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "alpha": constraints.positive,
+        "scale": constraints.positive,
+    }
 
     def __init__(self, scale: Any, alpha: Any, validate_args: bool | None = None) -> None:
         self.scale, self.alpha = broadcast_all(scale, alpha)

@@ -21,7 +21,10 @@ class LogitRelaxedBernoulli(_BinaryProbs, Distribution):
     """The logit of a RelaxedBernoulli draw: (logit(U) + logits) / temperature with U uniform (Maddison et al.,
     2017)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
     support = constraints.real
 
     def __init__(self, temperature: Any, probs: Any = None, logits: Any = None,
@@ -53,7 +56,10 @@ class RelaxedBernoulli(_RelaxedView, TransformedDistribution):
     """A differentiable stand-in for Bernoulli on (0, 1): sigmoid of a LogitRelaxedBernoulli draw; lower
     temperatures push draws towards 0 and 1."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.unit_interval, "logits": constraints.real}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.unit_interval,
+        "logits": constraints.real,
+    }
     support = constraints.unit_interval
     has_rsample = True
 

@@ -21,7 +21,10 @@ __all__ = ["ExpRelaxedCategorical", "RelaxedOneHotCategorical"]
 class ExpRelaxedCategorical(_CategoricalView, Distribution):
     """The log of a RelaxedOneHotCategorical draw: log_softmax((logits + Gumbel noise) / temperature)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.simplex,
+        "logits": constraints.real_vector,
+    }
     support = constraints.real_vector
     has_rsample = True
 
@@ -62,7 +65,10 @@ class ExpRelaxedCategorical(_CategoricalView, Distribution):
 class RelaxedOneHotCategorical(_RelaxedView, TransformedDistribution):
     """A differentiable stand-in for OneHotCategorical on the simplex (Jang et al., 2017; Maddison et al., 2017)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "probs": constraints.simplex,
+        "logits": constraints.real_vector,
+    }
     support = constraints.simplex
     has_rsample = True
 

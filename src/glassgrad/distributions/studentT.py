@@ -19,7 +19,11 @@ __all__ = ["StudentT"]
 class StudentT(Distribution):
     """loc + scale * Z / sqrt(V / df) with Z standard normal and V ~ Chi2(df)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "df": constraints.positive,
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
     support = constraints.real
     has_rsample = True
 

@@ -42,7 +42,8 @@ class TransformedDistribution(Distribution):
         forward_shape = transform.forward_shape(base_shape)
         expanded_base_shape = transform.inverse_shape(forward_shape)
         if base_shape != expanded_base_shape:  # the transforms broadcast: the base draws a larger batch
-            base_distribution = base_distribution.expand(expanded_base_shape[: len(expanded_base_shape) - base_event_dim])
+            base_batch_shape = expanded_base_shape[: len(expanded_base_shape) - base_event_dim]
+            base_distribution = base_distribution.expand(base_batch_shape)
         reinterpreted = transform.domain.event_dim - base_event_dim
         if reinterpreted > 0:
             base_distribution = Independent(base_distribution, reinterpreted)

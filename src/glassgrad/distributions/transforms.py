@@ -732,21 +732,36 @@ class PositiveDefiniteTransform(_Stateless):
         return LowerCholeskyTransform().inv(gg.linalg.cholesky(y))
 
 
-class CatTransform(Transform):
+class _Joined(Transform):
+    """Transforms applied to parts of one tensor along `dim` (CatTransform's slices, StackTransform's rows)."""
+
+    def __init__(self, tseq: Sequence[Transform], dim: int, cache_size: int) -> None:
+        if not all(isinstance(t, Transform) for t in tseq):
+            raise TypeError("expected a sequence of Transform")
+        super().__init__(cache_size=cache_size)
+        self.transforms = [t.with_cache(cache_size) for t in tseq] if cache_size else list(tseq)
+        self.dim = dim
+
+    def _check_dim(self, z: Tensor, size: int) -> None:
+        if not -z.dim() <= self.dim < z.dim():
+            raise IndexError(f"dim {self.dim} is out of range for a tensor of {z.dim()} dimensions")
+        if z.size(self.dim) != size:
+            raise ValueError(f"expected size {size} along dim {self.dim}, got {z.size(self.dim)}")
+
+    @property
+    def bijective(self) -> bool:  # type: ignore[override]
+        return all(t.bijective for t in self.transforms)
+
+
+class CatTransform(_Joined):
     """Applies each transform to its slice (of the given length) of `dim`, as torch.cat joins them."""
 
     def __init__(self, tseq: Sequence[Transform], dim: int = 0, lengths: Sequence[int] | None = None,
                  cache_size: int = 0) -> None:
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise TypeError("expected a sequence of Transform")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
-        super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
+        super().__init__(tseq, dim, cache_size)
         self.lengths = [1] * len(self.transforms) if lengths is None else list(lengths)
         if len(self.lengths) != len(self.transforms):
             raise ValueError(f"got {len(self.lengths)} lengths for {len(self.transforms)} transforms")
-        self.dim = dim
 
     @lazy_property
     def event_dim(self) -> int:  # type: ignore[override]
@@ -762,10 +777,7 @@ class CatTransform(Transform):
         return CatTransform(self.transforms, self.dim, self.lengths, cache_size)
 
     def _slices(self, z: Tensor) -> list[Tensor]:
-        if not -z.dim() <= self.dim < z.dim():
-            raise IndexError(f"dim {self.dim} is out of range for a tensor of {z.dim()} dimensions")
-        if z.size(self.dim) != self.length:
-            raise ValueError(f"expected size {self.length} along dim {self.dim}, got {z.size(self.dim)}")
+        self._check_dim(z, self.length)
         starts = [sum(self.lengths[:i]) for i in range(len(self.lengths))]
         return [z.narrow(self.dim, s, n) for s, n in zip(starts, self.lengths, strict=True)]
 
@@ -784,10 +796,6 @@ class CatTransform(Transform):
             return gg.cat(parts, dim=dim)
         return reduce(operator.add, parts)
 
-    @property
-    def bijective(self) -> bool:  # type: ignore[override]
-        return all(t.bijective for t in self.transforms)
-
     @constraints.dependent_property
     def domain(self) -> constraints.Constraint:  # type: ignore[override]
         return constraints.cat([t.domain for t in self.transforms], self.dim, self.lengths)
@@ -797,17 +805,11 @@ class CatTransform(Transform):
         return constraints.cat([t.codomain for t in self.transforms], self.dim, self.lengths)
 
 
-class StackTransform(Transform):
+class StackTransform(_Joined):
     """Applies each transform to its slice along `dim`, as torch.stack joins them."""
 
     def __init__(self, tseq: Sequence[Transform], dim: int = 0, cache_size: int = 0) -> None:
-        if not all(isinstance(t, Transform) for t in tseq):
-            raise TypeError("expected a sequence of Transform")
-        if cache_size:
-            tseq = [t.with_cache(cache_size) for t in tseq]
-        super().__init__(cache_size=cache_size)
-        self.transforms = list(tseq)
-        self.dim = dim
+        super().__init__(tseq, dim, cache_size)
 
     def with_cache(self, cache_size: int = 1) -> Transform:
         if self._cache_size == cache_size:
@@ -815,10 +817,7 @@ class StackTransform(Transform):
         return StackTransform(self.transforms, self.dim, cache_size)
 
     def _slices(self, z: Tensor) -> list[Tensor]:
-        if not -z.dim() <= self.dim < z.dim():
-            raise IndexError(f"dim {self.dim} is out of range for a tensor of {z.dim()} dimensions")
-        if z.size(self.dim) != len(self.transforms):
-            raise ValueError(f"expected size {len(self.transforms)} along dim {self.dim}, got {z.size(self.dim)}")
+        self._check_dim(z, len(self.transforms))
         return [z.select(self.dim, i) for i in range(z.size(self.dim))]
 
     def _call(self, x: Tensor) -> Tensor:
@@ -830,10 +829,6 @@ class StackTransform(Transform):
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:
         terms = zip(self.transforms, self._slices(x), self._slices(y), strict=True)
         return gg.stack([t.log_abs_det_jacobian(xs, ys) for t, xs, ys in terms], dim=self.dim)
-
-    @property
-    def bijective(self) -> bool:  # type: ignore[override]
-        return all(t.bijective for t in self.transforms)
 
     @constraints.dependent_property
     def domain(self) -> constraints.Constraint:  # type: ignore[override]

@@ -26,7 +26,10 @@ class VonMises(_CentredAtLoc, Distribution):
 
     Sampling uses Best and Fisher's (1979) rejection sampler, in float64."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"loc": constraints.real, "concentration": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "concentration": constraints.positive,
+    }
     support = constraints.real
     has_rsample = False
 

@@ -19,7 +19,10 @@ __all__ = ["Weibull"]
 class Weibull(TransformedDistribution):
     """X = scale * E^(1/concentration) with E ~ Exponential(1)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {"scale": constraints.positive, "concentration": constraints.positive}
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "scale": constraints.positive,
+        "concentration": constraints.positive,
+    }
     support = constraints.positive
 
     def __init__(self, scale: Any, concentration: Any, validate_args: bool | None = None) -> None:
@@ -57,4 +60,5 @@ class Weibull(TransformedDistribution):
         )
 
     def entropy(self) -> Tensor:
-        return euler_constant * (1 - self.concentration_reciprocal) + gg.log(self.scale * self.concentration_reciprocal) + 1
+        k_inverse = self.concentration_reciprocal
+        return euler_constant * (1 - k_inverse) + gg.log(self.scale * k_inverse) + 1

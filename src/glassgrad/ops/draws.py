@@ -232,7 +232,8 @@ def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) ->
         if not t.dtype.is_floating_point:
             raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: {t.dtype.scalar_name}")
     counts, probs = np.broadcast_arrays(count._data, prob._data)
-    probs = np.clip(np.nan_to_num(probs.astype(np.float64)), 0, 1)  # PyTorch draws 0 or all for probabilities out of [0, 1]
+    # PyTorch draws none or all of the trials for probabilities outside [0, 1]
+    probs = np.clip(np.nan_to_num(probs.astype(np.float64)), 0, 1)
     sample = np.asarray(_rng(generator).binomial(counts.astype(np.int64), probs), dtype=prob._data.dtype)
     return BinomialBackward.record(sample, (count, prob))
 

@@ -145,3 +145,11 @@ def test_sampling_functions_raise_as_pytorch() -> None:
         x = m.tensor([1.0, 2.0], requires_grad=True)
         with pytest.raises(RuntimeError, match="derivative for aten::_sample_dirichlet is not implemented"):
             m._sample_dirichlet(x).sum().backward()
+
+
+def test_second_derivative_through_a_gamma_draw_refuses_as_pytorch() -> None:
+    for m in (torch, glassgrad):
+        alpha = m.tensor([2.0], requires_grad=True)
+        (grad,) = m.autograd.grad(m._standard_gamma(alpha).sum(), alpha, create_graph=True)
+        with pytest.raises(NotImplementedError, match="the derivative for '_standard_gamma_grad' is not implemented"):
+            m.autograd.grad(grad.sum(), alpha)

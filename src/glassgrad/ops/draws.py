@@ -31,6 +31,26 @@ BernoulliBackward0 = derivative("BernoulliBackward0", ("self",), self=_zero)
 BernoulliFloatBackward = derivative("NotImplemented", ("self",), self=_not_implemented("bernoulli"))
 PoissonBackward0 = derivative("PoissonBackward0", ("self",), self=_zero)
 SampleDirichletBackward = derivative("NotImplemented", ("self",), self=_not_implemented("_sample_dirichlet"))
+
+
+def _refused(op: str) -> Any:
+    """derivatives.yaml's not_implemented(op): backward through the node raises PyTorch's NotImplementedError."""
+
+    def formula(grad: Tensor) -> Tensor:
+        raise NotImplementedError(f"the derivative for '{op}' is not implemented.")
+
+    return formula
+
+
+# The implicit gradients are themselves not differentiable in PyTorch: a second derivative through a gamma or
+# Dirichlet draw stops at them with its error rather than silently dropping their terms.
+StandardGammaGradBackward = derivative(
+    "NotImplemented", ("self", "output"), self=_refused("_standard_gamma_grad"), output=_refused("_standard_gamma_grad")
+)
+DirichletGradBackward = derivative(
+    "NotImplemented", ("x", "alpha", "total"), x=_refused("_dirichlet_grad"), alpha=_refused("_dirichlet_grad"),
+    total=_refused("_dirichlet_grad"),
+)
 BinomialBackward = derivative(
     "NotImplemented", ("count", "prob"), count=_not_implemented("binomial"), prob=_not_implemented("binomial")
 )
@@ -194,7 +214,7 @@ def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
     log_density = (alpha - 1) * np.log(x) - x - special.gammaln(alpha)
     with np.errstate(over="ignore", invalid="ignore"):
         grad = -d_cdf * np.exp(-log_density)
-    return _finish(grad.astype(input._data.dtype), False, None)
+    return StandardGammaGradBackward.record(grad.astype(input._data.dtype), (input, output))
 
 
 def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor:
@@ -223,7 +243,7 @@ def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
     log_density = (a - 1) * np.log(xs) + (b - 1) * np.log1p(-xs) - special.betaln(a, b)
     with np.errstate(over="ignore", invalid="ignore"):
         grad = -d_cdf * np.exp(-log_density) / (1 - xs)
-    return _finish(grad.astype(x._data.dtype), False, None)
+    return DirichletGradBackward.record(grad.astype(x._data.dtype), (x, alpha, total))
 
 
 def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:

@@ -4,11 +4,12 @@ Categorical, a location-scale pair centred at `loc`. Mixins, so each public clas
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, ClassVar
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
 
+from . import constraints
 from .utils import _probs_or_logits, broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 
@@ -93,8 +94,15 @@ class _CentredAtLoc:
 
 
 class _LocationScale(_CentredAtLoc):
-    """Parameters `loc` and `scale`, broadcast together; scalars make a scalar distribution."""
+    """Parameters `loc` and `scale`, broadcast together; scalars make a scalar distribution; on the real line,
+    drawn by reparameterization."""
 
+    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
+        "loc": constraints.real,
+        "scale": constraints.positive,
+    }
+    support = constraints.real
+    has_rsample = True
     scale: Tensor
 
     def __init__(self, loc: Any, scale: Any, validate_args: bool | None = None) -> None:

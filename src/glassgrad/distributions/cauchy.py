@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any, ClassVar
+from typing import Any
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
 
-from . import constraints
 from ._families import _LocationScale
 from .distribution import Distribution
 
@@ -18,12 +17,6 @@ __all__ = ["Cauchy"]
 class Cauchy(_LocationScale, Distribution):
     """Density 1 / (pi scale (1 + ((x - loc) / scale)^2)); it has no mean and no variance."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
-        "loc": constraints.real,
-        "scale": constraints.positive,
-    }
-    support = constraints.real
-    has_rsample = True
 
     @property
     def mean(self) -> Tensor:

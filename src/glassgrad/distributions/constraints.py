@@ -83,21 +83,28 @@ class _DependentProperty(property, _Dependent):
         return _DependentProperty(fn, is_discrete=self._is_discrete, event_dim=self._event_dim)
 
 
-class _IndependentConstraint(Constraint):
-    """A base constraint whose `reinterpreted_batch_ndims` rightmost batch dimensions join the event."""
+class _Wrapping(Constraint):
+    """A constraint made from another one, whose discreteness it keeps."""
 
-    def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int) -> None:
+    def __init__(self, base_constraint: Constraint) -> None:
         if not isinstance(base_constraint, Constraint):
             raise TypeError(f"expected a Constraint, but got {type(base_constraint).__name__}")
-        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
-            raise ValueError(f"reinterpreted_batch_ndims must be a non-negative int, got {reinterpreted_batch_ndims}")
         self.base_constraint = base_constraint
-        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
         super().__init__()
 
     @property
     def is_discrete(self) -> bool:  # type: ignore[override]
         return self.base_constraint.is_discrete
+
+
+class _IndependentConstraint(_Wrapping):
+    """A base constraint whose `reinterpreted_batch_ndims` rightmost batch dimensions join the event."""
+
+    def __init__(self, base_constraint: Constraint, reinterpreted_batch_ndims: int) -> None:
+        if not isinstance(reinterpreted_batch_ndims, int) or reinterpreted_batch_ndims < 0:
+            raise ValueError(f"reinterpreted_batch_ndims must be a non-negative int, got {reinterpreted_batch_ndims}")
+        self.reinterpreted_batch_ndims = reinterpreted_batch_ndims
+        super().__init__(base_constraint)
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]
@@ -115,18 +122,8 @@ class _IndependentConstraint(Constraint):
         return f"{self.__class__.__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
 
 
-class MixtureSameFamilyConstraint(Constraint):
+class MixtureSameFamilyConstraint(_Wrapping):
     """A component distribution's support, checked per mixture component (the component dimension is reduced)."""
-
-    def __init__(self, base_constraint: Constraint) -> None:
-        if not isinstance(base_constraint, Constraint):
-            raise TypeError(f"expected a Constraint, but got {type(base_constraint).__name__}")
-        self.base_constraint = base_constraint
-        super().__init__()
-
-    @property
-    def is_discrete(self) -> bool:  # type: ignore[override]
-        return self.base_constraint.is_discrete
 
     @property
     def event_dim(self) -> int:  # type: ignore[override]

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
 
-from . import constraints
 from ._families import _LocationScale
 from .distribution import Distribution
 
@@ -17,12 +16,6 @@ __all__ = ["Laplace"]
 class Laplace(_LocationScale, Distribution):
     """Density exp(-|x - loc| / scale) / (2 scale)."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
-        "loc": constraints.real,
-        "scale": constraints.positive,
-    }
-    support = constraints.real
-    has_rsample = True
 
     @property
     def variance(self) -> Tensor:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, ClassVar
+from typing import Any
 
 import glassgrad as gg
 from glassgrad.tensor import Tensor
 
-from . import constraints
 from ._families import _LocationScale
 from .exp_family import ExponentialFamily
 from .utils import _standard_normal
@@ -20,12 +19,6 @@ __all__ = ["Normal"]
 class Normal(_LocationScale, ExponentialFamily):
     """The normal distribution with mean `loc` and standard deviation `scale`."""
 
-    arg_constraints: ClassVar[dict[str, constraints.Constraint]] = {
-        "loc": constraints.real,
-        "scale": constraints.positive,
-    }
-    support = constraints.real
-    has_rsample = True
     _mean_carrier_measure = 0
 
     @property

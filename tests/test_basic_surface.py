@@ -30,6 +30,8 @@ CASES = [
     expression("m.tensor([1, 300]).byte()"),
     expression("m.ones(2, 3, dtype=m.float64).element_size(), m.ones(2, dtype=m.int8).element_size()"),
     expression("m.ones(2, 3).ndimension(), m.ones(2, 3).nelement()"),
+    # a Size joined with a tuple, on either side, stays a Size (batch_shape + event_shape in messages)
+    expression("repr(m.ones(2, 3).shape + (4,)), repr((1,) + m.ones(2).shape), repr(m.Size([2]) + m.Size([3]))"),
     statements("x = m.ones(2, requires_grad=True) * 2\nx.detach_()\nr = (x.requires_grad, x.grad_fn is None, x)"),
     statements("v = m.ones(4, requires_grad=True).clone()[:2]\nv.detach_()"),
     statements("g = m.default_generator\nm.manual_seed(3)\nr = (g.initial_seed(), isinstance(g, m.Generator))"),

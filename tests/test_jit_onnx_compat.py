@@ -54,9 +54,13 @@ def branchy(x):
     return -x
 
 
+def refuses(x):
+    raise NotImplementedError("no trace")
+
+
 def statements(source: str) -> pytest.param:
     def run(m):
-        scope = {"m": m, "make_net": make_net, "affine": affine, "branchy": branchy}
+        scope = {"m": m, "make_net": make_net, "affine": affine, "branchy": branchy, "refuses": refuses}
         exec(source, scope)
         return scope.get("r")
 
@@ -87,6 +91,9 @@ CASES = [
         "s = m.jit.script(make_net(m))\nr = sorted(s.state_dict())",
         "s = m.jit.script(make_net(m))\nloss = s(m.tensor([[1.0, 2.0, 3.0]])).sum()\nloss.backward()\nr = s.fc.weight.grad",
         "r = m.jit.trace(make_net(m))",
+        # tracing runs a function once on the example inputs: what it raises is raised by trace
+        "r = m.jit.trace(refuses, (m.ones(2),))",
+        "r = m.jit.trace(refuses, m.ones(2))",
         # freezing checks before anything is compiled
         "r = m.jit.freeze(make_net(m))", "r = m.jit.freeze(m.jit.script(make_net(m)))",
         "r = m.jit.freeze(m.jit.script(make_net(m)).eval())(m.tensor([[1.0, 2.0, 3.0]]))",

@@ -102,11 +102,17 @@ def script(obj: T, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None, 
 
 
 def trace(func: T, example_inputs: Any = None, *args: Any, example_kwarg_inputs: Any = None, **kwargs: Any) -> T:
-    """The module (marked as a ScriptModule) or the function itself, which runs eagerly: nothing is recorded."""
+    """The module (marked as a ScriptModule) or the function itself, which runs eagerly: nothing is recorded.
+
+    A function runs once on the example inputs, as tracing runs it, so that what it raises is raised here."""
     _deprecated("trace")
     if example_inputs is None and not isinstance(example_kwarg_inputs, dict):
         raise RuntimeError("example_kwarg_inputs should be a dict")
     if not isinstance(func, Module):
+        if example_inputs is None:
+            func(**example_kwarg_inputs)
+        else:
+            func(*(example_inputs if isinstance(example_inputs, tuple) else (example_inputs,)))
         return func
     _deprecated("trace_method")  # PyTorch traces a module's forward through trace_method, which warns too
     return _as_script_module(func)  # type: ignore[return-value]

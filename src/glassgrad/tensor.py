@@ -46,6 +46,13 @@ class Size(tuple):
         item = super().__getitem__(index)
         return Size(item) if isinstance(index, slice) else item
 
+    def __add__(self, other: Any) -> Any:
+        # Size + tuple and tuple + Size are Sizes in PyTorch (batch_shape + event_shape shows in messages)
+        return Size(tuple.__add__(self, other)) if isinstance(other, tuple) else NotImplemented
+
+    def __radd__(self, other: Any) -> Any:
+        return Size(tuple.__add__(other, self)) if isinstance(other, tuple) else NotImplemented
+
     def numel(self) -> int:
         return int(np.prod(self, dtype=np.int64))
 

@@ -130,7 +130,11 @@ def test_inplace_and_views(oracle: Any) -> None:
             d = dual.clone()
             d += 1
             d.sin_()
-            return [fw.unpack_dual(t).tangent for t in (a, b, view, other_view, c, d)]
+            e = fw.make_dual(_x(m), _v(m))
+            e.mul_(2)  # in place on make_dual's own output (a view of the primal)
+            f = fw.make_dual(_x(m), _v(m))
+            f.exponential_()  # a random fill replaces the values: the tangent becomes zero
+            return [fw.unpack_dual(t).tangent for t in (a, b, view, other_view, c, d, e, f)]
 
     oracle.check(program)
 

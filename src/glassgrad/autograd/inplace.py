@@ -125,6 +125,7 @@ def carry_tangent(t: Tensor, tangent: Tensor | None) -> None:
             base_tangent = Tensor._wrap(np.zeros_like(base._data)) if old is None else old.clone()
             _write_through(base_tangent, t._view_chain, tangent)
         forward_ad.set_tangent(base, base_tangent)
+        forward_ad.set_tangent(t, tangent)  # t itself may be a view autograd does not track (make_dual's)
     with forward_ad.computing_tangents(), grad_mode.no_grad():
         for ref in base._views or ():
             view = ref()

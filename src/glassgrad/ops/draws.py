@@ -1,4 +1,7 @@
-"""Sampling functions that make a new tensor: torch.normal, torch.bernoulli, torch.poisson and torch.multinomial.
+"""Sampling functions that make a new tensor: torch.normal, torch.bernoulli, torch.poisson, torch.multinomial,
+torch.binomial, and the gamma and Dirichlet draws torch.distributions is built on (torch._standard_gamma,
+torch._sample_dirichlet, with their implicit reparameterization gradients torch._standard_gamma_grad and
+torch._dirichlet_grad).
 
 The numbers come from glassgrad's generator (so the stream differs from PyTorch's); what matches
 PyTorch is everything else: the overloads, shapes, dtypes and errors, and the graph. As in
@@ -27,6 +30,35 @@ NormalBackward3 = derivative("NormalBackward3", ("mean", "std"), mean=_zero, std
 BernoulliBackward0 = derivative("BernoulliBackward0", ("self",), self=_zero)
 BernoulliFloatBackward = derivative("NotImplemented", ("self",), self=_not_implemented("bernoulli"))
 PoissonBackward0 = derivative("PoissonBackward0", ("self",), self=_zero)
+SampleDirichletBackward = derivative("NotImplemented", ("self",), self=_not_implemented("_sample_dirichlet"))
+
+
+def _refused(op: str) -> Any:
+    """derivatives.yaml's not_implemented(op): backward through the node raises PyTorch's NotImplementedError."""
+
+    def formula(grad: Tensor) -> Tensor:
+        raise NotImplementedError(f"the derivative for '{op}' is not implemented.")
+
+    return formula
+
+
+# The implicit gradients are themselves not differentiable in PyTorch: a second derivative through a gamma or
+# Dirichlet draw stops at them with its error rather than silently dropping their terms.
+StandardGammaGradBackward = derivative(
+    "NotImplemented", ("self", "output"), self=_refused("_standard_gamma_grad"), output=_refused("_standard_gamma_grad")
+)
+DirichletGradBackward = derivative(
+    "NotImplemented", ("x", "alpha", "total"), x=_refused("_dirichlet_grad"), alpha=_refused("_dirichlet_grad"),
+    total=_refused("_dirichlet_grad"),
+)
+BinomialBackward = derivative(
+    "NotImplemented", ("count", "prob"), count=_not_implemented("binomial"), prob=_not_implemented("binomial")
+)
+# A gamma draw x = F^-1(u; alpha) moves with alpha at fixed u: dx/dalpha = -(dF/dalpha) / (dF/dx)
+# (implicit reparameterization, Figurnov et al. 2018), as PyTorch's _standard_gamma backward.
+StandardGammaBackward0 = derivative(
+    "StandardGammaBackward0", ("self",), self=lambda grad, self, result: grad * _standard_gamma_grad(self, result)
+)
 
 
 def _floating(t: Tensor, kernel: str) -> None:
@@ -143,7 +175,94 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     return _finish(picks[0] if input.ndim == 1 else picks, False, None)
 
 
+def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Draws from Gamma(input, 1) elementwise; differentiable in input by implicit reparameterization. As
+    PyTorch's, a draw is at least the dtype's smallest normal number (so its log stays finite)."""
+    _floating(input, "gamma_cpu")
+    alpha = input._data.astype(np.float64)
+    sample = np.exp(_log_standard_gamma(_rng(generator), alpha))
+    sample = np.maximum(sample, np.finfo(input._data.dtype).tiny).astype(input._data.dtype)
+    return StandardGammaBackward0.record(sample, (input,))
+
+
+def _log_standard_gamma(rng: np.random.Generator, alpha: np.ndarray) -> np.ndarray:
+    """log of Gamma(alpha, 1) draws, exact even where the draw itself underflows: for alpha < 1,
+    G(alpha) = G(alpha + 1) * U^(1/alpha) (Marsaglia and Tsang), taken in logs. Non-positive alphas give -inf."""
+    valid = alpha > 0
+    boosted = np.where(valid & (alpha < 1), alpha + 1, np.where(valid, alpha, 1.0))
+    with np.errstate(divide="ignore"):
+        log_draw = np.log(rng.standard_gamma(boosted))
+        small = valid & (alpha < 1)
+        log_draw = np.where(small, log_draw + np.log(rng.random(alpha.shape)) / np.where(small, alpha, 1.0), log_draw)
+    return np.where(valid, log_draw, -np.inf)
+
+
+def _central_difference(f: Any, a: np.ndarray) -> np.ndarray:
+    """df/da by a central difference with a relative step (f is smooth in a; float64 keeps ~8 digits)."""
+    step = 1e-5 * np.maximum(a, 1e-3)
+    return (f(a + step) - f(a - step)) / (2 * step)
+
+
+def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
+    """d output / d input for output ~ Gamma(input, 1) at a fixed quantile: -(dP/dalpha) / density,
+    P the regularized lower incomplete gamma function."""
+    from scipy import special
+
+    alpha, x = np.broadcast_arrays(input._data.astype(np.float64), output._data.astype(np.float64))
+    x = np.maximum(x, np.finfo(np.float64).tiny)
+    d_cdf = _central_difference(lambda a: special.gammainc(a, x), alpha)
+    log_density = (alpha - 1) * np.log(x) - x - special.gammaln(alpha)
+    with np.errstate(over="ignore", invalid="ignore"):
+        grad = -d_cdf * np.exp(-log_density)
+    return StandardGammaGradBackward.record(grad.astype(input._data.dtype), (input, output))
+
+
+def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Draws from Dirichlet(input) over the last dimension: gammas normalized to sum to one, in logs so that
+    tiny concentrations (whose gammas underflow) still give a proper point of the simplex. Each coordinate is
+    kept within [tiny, 1 - eps] of its dtype, as PyTorch keeps it, so logs of a draw stay finite."""
+    _floating(input, "dirichlet")
+    log_gammas = _log_standard_gamma(_rng(generator), input._data.astype(np.float64))
+    log_total = np.logaddexp.reduce(log_gammas, axis=-1, keepdims=True)
+    finfo = np.finfo(input._data.dtype)
+    sample = np.clip(np.exp(log_gammas - log_total), finfo.tiny, 1 - finfo.eps).astype(input._data.dtype)
+    return SampleDirichletBackward.record(sample, (input,))
+
+
+def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
+    """Implicit reparameterization gradient of a Dirichlet draw through its Beta marginals: for each
+    coordinate, -(dI_x(a, b)/da) / beta_density(x; a, b) with b = total - a held fixed, divided by (1 - x)
+    (the other coordinates shrink in proportion; torch.distributions' Dirichlet backward applies that part)."""
+    from scipy import special
+
+    xs, a, t = np.broadcast_arrays(*(v._data.astype(np.float64) for v in (x, alpha, total)))
+    b = t - a
+    tiny = np.finfo(np.float64).tiny
+    xs = np.clip(xs, tiny, 1 - np.finfo(np.float64).eps)
+    d_cdf = _central_difference(lambda s: special.betainc(s, b, xs), a)
+    log_density = (a - 1) * np.log(xs) + (b - 1) * np.log1p(-xs) - special.betaln(a, b)
+    with np.errstate(over="ignore", invalid="ignore"):
+        grad = -d_cdf * np.exp(-log_density) / (1 - xs)
+    return DirichletGradBackward.record(grad.astype(x._data.dtype), (x, alpha, total))
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Successes in `count` trials of probability `prob` (elementwise, broadcast), in prob's dtype."""
+    for name, t in (("count", count), ("prob", prob)):
+        if not t.dtype.is_floating_point:
+            raise ValueError(f"binomial only supports floating-point dtypes for {name}, got: {t.dtype.scalar_name}")
+    counts, probs = np.broadcast_arrays(count._data, prob._data)
+    # PyTorch draws none or all of the trials for probabilities outside [0, 1]
+    probs = np.clip(np.nan_to_num(probs.astype(np.float64)), 0, 1)
+    sample = np.asarray(_rng(generator).binomial(counts.astype(np.int64), probs), dtype=prob._data.dtype)
+    return BinomialBackward.record(sample, (count, prob))
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
-FUNCTIONS = {"normal": normal, "bernoulli": bernoulli, "poisson": poisson, "multinomial": multinomial}
+FUNCTIONS = {
+    "normal": normal, "bernoulli": bernoulli, "poisson": poisson, "multinomial": multinomial, "binomial": binomial,
+    "_standard_gamma": _standard_gamma, "_standard_gamma_grad": _standard_gamma_grad,
+    "_sample_dirichlet": _sample_dirichlet, "_dirichlet_grad": _dirichlet_grad,
+}
 METHODS = {"bernoulli": bernoulli, "multinomial": multinomial}  # bernoulli_ and normal_ are the in-place fills'
 INPLACE = ()

@@ -18,6 +18,7 @@ import math as _math
 from . import _native
 
 # isort: split
+from . import _dtype as _dtype_module
 from . import _sites, autograd, diagnostics, fft, linalg, nn, optim, serialization, special, utils
 from ._device import AcceleratorError, Event, OutOfMemoryError, Stream, get_default_device, set_default_device
 from ._dtype import (
@@ -176,7 +177,10 @@ _compiled, _sites.frames_elided = _native.compiled_imports()
 
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.
-_LAZY_MODULES = ("accelerator", "amp", "backends", "cpu", "cuda", "distributed", "func", "jit", "onnx", "version")
+_LAZY_MODULES = (
+    "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "distributed", "func", "jit", "multiprocessing", "onnx",
+    "version",
+)
 _JIT_NAMES = {"compile": "compile", "fork": "torch_fork", "wait": "torch_wait"}  # torch.compile is the eager runner's
 _missing_name = _module_getattr(__name__)
 
@@ -184,6 +188,8 @@ _missing_name = _module_getattr(__name__)
 def __getattr__(name: str) -> object:
     if name in _LAZY_MODULES:
         return _importlib.import_module(f"{__name__}.{name}")
+    if name in _dtype_module.LOW_PRECISION:  # bfloat16, float8_e4m3fn, ...: loads ml_dtypes on first use
+        return _dtype_module.low_precision(name)
     if name == "autocast":
         return _importlib.import_module(f"{__name__}.amp").autocast
     if name == "vmap":

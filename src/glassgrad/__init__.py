@@ -178,8 +178,8 @@ _compiled, _sites.frames_elided = _native.compiled_imports()
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.
 _LAZY_MODULES = (
-    "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "distributed", "func", "jit", "multiprocessing", "onnx",
-    "version",
+    "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "func", "jit",
+    "multiprocessing", "onnx", "version",
 )
 _JIT_NAMES = {"compile": "compile", "fork": "torch_fork", "wait": "torch_wait"}  # torch.compile is the eager runner's
 _missing_name = _module_getattr(__name__)

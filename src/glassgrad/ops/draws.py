@@ -1,4 +1,7 @@
-"""Sampling functions that make a new tensor: torch.normal, torch.bernoulli, torch.poisson and torch.multinomial.
+"""Sampling functions that make a new tensor: torch.normal, torch.bernoulli, torch.poisson, torch.multinomial,
+torch.binomial, and the gamma and Dirichlet draws torch.distributions is built on (torch._standard_gamma,
+torch._sample_dirichlet, with their implicit reparameterization gradients torch._standard_gamma_grad and
+torch._dirichlet_grad).
 
 The numbers come from glassgrad's generator (so the stream differs from PyTorch's); what matches
 PyTorch is everything else: the overloads, shapes, dtypes and errors, and the graph. As in
@@ -27,6 +30,11 @@ NormalBackward3 = derivative("NormalBackward3", ("mean", "std"), mean=_zero, std
 BernoulliBackward0 = derivative("BernoulliBackward0", ("self",), self=_zero)
 BernoulliFloatBackward = derivative("NotImplemented", ("self",), self=_not_implemented("bernoulli"))
 PoissonBackward0 = derivative("PoissonBackward0", ("self",), self=_zero)
+# A gamma draw x = F^-1(u; alpha) moves with alpha at fixed u: dx/dalpha = -(dF/dalpha) / (dF/dx)
+# (implicit reparameterization, Figurnov et al. 2018), as PyTorch's _standard_gamma backward.
+StandardGammaBackward0 = derivative(
+    "StandardGammaBackward0", ("self",), self=lambda grad, self, result: grad * _standard_gamma_grad(self, result)
+)
 
 
 def _floating(t: Tensor, kernel: str) -> None:
@@ -143,7 +151,80 @@ def multinomial(input: Tensor, num_samples: int, replacement: bool = False, *, g
     return _finish(picks[0] if input.ndim == 1 else picks, False, None)
 
 
+def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Draws from Gamma(input, 1) elementwise; differentiable in input by implicit reparameterization."""
+    _floating(input, "_standard_gamma")
+    sample = np.asarray(_rng(generator).standard_gamma(input._data), dtype=input._data.dtype)
+    return StandardGammaBackward0.record(sample, (input,))
+
+
+def _central_difference(f: Any, a: np.ndarray) -> np.ndarray:
+    """df/da by a central difference with a relative step (f is smooth in a; float64 keeps ~8 digits)."""
+    step = 1e-5 * np.maximum(a, 1e-3)
+    return (f(a + step) - f(a - step)) / (2 * step)
+
+
+def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
+    """d output / d input for output ~ Gamma(input, 1) at a fixed quantile: -(dP/dalpha) / density,
+    P the regularized lower incomplete gamma function."""
+    from scipy import special
+
+    alpha, x = np.broadcast_arrays(input._data.astype(np.float64), output._data.astype(np.float64))
+    x = np.maximum(x, np.finfo(np.float64).tiny)
+    d_cdf = _central_difference(lambda a: special.gammainc(a, x), alpha)
+    log_density = (alpha - 1) * np.log(x) - x - special.gammaln(alpha)
+    with np.errstate(over="ignore", invalid="ignore"):
+        grad = -d_cdf * np.exp(-log_density)
+    return _finish(grad.astype(input._data.dtype), False, None)
+
+
+def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tensor:
+    """Draws from Dirichlet(input) over the last dimension: gammas normalized to sum to one."""
+    _floating(input, "_sample_dirichlet")
+    gammas = _rng(generator).standard_gamma(input._data.astype(np.float64))
+    totals = gammas.sum(-1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        # every gamma can underflow to 0 for tiny concentrations: the mass then goes to the largest concentration
+        sample = np.where(totals > 0, gammas / totals, _one_hot_max(input._data))
+    return _finish(sample.astype(input._data.dtype), False, None)
+
+
+def _one_hot_max(alpha: np.ndarray) -> np.ndarray:
+    return (np.arange(alpha.shape[-1]) == alpha.argmax(-1)[..., None]).astype(np.float64)
+
+
+def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
+    """Implicit reparameterization gradient of a Dirichlet draw through its Beta marginals: for each
+    coordinate, -(dI_x(a, b)/da) / beta_density(x; a, b) with b = total - a held fixed, divided by (1 - x)
+    (the other coordinates shrink in proportion; torch.distributions' Dirichlet backward applies that part)."""
+    from scipy import special
+
+    xs, a, t = np.broadcast_arrays(*(v._data.astype(np.float64) for v in (x, alpha, total)))
+    b = t - a
+    tiny = np.finfo(np.float64).tiny
+    xs = np.clip(xs, tiny, 1 - np.finfo(np.float64).eps)
+    d_cdf = _central_difference(lambda s: special.betainc(s, b, xs), a)
+    log_density = (a - 1) * np.log(xs) + (b - 1) * np.log1p(-xs) - special.betaln(a, b)
+    with np.errstate(over="ignore", invalid="ignore"):
+        grad = -d_cdf * np.exp(-log_density) / (1 - xs)
+    return _finish(grad.astype(x._data.dtype), False, None)
+
+
+def binomial(count: Tensor, prob: Tensor, generator: Generator | None = None) -> Tensor:
+    """Successes in `count` trials of probability `prob` (elementwise, broadcast), in prob's dtype."""
+    _floating(prob, "binomial_cpu")
+    counts, probs = np.broadcast_arrays(count._data, prob._data)
+    if (probs < 0).any() or (probs > 1).any() or np.isnan(probs).any():
+        raise RuntimeError("binomial: probability must be in [0, 1]")
+    sample = _rng(generator).binomial(counts.astype(np.int64), probs.astype(np.float64))
+    return _finish(np.asarray(sample, dtype=prob._data.dtype), False, None)
+
+
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
-FUNCTIONS = {"normal": normal, "bernoulli": bernoulli, "poisson": poisson, "multinomial": multinomial}
+FUNCTIONS = {
+    "normal": normal, "bernoulli": bernoulli, "poisson": poisson, "multinomial": multinomial, "binomial": binomial,
+    "_standard_gamma": _standard_gamma, "_standard_gamma_grad": _standard_gamma_grad,
+    "_sample_dirichlet": _sample_dirichlet, "_dirichlet_grad": _dirichlet_grad,
+}
 METHODS = {"bernoulli": bernoulli, "multinomial": multinomial}  # bernoulli_ and normal_ are the in-place fills'
 INPLACE = ()

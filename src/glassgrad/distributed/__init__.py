@@ -7,6 +7,7 @@ Launch with `mpirun -np N python train.py` (or `glassgrad run --nproc N train.py
 """
 
 from .._missing import module_getattr as _module_getattr
+from .._missing import unimplemented
 from .distributed_c10d import (
     GroupMember,
     ProcessGroup,
@@ -38,5 +39,9 @@ from .distributed_c10d import (
     scatter,
     send,
 )
+
+# imported by transformers' expert parallelism at module level
+all_to_all_single = unimplemented(__name__ + ".all_to_all_single")
+get_process_group_ranks = unimplemented(__name__ + ".get_process_group_ranks")
 
 __getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -6,6 +6,8 @@ Launch with `mpirun -np N python train.py` (or `glassgrad run --nproc N train.py
 `pip install 'glassgrad[distributed]'`.
 """
 
+import os as _os
+
 from .._missing import module_getattr as _module_getattr
 from .._missing import unimplemented
 from .distributed_c10d import (
@@ -39,6 +41,13 @@ from .distributed_c10d import (
     scatter,
     send,
 )
+
+
+
+def is_torchelastic_launched() -> bool:
+    """Whether torchrun (torchelastic) started this process: it sets TORCHELASTIC_RUN_ID."""
+    return _os.getenv("TORCHELASTIC_RUN_ID") is not None
+
 
 # imported by transformers' expert parallelism at module level
 all_to_all_single = unimplemented(__name__ + ".all_to_all_single")

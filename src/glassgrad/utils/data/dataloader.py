@@ -38,6 +38,11 @@ class DataLoader:
         self.prefetch_factor = prefetch_factor
         self.persistent_workers = persistent_workers
         self.generator = generator
+        # accepted and kept (Lightning reads them back to rebuild a loader), though loading stays in this process
+        self.multiprocessing_context = multiprocessing_context
+        self.pin_memory_device = pin_memory_device
+        self.in_order = in_order
+        self._iterator = None  # PyTorch's persistent-workers iterator; Lightning resets it between epochs
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in (None, False):

@@ -41,7 +41,7 @@ scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=3, num_t
 model.train()
 losses = []
 micro = 16 // args.accumulate
-for step in range(args.steps):
+for _ in range(args.steps):
     step_loss = 0.0
     for part in range(args.accumulate):
         rows = slice(part * micro, (part + 1) * micro)

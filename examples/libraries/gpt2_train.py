@@ -35,7 +35,7 @@ optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
 scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=4, num_training_steps=args.steps)
 model.train()
 losses = []
-for step in range(args.steps):
+for _ in range(args.steps):
     out = model(input_ids=tokens, labels=tokens)
     optimizer.zero_grad()
     out.loss.backward()

@@ -43,7 +43,6 @@ from .distributed_c10d import (
 )
 
 
-
 def is_torchelastic_launched() -> bool:
     """Whether torchrun (torchelastic) started this process: it sets TORCHELASTIC_RUN_ID."""
     return _os.getenv("TORCHELASTIC_RUN_ID") is not None

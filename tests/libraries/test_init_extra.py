@@ -39,7 +39,7 @@ def test_dirac_is_the_identity_convolution() -> None:
 def test_sparse_zeroes_the_same_number_of_entries_per_column(sparsity: float) -> None:
     weight = glassgrad.nn.init.sparse_(glassgrad.empty(10, 6), sparsity, std=0.5)
     reference = torch.nn.init.sparse_(torch.empty(10, 6), sparsity, std=0.5)
-    ours, theirs = (w.numpy() == 0).sum(0), (reference.numpy() == 0).sum(0)
+    ours, theirs = (weight.numpy() == 0).sum(0), (reference.numpy() == 0).sum(0)
     np.testing.assert_array_equal(ours, theirs)
     assert (ours == math.ceil(sparsity * 10)).all()
 

@@ -117,6 +117,13 @@ class ProcessContext:
         raise ProcessRaisedException(message, index, process.pid)
 
 
+SpawnContext = ProcessContext  # PyTorch's older name for it
+
+
+def init_reductions() -> None:
+    """PyTorch registers how its tensors pickle into shared memory; glassgrad's pickle as plain arrays."""
+
+
 def start_processes(
     fn: Callable[..., Any],
     args: tuple[Any, ...] = (),

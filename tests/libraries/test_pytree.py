@@ -116,3 +116,28 @@ def test_unflatten_with_the_wrong_number_of_leaves_raises_pytorchs_error() -> No
     with pytest.raises(ValueError) as ours:
         _pytree.tree_unflatten([1], spec)
     assert str(ours.value) == str(theirs.value)
+
+
+def test_key_paths_match_pytorchs() -> None:
+    tree = {"a": [1, (2,)], "b": Point(3, 4)}
+    ours = [(_pytree.keystr(path), leaf) for path, leaf in _pytree.tree_leaves_with_path(tree)]
+    theirs = [(torch_pytree.keystr(path), leaf) for path, leaf in torch_pytree.tree_leaves_with_path(tree)]
+    assert ours == theirs
+    assert _pytree.tree_map_with_path(lambda path, x: _pytree.keystr(path), tree) == torch_pytree.tree_map_with_path(
+        lambda path, x: torch_pytree.keystr(path), tree
+    )
+    path = _pytree.tree_leaves_with_path(tree)[1][0]
+    assert _pytree.key_get(tree, path) == 2
+
+
+def test_spec_builders_and_small_helpers_match_pytorchs() -> None:
+    assert repr(_pytree.treespec_tuple([_pytree.treespec_leaf()] * 2)) == repr(torch_pytree.treespec_tuple([torch_pytree.treespec_leaf()] * 2))
+    assert repr(_pytree.treespec_dict({"a": _pytree.treespec_leaf()})) == repr(torch_pytree.treespec_dict({"a": torch_pytree.treespec_leaf()}))
+    assert _pytree.arg_tree_leaves(1, (2, 3), x=[4]) == torch_pytree.arg_tree_leaves(1, (2, 3), x=[4])
+    assert _pytree.tree_is_leaf(1) and not _pytree.tree_is_leaf((1,))
+    assert list(_pytree.tree_iter([1, (2,)])) == list(torch_pytree.tree_iter([1, (2,)]))
+    assert _pytree.is_namedtuple(Point(1, 2)) and _pytree.is_namedtuple_class(Point) and not _pytree.is_namedtuple((1, 2))
+    seen: list[int] = []
+    assert _pytree.tree_map_only_(int, seen.append, [1, "a", (2,)]) == [1, "a", (2,)]
+    assert seen == [1, 2]
+    assert _pytree.tree_all_only(int, lambda x: x > 0, [1, "a"]) and not _pytree.tree_any_only(str, lambda x: x == "b", [1, "a"])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import OrderedDict, defaultdict, deque, namedtuple
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 PyTree = Any
@@ -132,12 +132,8 @@ register_pytree_node(defaultdict, _defaultdict_flatten, _defaultdict_unflatten)
 register_pytree_node(deque, lambda d: (list(d), d.maxlen), lambda values, maxlen: deque(values, maxlen=maxlen))
 
 
-def _is_namedtuple_instance(tree: Any) -> bool:
-    return isinstance(tree, tuple) and hasattr(type(tree), "_fields")
-
-
 def _get_node_type(tree: Any) -> Any:
-    return namedtuple if _is_namedtuple_instance(tree) else type(tree)
+    return namedtuple if is_namedtuple_instance(tree) else type(tree)
 
 
 def _is_leaf(tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None) -> bool:
@@ -261,7 +257,8 @@ def tree_map(
     return spec.unflatten(map(func, leaves, *(spec.flatten_up_to(rest) for rest in rests)))
 
 
-def _only(type_or_types_or_pred: Any, func: Callable[[Any], Any]) -> Callable[[Any], Any]:
+def map_only(type_or_types_or_pred: Any, /) -> Callable[[Callable[[Any], Any]], Callable[[Any], Any]]:
+    """A decorator: the function applies to values of the given types (or passing the predicate), others pass."""
     if isinstance(type_or_types_or_pred, (type, tuple)):
         types = type_or_types_or_pred
 
@@ -269,14 +266,45 @@ def _only(type_or_types_or_pred: Any, func: Callable[[Any], Any]) -> Callable[[A
             return isinstance(x, types)
     else:
         wanted = type_or_types_or_pred
-    return lambda x: func(x) if wanted(x) else x
+
+    def wrap(func: Callable[[Any], Any]) -> Callable[[Any], Any]:
+        return lambda x: func(x) if wanted(x) else x
+
+    return wrap
 
 
 def tree_map_only(
     type_or_types_or_pred: Any, /, func: Callable[[Any], Any], tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None
 ) -> PyTree:
     """tree_map over the leaves of the given types (or passing the predicate); other leaves stay as they are."""
-    return tree_map(_only(type_or_types_or_pred, func), tree, is_leaf=is_leaf)
+    return tree_map(map_only(type_or_types_or_pred)(func), tree, is_leaf=is_leaf)
+
+
+def tree_map_(func: Callable[..., Any], tree: PyTree, *rests: PyTree, is_leaf: Callable[[PyTree], bool] | None = None) -> PyTree:
+    """func over the leaves for its effects; the tree itself is returned."""
+    leaves, spec = tree_flatten(tree, is_leaf)
+    for _ in map(func, leaves, *(spec.flatten_up_to(rest) for rest in rests)):
+        pass
+    return tree
+
+
+def tree_map_only_(
+    type_or_types_or_pred: Any, /, func: Callable[[Any], Any], tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None
+) -> PyTree:
+    return tree_map_(map_only(type_or_types_or_pred)(func), tree, is_leaf=is_leaf)
+
+
+def tree_iter(tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None) -> Iterator[Any]:
+    return iter(tree_leaves(tree, is_leaf))
+
+
+def tree_is_leaf(tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None) -> bool:
+    return _is_leaf(tree, is_leaf)
+
+
+def arg_tree_leaves(*args: PyTree, **kwargs: PyTree) -> list[Any]:
+    """The leaves of the positional arguments, then of the keyword arguments' values."""
+    return tree_leaves(args) + tree_leaves(list(kwargs.values()))
 
 
 def tree_all(pred: Callable[[Any], bool], tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None) -> bool:
@@ -285,6 +313,80 @@ def tree_all(pred: Callable[[Any], bool], tree: PyTree, is_leaf: Callable[[PyTre
 
 def tree_any(pred: Callable[[Any], bool], tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None) -> bool:
     return any(map(pred, tree_leaves(tree, is_leaf)))
+
+
+def tree_all_only(type_or_types: Any, /, pred: Callable[[Any], bool], tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None) -> bool:
+    return all(pred(x) for x in tree_leaves(tree, is_leaf) if isinstance(x, type_or_types))
+
+
+def tree_any_only(type_or_types: Any, /, pred: Callable[[Any], bool], tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None) -> bool:
+    return any(pred(x) for x in tree_leaves(tree, is_leaf) if isinstance(x, type_or_types))
+
+
+def tree_flatten_with_path(
+    tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None
+) -> tuple[list[tuple[tuple[KeyEntry, ...], Any]], TreeSpec]:
+    """Each leaf with its key path (the keys from the root down to it), and the structure."""
+    return list(_with_paths(tree, (), is_leaf)), tree_structure(tree, is_leaf)
+
+
+def _with_paths(tree: PyTree, path: tuple[KeyEntry, ...], is_leaf: Callable[[PyTree], bool] | None) -> Iterator[tuple[tuple[KeyEntry, ...], Any]]:
+    if _is_leaf(tree, is_leaf):
+        yield path, tree
+        return
+    node = SUPPORTED_NODES[_get_node_type(tree)]
+    if node.flatten_with_keys_fn is None:
+        raise ValueError(f"Did not find a flatten_with_keys_fn for type: {node.type}. Please pass a flatten_with_keys_fn argument to register_pytree_node.")
+    for key, child in node.flatten_with_keys_fn(tree)[0]:
+        yield from _with_paths(child, (*path, key), is_leaf)
+
+
+def tree_leaves_with_path(tree: PyTree, is_leaf: Callable[[PyTree], bool] | None = None) -> list[tuple[tuple[KeyEntry, ...], Any]]:
+    return tree_flatten_with_path(tree, is_leaf)[0]
+
+
+def tree_map_with_path(
+    func: Callable[..., Any], tree: PyTree, *rests: PyTree, is_leaf: Callable[[PyTree], bool] | None = None
+) -> PyTree:
+    """func(path, leaf, *matching) over the leaves, in tree's structure."""
+    paths_and_leaves, spec = tree_flatten_with_path(tree, is_leaf)
+    paths, leaves = zip(*paths_and_leaves, strict=True) if paths_and_leaves else ((), ())
+    return spec.unflatten(map(func, paths, leaves, *(spec.flatten_up_to(rest) for rest in rests)))
+
+
+def keystr(kp: tuple[KeyEntry, ...]) -> str:
+    return "".join(str(key) for key in kp)
+
+
+def key_get(obj: Any, kp: tuple[KeyEntry, ...]) -> Any:
+    for key in kp:
+        obj = key.get(obj)
+    return obj
+
+
+def treespec_leaf() -> LeafSpec:
+    return LeafSpec()
+
+
+def treespec_tuple(iterable: Iterable[TreeSpec] = (), /) -> TreeSpec:
+    return TreeSpec(tuple, None, list(iterable))
+
+
+def treespec_dict(mapping: Any = (), /, **kwargs: TreeSpec) -> TreeSpec:
+    entries = dict(mapping, **kwargs)
+    return TreeSpec(dict, list(entries), list(entries.values()))
+
+
+def is_namedtuple(obj: Any) -> bool:
+    return is_namedtuple_class(obj if isinstance(obj, type) else type(obj))
+
+
+def is_namedtuple_class(cls: type) -> bool:
+    return isinstance(cls, type) and issubclass(cls, tuple) and isinstance(getattr(cls, "_fields", None), tuple)
+
+
+def is_namedtuple_instance(obj: Any) -> bool:
+    return is_namedtuple_class(type(obj))
 
 
 def treespec_pprint(treespec: TreeSpec) -> str:

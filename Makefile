@@ -119,6 +119,11 @@ bench-torch-glass: $(BENCH_VENV)/.installed
 bench-forward-hessian: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/forward_hessian.py
 
+# transformers and Lightning scripts (examples/libraries) on glassgrad and PyTorch; needs the test extra's libraries
+.PHONY: bench-libraries
+bench-libraries: $(VENV)/.installed-test
+	$(BIN)/python bench/libraries.py
+
 .PHONY: bench-ddp
 bench-ddp: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/ddp_scaling.py

@@ -5,12 +5,13 @@ torch.compile, see glassgrad.jit); `disable`, `allow_in_graph`, `assume_constant
 `nested_compile_region` return the function itself; `set_stance` is a context manager and decorator that
 changes nothing; `reset` and `cudagraph_mark_step_begin` do nothing. `is_compiling`, `is_dynamo_compiling` and
 `is_exporting` answer False, which is true here: code guarded by them takes its eager branch, as under PyTorch
-outside torch.compile.
+outside torch.compile. `wrap_numpy` runs its NumPy function on the tensors' arrays, as PyTorch does eagerly.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -59,6 +60,22 @@ def allow_in_graph(fn: F) -> F:
 
 def assume_constant_result(fn: F) -> F:
     return fn
+
+
+def wrap_numpy(fn: F) -> F:
+    """fn written over NumPy arrays, called with tensors: tensors in become arrays, arrays out become tensors
+    (PyTorch does this when compiling, and calls fn eagerly so otherwise)."""
+    import numpy as np
+
+    from .tensor import Tensor
+    from .utils._pytree import tree_map_only
+
+    @functools.wraps(fn)
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        args, kwargs = tree_map_only(Tensor, lambda t: t.numpy(), (args, kwargs))
+        return tree_map_only(np.ndarray, Tensor._wrap, fn(*args, **kwargs))
+
+    return wrapped  # type: ignore[return-value]
 
 
 class _Inert(contextlib.ContextDecorator):

@@ -57,3 +57,15 @@ def test_an_optimized_module_cannot_be_made_here() -> None:
 def test_a_missing_compiler_name_says_so() -> None:
     with pytest.raises(AttributeError, match=r"glassgrad does not implement torch\.compiler\.load_cache_artifacts"):
         glassgrad.compiler.load_cache_artifacts  # noqa: B018
+
+
+def test_wrap_numpy_calls_a_numpy_function_with_tensors_as_pytorch_does() -> None:
+    import numpy as np
+
+    def shifted_sine(x, y):
+        return np.sin(x) + y
+
+    ours = glassgrad.compiler.wrap_numpy(shifted_sine)(glassgrad.tensor([1.0, 2.0]), y=glassgrad.tensor([3.0, 4.0]))
+    theirs = torch.compiler.wrap_numpy(shifted_sine)(torch.tensor([1.0, 2.0]), y=torch.tensor([3.0, 4.0]))
+    assert isinstance(ours, glassgrad.Tensor)
+    np.testing.assert_allclose(ours.numpy(), theirs.numpy())

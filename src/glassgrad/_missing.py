@@ -55,3 +55,11 @@ def unimplemented(qualified: str) -> type:
 
     module, _, name = qualified.rpartition(".")
     return type(name, (), {"__new__": __new__, "__module__": module, "__doc__": f"Not implemented: {torch_name(qualified)}."})
+
+
+def no_mode_dispatch(qualified: str) -> NotImplementedInGlassgrad:
+    """The error for entering a PyTorch mode (TorchFunctionMode, FlopCounterMode): glassgrad's ops do not
+    dispatch to modes, so one would see nothing."""
+    return NotImplementedInGlassgrad(
+        f"glassgrad does not implement {torch_name(qualified)} yet: its ops do not dispatch to modes (entered at {used_at()})"
+    )

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._missing import NotImplementedInGlassgrad, used_at
 from ._missing import module_getattr as _module_getattr
+from ._missing import no_mode_dispatch
 
 
 class TorchFunctionMode:
@@ -21,10 +21,7 @@ class TorchFunctionMode:
         raise NotImplementedError
 
     def __enter__(self) -> TorchFunctionMode:
-        raise NotImplementedInGlassgrad(
-            f"glassgrad does not implement torch.overrides.TorchFunctionMode yet: its ops do not dispatch to modes "
-            f"(entered at {used_at()})"
-        )
+        raise no_mode_dispatch(__name__ + ".TorchFunctionMode")
 
     def __exit__(self, *exc_info: object) -> None:
         return None

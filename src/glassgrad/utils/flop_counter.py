@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .._missing import NotImplementedInGlassgrad, used_at
 from .._missing import module_getattr as _module_getattr
+from .._missing import no_mode_dispatch
 
 
 class FlopCounterMode:
@@ -23,10 +23,7 @@ class FlopCounterMode:
         return {}
 
     def __enter__(self) -> FlopCounterMode:
-        raise NotImplementedInGlassgrad(
-            f"glassgrad does not implement torch.utils.flop_counter.FlopCounterMode counting yet: its ops do not "
-            f"dispatch to modes (entered at {used_at()})"
-        )
+        raise no_mode_dispatch(__name__ + ".FlopCounterMode")
 
     def __exit__(self, *exc_info: object) -> None:
         return None

@@ -7,6 +7,7 @@ gradient accumulation, AdamW and a warmup schedule. Runs on PyTorch, or unchange
 
 import argparse
 import json
+import time
 
 import torch
 from transformers import BertConfig, BertForSequenceClassification, get_linear_schedule_with_warmup
@@ -40,6 +41,7 @@ optimizer = torch.optim.AdamW(model.parameters(), lr=2e-3)
 scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=3, num_training_steps=args.steps)
 model.train()
 losses = []
+start = time.perf_counter()
 micro = 16 // args.accumulate
 for _ in range(args.steps):
     step_loss = 0.0
@@ -52,7 +54,8 @@ for _ in range(args.steps):
     scheduler.step()
     optimizer.zero_grad()
     losses.append(step_loss)
+train_seconds = time.perf_counter() - start
 print("losses", [round(x, 4) for x in losses])
 if args.losses:
     with open(args.losses, "w") as f:
-        json.dump({"losses": losses}, f)
+        json.dump({"train_seconds": train_seconds, "losses": losses}, f)

@@ -6,6 +6,7 @@ then asked to generate. Runs on PyTorch, or unchanged on glassgrad with `glassgr
 
 import argparse
 import json
+import time
 
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel, get_linear_schedule_with_warmup
@@ -35,6 +36,7 @@ optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=0.01)
 scheduler = get_linear_schedule_with_warmup(optimizer, num_warmup_steps=4, num_training_steps=args.steps)
 model.train()
 losses = []
+start = time.perf_counter()
 for _ in range(args.steps):
     out = model(input_ids=tokens, labels=tokens)
     optimizer.zero_grad()
@@ -43,6 +45,7 @@ for _ in range(args.steps):
     optimizer.step()
     scheduler.step()
     losses.append(out.loss.item())
+train_seconds = time.perf_counter() - start
 print("losses", [round(x, 4) for x in losses])
 
 model.eval()
@@ -50,4 +53,4 @@ generated = model.generate(tokens[:1, :4], max_new_tokens=8, do_sample=False, pa
 print("generated", generated.tolist())
 if args.losses:
     with open(args.losses, "w") as f:
-        json.dump({"losses": losses, "generated": generated.tolist()}, f)
+        json.dump({"train_seconds": train_seconds, "losses": losses, "generated": generated.tolist()}, f)

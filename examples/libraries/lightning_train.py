@@ -6,6 +6,7 @@ unchanged on glassgrad with `glassgrad run`.
 
 import argparse
 import json
+import time
 
 import lightning as L
 import torch
@@ -54,8 +55,10 @@ loader = DataLoader(TensorDataset(x, y), batch_size=16)  # no shuffling: the sam
 trainer = L.Trainer(
     accelerator="cpu", max_steps=args.steps, logger=False, enable_checkpointing=False, enable_progress_bar=False
 )
+start = time.perf_counter()
 trainer.fit(model, loader)
+train_seconds = time.perf_counter() - start
 print("losses", [round(v, 5) for v in model.losses])
 if args.losses:
     with open(args.losses, "w") as f:
-        json.dump({"losses": model.losses}, f)
+        json.dump({"train_seconds": train_seconds, "losses": model.losses}, f)

@@ -27,11 +27,20 @@ def mpiexec(ranks: int, *command: str, env: dict[str, str] | None = None, timeou
 
 
 @pytest.mark.parametrize("ranks", [2, 3])
-@pytest.mark.parametrize("worker", ["collectives", "ddp"])
+@pytest.mark.parametrize("worker", ["collectives", "ddp", "objects"])
 def test_worker(worker: str, ranks: int) -> None:
     result = mpiexec(ranks, sys.executable, str(WORKERS / f"{worker}.py"))
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count(f"of {ranks}:") == ranks
+
+
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_a_torch_evaluation_gathering_objects_runs_unchanged(ranks: int) -> None:
+    program = str(WORKERS / "torch_eval_objects.py")
+    result = mpiexec(ranks, sys.executable, "-m", "glassgrad", "run", program, env={"BACKEND": "mpi"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    accuracies = {line.rpartition(" ")[2] for line in result.stdout.splitlines() if f"of {ranks}: accuracy" in line}
+    assert result.stdout.count(f"of {ranks}: accuracy") == ranks and len(accuracies) == 1, result.stdout
 
 
 def test_a_mismatched_collective_is_reported_on_every_rank() -> None:

@@ -66,7 +66,7 @@ def test_dataloader_iterators_are_classes_lightning_can_test() -> None:
     assert loader.multiprocessing_context is None and loader._iterator is None
 
 
-def test_record_function_labels_nothing_without_a_profiler() -> None:
+def test_record_function_outside_a_profiler_runs_the_code_as_written() -> None:
     from glassgrad.autograd.profiler import record_function
 
     with record_function("step"):
@@ -101,7 +101,6 @@ def test_distributed_constants_and_torchelastic(monkeypatch: pytest.MonkeyPatch)
         ("glassgrad.nn.utils.prune", "l1_unstructured"),
         ("glassgrad.optim.swa_utils", "AveragedModel"),
         ("glassgrad.fx", "GraphModule"),
-        ("glassgrad.profiler", "profile"),
     ],
 )
 def test_names_made_only_for_imports_raise_when_used(module: str, name: str) -> None:

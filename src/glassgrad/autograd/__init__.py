@@ -14,7 +14,7 @@ from typing import Any
 
 from .._missing import module_getattr as _module_getattr
 from ..tensor import Tensor
-from . import forward_ad, functional, graph
+from . import forward_ad, functional, graph, profiler, profiler_util
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable
@@ -32,6 +32,7 @@ from .grad_mode import (
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph_hooks import queue_callback, register_multi_grad_hook
+from .profiler import _profiler_enabled, kineto_available
 
 # torch.autograd.graph's names that need the engine, which graph.py sits below
 graph.register_multi_grad_hook = register_multi_grad_hook  # type: ignore[attr-defined]
@@ -69,7 +70,7 @@ class Variable(metaclass=_VariableMeta):
 __all__ = [
     "Function", "FunctionCtx", "GradcheckError", "InplaceFunction", "NestedIOFunction", "Variable", "backward",
     "detect_anomaly", "enable_grad", "enforce_grad_layout_policy", "forward_ad", "functional", "grad", "gradcheck", "gradgradcheck",
-    "graph", "inference_mode", "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled",
+    "graph", "inference_mode", "profiler", "profiler_util", "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled",
     "is_multithreading_enabled", "is_view_replay_enabled", "no_grad", "once_differentiable", "set_detect_anomaly",
     "set_grad_enabled", "set_multithreading_enabled",
 ]

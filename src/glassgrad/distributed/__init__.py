@@ -17,11 +17,14 @@ from .distributed_c10d import (
     Work,
     all_gather,
     all_gather_into_tensor,
+    all_gather_object,
     all_reduce,
     barrier,
     broadcast,
+    broadcast_object_list,
     destroy_process_group,
     gather,
+    gather_object,
     get_backend,
     get_rank,
     get_world_size,
@@ -39,6 +42,7 @@ from .distributed_c10d import (
     reduce,
     reduce_scatter_tensor,
     scatter,
+    scatter_object_list,
     send,
 )
 

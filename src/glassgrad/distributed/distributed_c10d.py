@@ -242,7 +242,8 @@ def get_backend(group: ProcessGroup | None = None) -> str:
 
 # -- collectives ---------------------------------------------------------------------------------------------
 _CODES = {"all_reduce": 1, "broadcast": 2, "all_gather": 3, "all_gather_into_tensor": 4, "reduce_scatter_tensor": 5,
-          "gather": 6, "scatter": 7, "reduce": 8, "barrier": 9}
+          "gather": 6, "scatter": 7, "reduce": 8, "barrier": 9, "all_gather_object": 10, "broadcast_object_list": 11,
+          "gather_object": 12, "scatter_object_list": 13}
 
 
 def _check_same(pg: ProcessGroup, name: str, tensor: Tensor | None, op: ReduceOp.RedOpType | None = None) -> None:
@@ -395,6 +396,78 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
     parts = np.stack([np.ascontiguousarray(t._data) for t in scatter_list]) if mine and scatter_list is not None else None
     buffer = _buffer(tensor)
     return _run(pg, "scatter", [pg.comm.Iscatter(parts, buffer, root=src)], _written(tensor, buffer), async_op)
+
+
+# -- object collectives: any picklable Python object, moved by mpi4py's pickling collectives ----------------------
+def _root(pg: ProcessGroup, rank: int | None, group_rank: int | None) -> int:
+    """The root's rank in `pg`: `group_rank` as it is, or the global `rank` (src/dst) translated; global rank 0
+    when neither is given."""
+    if rank is not None and group_rank is not None:
+        raise ValueError("Can't specify both group_rank and global_rank")
+    if group_rank is not None:
+        return group_rank
+    rank = 0 if rank is None else rank
+    if _world is None or pg.comm is _world.comm:
+        return rank
+    mpi = _mpi()
+    (translated,) = mpi.Group.Translate_ranks(_world.comm.Get_group(), [rank], pg.comm.Get_group())
+    if translated == mpi.UNDEFINED:
+        raise ValueError(f"Global rank {rank} is not part of group {pg}")
+    return int(translated)
+
+
+def all_gather_object(object_list: list[Any], obj: Any, group: ProcessGroup | None = None) -> None:
+    """Every rank's `obj`, into `object_list` (one slot per rank) on every rank."""
+    pg = _group(group)
+    _check_same(pg, "all_gather_object", None)
+    for rank, gathered in enumerate(pg.comm.allgather(obj)):
+        object_list[rank] = gathered
+
+
+def broadcast_object_list(
+    object_list: list[Any], src: int | None = None, group: ProcessGroup | None = None, device: Any = None,
+    group_src: int | None = None,
+) -> None:
+    """The root's `object_list`, copied into the same-length `object_list` of every rank."""
+    pg = _group(group)
+    root = _root(pg, src, group_src)
+    _check_same(pg, "broadcast_object_list", None)
+    sent = pg.comm.bcast(list(object_list) if pg.rank() == root else None, root=root)
+    object_list[:] = sent[: len(object_list)]
+
+
+def gather_object(
+    obj: Any, object_gather_list: list[Any] | None = None, dst: int | None = None, group: ProcessGroup | None = None,
+    group_dst: int | None = None,
+) -> None:
+    """Every rank's `obj`, into the destination's `object_gather_list` (one slot per rank); the others pass None."""
+    pg = _group(group)
+    root = _root(pg, dst, group_dst)
+    if pg.rank() == root and not object_gather_list:
+        raise ValueError("Argument ``gather_list`` must be specified on destination rank.")
+    if pg.rank() != root and object_gather_list:
+        raise ValueError("Argument ``gather_list`` must NOT be specified on non-destination ranks.")
+    _check_same(pg, "gather_object", None)
+    gathered = pg.comm.gather(obj, root=root)
+    if object_gather_list is not None:
+        for rank, value in enumerate(gathered):
+            object_gather_list[rank] = value
+
+
+def scatter_object_list(
+    scatter_object_output_list: list[Any], scatter_object_input_list: list[Any] | None = None, src: int | None = None,
+    group: ProcessGroup | None = None, group_src: int | None = None,
+) -> None:
+    """The root's `scatter_object_input_list[r]` into `scatter_object_output_list[0]` of each rank r."""
+    pg = _group(group)
+    root = _root(pg, src, group_src)
+    if not isinstance(scatter_object_output_list, list) or len(scatter_object_output_list) < 1:
+        raise ValueError("Expected argument scatter_object_output_list to be a list of size at least 1.")
+    _check_same(pg, "scatter_object_list", None)
+    sent = list(scatter_object_input_list) if pg.rank() == root and scatter_object_input_list is not None else None
+    if pg.rank() == root and (sent is None or len(sent) != pg.size()):
+        raise ValueError(f"scatter_object_list: the source rank needs a scatter_object_input_list of {pg.size()} objects")
+    scatter_object_output_list[0] = pg.comm.scatter(sent, root=root)
 
 
 def barrier(group: ProcessGroup | None = None, async_op: bool = False, device_ids: Any = None) -> Work | None:

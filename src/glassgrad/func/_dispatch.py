@@ -31,6 +31,7 @@ from typing import Any
 
 from .. import ops
 from ..ops import creation
+from ..ops.call_sites import OPS, op_of, restore, stand_for, swap
 from ..tensor import Tensor
 from . import _combining_rules, _layer_rules, _rules  # noqa: F401  (the first two register into _rules.RULES)
 from ._batched import LEVELS, BatchedTensor, VmapLevel, levels_of, select
@@ -185,32 +186,16 @@ def _stack(name: str, results: list[Any], level: int) -> Any:
     return tree_unflatten(stacked, spec)
 
 
-def _ops() -> dict[Callable[..., Any], Op]:
-    """Every op, by its function, named by its first public name."""
-    by_fn: dict[Callable[..., Any], Op] = {}
-    entries = [(f"{space}.{name}", fn) for space, functions in ops.NAMESPACES.items() for name, fn in functions.items()]
-    entries += [(f"Tensor.{name}", fn) for name, fn in {**ops.METHODS, **ops.INPLACE_METHODS, **ops.OPERATORS}.items()]
-    entries += [(f"Tensor.{name}", fn) for name, fn in ops.PROPERTIES.items()]
-    entries += [(f"Tensor.{name}", vars(Tensor)[name].fget) for name in ("T", "mT")]
-    for name, fn in entries:
-        if fn not in by_fn:
-            by_fn[fn] = Op(name, fn)
-    return by_fn
-
-
 def _as_function(op: Op) -> Callable[..., Any]:
     # A plain function, so that it binds as a method where the op is one (an Op instance is not a descriptor).
     def dispatch(*args: Any, **kwargs: Any) -> Any:
         return op.run(args, kwargs, len(LEVELS) + 1)
 
-    dispatch.__name__ = dispatch.__qualname__ = op.fn.__name__
-    return dispatch
+    return stand_for(dispatch, op.fn)
 
 
-_DISPATCHER = {fn: _as_function(op) for fn, op in _ops().items()}
+_DISPATCHER = {fn: _as_function(Op(name, fn)) for fn, name in OPS.items()}
 _STACK = _DISPATCHER[ops.FUNCTIONS["stack"]]
-# The types ops have: Python functions, and Cython's functions where the compiled core defines them.
-_OP_TYPES = frozenset(type(fn) for fn in _DISPATCHER)
 
 
 def dispatching(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -218,72 +203,21 @@ def dispatching(func: Callable[..., Any]) -> Callable[..., Any]:
     also inside a functools.partial."""
     if isinstance(func, functools.partial):
         return functools.partial(dispatching(func.func), *func.args, **func.keywords)
-    return _DISPATCHER.get(func, func) if type(func) in _OP_TYPES else func
-
-
-def _dispatcher_for(value: Any) -> Any:
-    if type(value) in _OP_TYPES:
-        return _DISPATCHER.get(value)
-    if type(value) is property and value.fget in _DISPATCHER:
-        return property(_DISPATCHER[value.fget])
-    return None
-
-
-Swap = tuple[Any, dict[str, Any], dict[str, Any]]  # (owner, its originals by name, its dispatchers by name)
-
-
-def _call_sites() -> list[Swap]:
-    """Every place in glassgrad that holds an op: the public namespaces, Tensor's methods and operators, and the
-    module globals and class attributes through which glassgrad's own code calls ops (an activation module's
-    function, autograd.functional's stack), so that a batched value reaching them is batched too."""
-    swaps = []
-    modules = [m for name, m in list(sys.modules.items()) if name == "glassgrad" or name.startswith("glassgrad.")]
-    for module in modules:
-        classes = [c for c in vars(module).values() if isinstance(c, type) and c.__module__ == module.__name__]
-        for owner in (module, *classes):
-            originals, dispatchers = {}, {}
-            for name, value in list(vars(owner).items()):
-                dispatcher = _dispatcher_for(value)
-                if dispatcher is not None:
-                    originals[name], dispatchers[name] = value, dispatcher
-            if originals:
-                swaps.append((owner, originals, dispatchers))
-    return swaps
-
-
-def _install(owner: Any, functions: dict[str, Any]) -> None:
-    if isinstance(owner, type):
-        for name, fn in functions.items():
-            setattr(owner, name, fn)
-    else:
-        vars(owner).update(functions)  # a module: one dict update
-
-
-_sites: tuple[int, list[Swap]] = (0, [])  # (how many glassgrad modules were scanned, what was found)
-
-
-def _current_sites() -> list[Swap]:
-    """The call sites, scanned again only when glassgrad has imported another module since."""
-    global _sites
-    count = sum(1 for name in list(sys.modules) if name.startswith("glassgrad"))
-    if _sites[0] != count:
-        _sites = (count, _call_sites())
-    return _sites[1]
+    op = op_of(func) if type(func) is not property else None
+    return _DISPATCHER[op] if op is not None else func
 
 
 @contextmanager
 def vmap_level(batch_size: int, randomness: str) -> Iterator[int]:
     """A new vmap level for the duration; the outermost installs the dispatchers and removes them afterwards."""
-    sites = _current_sites() if not LEVELS else []
-    for owner, _, dispatchers in sites:
-        _install(owner, dispatchers)
+    # Inside a profiler the dispatchers replace its wrappers for the duration: batched ops are not timed
+    saved = swap(lambda current, op: _DISPATCHER[op]) if not LEVELS else []
     LEVELS.append(VmapLevel(len(LEVELS) + 1, batch_size, randomness))
     try:
         yield len(LEVELS)
     finally:
         LEVELS.pop()
-        for owner, originals, _ in sites:
-            _install(owner, originals)
+        restore(saved)
 
 
 __all__ = ["VmapLoopWarning", "dispatching", "vmap_level"]

@@ -1,0 +1,192 @@
+"""The corpus of real reports: the cases, how the glass's answer on each is judged, and the misses known today.
+
+Every file in corpus/ is one small `import torch` program written from one public report (a forum thread, a Stack
+Overflow question, a GitHub issue) of a graph-lifetime error, a leak, or a correct program its author worried
+about. Its docstring names the source (`Source:` and `Title:`), the pattern, the line at fault and the fix the
+thread settled on; its `EXPECTED` dict says the same for the machine:
+
+- `kind`: "error" (the program raises), "leak" (it runs, and graphs pile up or are kept for nothing) or
+  "correct" (it runs, and nothing is wrong);
+- `error`: the beginning of PyTorch's first sentence of the error, for kind "error";
+- `fix`: the fix category (a key of FIX_WORDS), for kinds "error" and "leak".
+
+The lines the glass should name end in `# <- culprit`.
+
+A verdict is reached per engine, from everything the glass said (the error's message with its explanation, then
+every warning). It is "right" when:
+
+- error: the program raised the expected error; every culprit line appears as `file.py:line`; the fix category's
+  words appear;
+- leak: the program ran to the end; the glass warned; every culprit line appears; the fix category's words appear;
+- correct: the program ran to the end and the glass said nothing at all.
+
+Anything else is a miss, for one of the reasons `judge` returns. The misses known today are listed in KNOWN_MISSES
+with the cause; the test fails when a case that is right goes wrong, and also when a known miss becomes right (so
+that it leaves the list: the count can only go down). docs/corpus.md is this data as a table
+(tools/corpus_table.py writes it).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+CULPRIT = "# <- culprit"
+ENGINES = ("glassgrad", "torch")
+KINDS = ("error", "leak", "correct")
+
+# What a fix must say, by category (a regular expression, case-insensitive, matched against everything said).
+FIX_WORDS = {
+    "detach-carried-state": r"detach\(\)",
+    "detach-input": r"detach\(\)",
+    "recompute-in-loop": r"recompute it|inside the loop|into the loop|in each iteration",
+    "combine-or-retain": r"backward once|retain_graph=True",
+    "order-step-after-backward": r"step\(\) after the last backward|recompute the forward",
+    "out-of-place": r"out-of-place|x = x \+|clone\(\)|inplace=False",
+    "stack-not-tensor": r"torch\.stack|torch\.cat",
+    "grad-mode-on": r"no_grad|inference_mode|enable_grad",
+    "requires-grad": r"requires_grad",
+    "reduce-to-scalar": r"\.sum\(\)|\.mean\(\)",
+    "item-at-accumulation": r"\.item\(\)|\.detach\(\)",
+    "no-grad-eval": r"no_grad",
+    "remove-retain-graph": r"(drop|remove) retain_graph",
+    "autograd-grad": r"autograd\.grad",
+}
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    path: Path
+    source: str
+    title: str
+    pattern: str
+    kind: str
+    error: str | None
+    fix: str | None
+    culprits: tuple[int, ...]
+
+
+def _field(doc: str, key: str) -> str:
+    found = re.search(rf"^{key}: (.+)$", doc, re.MULTILINE)
+    if found is None:
+        raise ValueError(f"no '{key}:' line in the docstring")
+    return found.group(1).strip()
+
+
+def load(path: Path) -> Case:
+    text = path.read_text(encoding="utf-8")
+    tree = ast.parse(text)
+    doc = ast.get_docstring(tree) or ""
+    [expected] = [
+        ast.literal_eval(node.value)
+        for node in tree.body
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["EXPECTED"]
+    ]
+    culprits = tuple(n for n, line in enumerate(text.splitlines(), start=1) if line.rstrip().endswith(CULPRIT))
+    return Case(
+        path.stem, path, _field(doc, "Source"), _field(doc, "Title"), _field(doc, "Pattern"),
+        expected["kind"], expected.get("error"), expected.get("fix"), culprits,
+    )
+
+
+@cache
+def cases() -> tuple[Case, ...]:
+    return tuple(load(path) for path in sorted(CORPUS.glob("*.py")))
+
+
+@cache
+def report(name: str, engine: str) -> dict[str, Any]:
+    """The doctor's JSON report of one case on one engine (run in this process, once)."""
+    from glassgrad import doctor
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the programs' own warnings (PyTorch's) are not the glass's
+        return doctor.diagnose(str(CORPUS / f"{name}.py"), [], engine).to_json()
+
+
+def said(report: dict[str, Any]) -> str:
+    return "\n".join([(report["error"] or {}).get("message", ""), *(w["message"] for w in report["warnings"])])
+
+
+def named_lines(text: str, path: Path) -> set[int]:
+    return {int(line) for line in re.findall(rf"{re.escape(path.name)}:(\d+)", text)}
+
+
+def ending(report: dict[str, Any]) -> str:
+    """How the program ended: 'ran to the end', or the error's type and first line."""
+    error = report["error"]
+    return "ran to the end" if error is None else f"{error['type']}: {error['message'].splitlines()[0]}"
+
+
+def behaved(case: Case, report: dict[str, Any]) -> bool:
+    error = report["error"]
+    if case.kind != "error":
+        return error is None
+    return error is not None and error["message"].startswith(case.error or "")
+
+
+def judge(case: Case, report: dict[str, Any]) -> str | None:
+    """None when the glass was right on this case, else why not (one of a few short reasons)."""
+    if not behaved(case, report):
+        return f"the program did not behave as expected ({ending(report)})"
+    text = said(report)
+    if case.kind == "correct":
+        return "false alarm" if text.strip() else None
+    if case.kind == "leak" and not report["warnings"]:
+        return "silent"
+    missing = [line for line in case.culprits if line not in named_lines(text, case.path)]
+    if missing:
+        return f"does not name line {', '.join(map(str, missing))}"
+    if not re.search(FIX_WORDS[case.fix or ""], text, re.IGNORECASE):
+        return f"does not give the fix ({case.fix})"
+    return None
+
+
+# The misses of today: case -> the cause (the words before the first colon group them in docs/corpus.md).
+# Only ever shorten these lists; a case leaves a list by becoming right on that engine.
+_GRAPH_CUT = "element 0 not traced to the cut: "
+_ON_BOTH_ENGINES = {
+    "backward_in_validation_under_no_grad": _GRAPH_CUT + "names no line; the loss was made inside the `with torch.no_grad():` of the validation step",
+    "example_logits_without_requires_grad": _GRAPH_CUT + "names no line; the logits were created by torch.rand without requires_grad",
+    "finetune_inside_inference_mode": _GRAPH_CUT + "names no line; the function is decorated with @torch.inference_mode()",
+    "jacobian_penalty_in_no_grad_validation": _GRAPH_CUT + "names no line; autograd.grad runs inside the validation's no_grad block",
+    "losses_collected_with_torch_tensor": _GRAPH_CUT + "names no line; torch.tensor([...]) over the stage losses made a leaf",
+    "maml_query_loss_only_under_no_grad": _GRAPH_CUT + "names no line; the only query loss was computed in a no_grad block",
+    "reentrant_checkpoint_input_without_grad": _GRAPH_CUT + "names no line; checkpoint(use_reentrant=True) got no input requiring grad",
+    "tensor_built_from_grad_scalars": _GRAPH_CUT + "names no line; torch.tensor([cosa, cosb]) copied values into a new leaf (torch.stack keeps the graph)",
+    "zero_loss_when_no_positive_samples": _GRAPH_CUT + "names no line; the loss is a sum of torch.tensor(0.0) constants",
+    "maml_adaptation_steps_memory": "false alarm on meta-learning: growth warnings on a correct MAML loop (the adapted parameters' graph lives until the outer backward, one task at a time)",
+    "maml_k_adaptation_steps_second_order": "false alarm on meta-learning: growth warnings on a correct second-order MAML loop, blaming the evaluation loss and the inner autograd.grad",
+    "maml_second_order_per_task_batch": "false alarm on meta-learning: growth warnings on a correct MAML loop with the meta-gradient taken per task",
+    "validation_metrics_without_no_grad": "silent on graphs never backwarded: no backward runs, so no watch looks; the summed validation metric keeps every batch's graph",
+    "validation_step_losses_recorded": "silent on graphs never backwarded: no backward runs, so no watch looks; the validation losses kept in a list hold their graphs",
+    "federated_test_losses_summed_with_numpy": "silent on graphs never backwarded: the users' test losses carry graphs into np.sum, and no backward runs",
+    "dqn_cost_history_plotted": "holder's append not named: finds list `cost_his` on the agent, not the `self.cost_his.append(loss)` that fills it",
+    "loss_history_plotted_with_numpy": "holder's append not named: finds list `losses` (made in one assignment with grad_norms), not `losses.append(loss)`",
+    "gradient_penalty_backward_create_graph": "silent on backward(create_graph=True): the penalty's gradient graph through merged.grad draws no warning",
+    "step_outputs_with_loss_kept_for_epoch": "holder's append not named: the loss sits in a dict appended to a list; the warning names the loss's line and gives the generic text",
+    "trainer_keeps_metric_dicts": "holder's append not named: the losses sit in a dict appended to a list; the warning names the loss's line and gives the generic text",
+    "backward_create_graph_on_parameters": "wrong line: blames `penalty` (rebound every step); the growing graph is in w.grad, filled by backward(create_graph=True)",
+    "leaky_relu_then_dropout_in_place": "wrong line: names the model call; the value was overwritten by the Dropout(inplace=True) inside it",
+    "forward_pass_outside_the_loop": "wrong fix: says add the losses or retain_graph=True; the loss was computed once before the loop and must be recomputed inside it",
+    "lstm_state_retain_graph_then_step": "wrong fix: says call optimizer.step() after the last backward; the stale graph is the previous batch's, carried by (h0, c0), which must be detached",
+    "gan_discriminator_step_without_detach": "wrong fix: says detach() `fake` where the iteration starts (the generator would stop learning); the detach belongs in the discriminator's loss",
+}
+_SCALAR = "scalar root unexplained on torch: "
+KNOWN_MISSES: dict[str, dict[str, str]] = {
+    "glassgrad": dict(_ON_BOTH_ENGINES),
+    "torch": {
+        **_ON_BOTH_ENGINES,
+        "feature_gradient_of_activation_map": _SCALAR + "the torch glass adds nothing to PyTorch's message (glassgrad's names the line)",
+        "gradcam_score_of_a_batch": _SCALAR + "the torch glass adds nothing to PyTorch's message (glassgrad's names the line)",
+        "per_replica_losses_from_data_parallel": _SCALAR + "the torch glass adds nothing to PyTorch's message (glassgrad's names the line)",
+        "vector_output_backward": _SCALAR + "the torch glass adds nothing to PyTorch's message (glassgrad's names the line)",
+    },
+}

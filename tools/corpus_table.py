@@ -1,0 +1,93 @@
+"""Write docs/corpus.md, the table of the corpus of real reports, from the test's own data.
+
+    python tools/corpus_table.py          # rewrite docs/corpus.md
+    python tools/corpus_table.py --check  # exit 1 when docs/corpus.md is not what this would write
+
+The verdicts are not measured here: tests/diagnostics/test_corpus.py fails unless every case outside
+KNOWN_MISSES is right and every case in it is a miss, so the list is the measure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.diagnostics.corpus_cases import ENGINES, KNOWN_MISSES, Case, cases  # noqa: E402
+
+TARGET = ROOT / "docs" / "corpus.md"
+
+HEAD = """\
+# The corpus: the glass on real reports
+
+Each row is one public report (a PyTorch forum thread, a Stack Overflow question, a GitHub issue) of a
+graph-lifetime error, a leak, or a correct program its author worried about, rewritten as a small
+`import torch` program in tests/diagnostics/corpus/ (the file's docstring cites the source, the line at
+fault and the fix the thread settled on). `make test` runs every program under the glass on both engines
+(`glassgrad doctor --engine glassgrad` and `--engine torch`, in process) and judges what it said:
+
+- **error**: the program raises PyTorch's error; the glass names every culprit line (`file.py:line`) and
+  gives the fix the thread gave (the fix category's words, tests/diagnostics/corpus_cases.py FIX_WORDS);
+- **leak**: the program runs; the glass warns, naming the culprit line and the fix;
+- **correct**: the program runs and the glass says nothing.
+
+Anything else is a miss. The misses known today are listed, with their cause, in KNOWN_MISSES
+(tests/diagnostics/corpus_cases.py); the test fails when a right case goes wrong and when a known miss
+becomes right, so the list only shrinks. Run it alone with
+
+    .venv/bin/python -m pytest tests/diagnostics/test_corpus.py -q
+
+and rewrite this page with `python tools/corpus_table.py` after changing the list or the corpus.
+"""
+
+
+def verdict(case: Case, engine: str) -> str:
+    reason = KNOWN_MISSES[engine].get(case.name)
+    return "right" if reason is None else f"**miss**: {reason}"
+
+
+def pattern(case: Case) -> str:
+    return case.pattern.split(":")[0] + (f" ({case.kind}, fix: {case.fix})" if case.fix else f" ({case.kind})")
+
+
+def table() -> str:
+    corpus = cases()
+    lines = [HEAD, "## Summary", "", "| engine | right | miss |", "|---|---|---|"]
+    for engine in ENGINES:
+        misses = len(KNOWN_MISSES[engine])
+        lines.append(f"| {engine} | {len(corpus) - misses} | {misses} |")
+    lines += ["", f"{len(corpus)} cases.", "", "## Misses by cause", ""]
+    for engine in ENGINES:
+        causes: dict[str, list[str]] = defaultdict(list)
+        for name, reason in KNOWN_MISSES[engine].items():
+            causes[reason.split(":")[0]].append(name)
+        lines.append(f"**{engine}**" + ("" if causes else ": none"))
+        lines += [""] + [f"- {cause} ({len(names)}): {', '.join(sorted(names))}" for cause, names in sorted(causes.items())]
+        lines.append("")
+    lines += ["## Cases", "", "| case | pattern | source | glassgrad engine | torch engine |", "|---|---|---|---|---|"]
+    for case in corpus:
+        cells = [f"`{case.name}`", pattern(case), f"[{case.title}]({case.source})", *(verdict(case, e) for e in ENGINES)]
+        lines.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only check that docs/corpus.md is current")
+    args = parser.parse_args()
+    text = table()
+    if args.check:
+        if not TARGET.exists() or TARGET.read_text(encoding="utf-8") != text:
+            print(f"{TARGET} is stale: run python tools/corpus_table.py")
+            return 1
+        return 0
+    TARGET.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -80,6 +80,9 @@ def test_record_function_outside_a_profiler_runs_the_code_as_written() -> None:
     assert {a.name: a.value for a in glassgrad.profiler.ProfilerAction} == {
         name: a.value for name, a in torch.profiler.ProfilerAction.__members__.items()
     }
+    assert {a.name: a.value for a in glassgrad.profiler.ProfilerActivity} == {
+        name: int(a) for name, a in torch.profiler.ProfilerActivity.__members__.items()
+    }
 
 
 def test_distributed_constants_and_torchelastic(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -135,3 +135,9 @@ bench-gemm: $(BENCH_VENV)/.installed
 .PHONY: bench-per-sample-grads
 bench-per-sample-grads: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/per_sample_grads.py $(BENCH_ARGS)
+
+# The doctor on real PyTorch against the plain loop: tiny GPT-2 and BERT (transformers), a Lightning fit, a CNN under
+# activation checkpointing, and leaking loops (bench/doctor_overhead.py; transformers and lightning come with .[test]).
+.PHONY: bench-doctor
+bench-doctor: $(VENV)/.installed-test
+	$(BIN)/python bench/doctor_overhead.py $(BENCH_ARGS)

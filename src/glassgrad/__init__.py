@@ -171,6 +171,16 @@ def typename(obj: object, /) -> str:
 watch = diagnostics.watch  # `with glassgrad.watch():` turns the graph-lifetime watches on
 
 __version__ = "0.1.0"
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """`%load_ext glassgrad`: the glass on for every cell of an IPython or Jupyter session (glassgrad/ipython.py)."""
+    _importlib.import_module(f"{__name__}.ipython").load(ipython)
+
+
+def unload_ipython_extension(ipython: object) -> None:
+    _importlib.import_module(f"{__name__}.ipython").unload(ipython)
+
 # Whether the compiled core runs (a build exists and GLASSGRAD_PURE is unset); where any of it does, compiled
 # callers leave no frames for the creation-site walk to pass over.
 _compiled, _sites.frames_elided = _native.compiled_imports()

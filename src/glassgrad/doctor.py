@@ -123,6 +123,22 @@ def full_message(error: BaseException) -> str:
     return "\n\n".join([str(error), *getattr(error, "__notes__", ())])
 
 
+def error_json(error: BaseException) -> dict[str, Any]:
+    """The error and, under "cause", the one it was raised from or while handling (a library that wraps PyTorch's
+    error in its own keeps the explanation on the inner one), chained as Python's traceback chains them."""
+    chain = [error]
+    while True:
+        inner = error.__cause__ if error.__cause__ is not None or error.__suppress_context__ else error.__context__
+        if inner is None or any(inner is seen for seen in chain):
+            break
+        chain.append(error := inner)
+    described: dict[str, Any] | None = None
+    for each in reversed(chain):
+        described = {"type": type(each).__name__, "message": full_message(each), "cause": described}
+    assert described is not None
+    return described
+
+
 @dataclass
 class Report:
     script: str
@@ -130,6 +146,7 @@ class Report:
     exit_status: int
     error: BaseException | None = None
     history: list[tuple[int, int, int]] = field(default_factory=list)  # (step, live nodes, live saved bytes) per backward
+    cuda_allocated: list[int] | None = None  # torch.cuda.memory_allocated() before each backward, on real PyTorch with a GPU
     warnings: list[tuple[str, str]] = field(default_factory=list)  # (category, message)
     live: list[SiteBytes] = field(default_factory=list)
     graph: GraphReport | None = None
@@ -163,7 +180,8 @@ class Report:
             "exit_status": self.exit_status,
             "backward_passes": len(self.history),
             "peak_saved_bytes": self.peak_saved_bytes,
-            "error": None if self.error is None else {"type": type(self.error).__name__, "message": full_message(self.error)},
+            "cuda_memory_allocated": self.cuda_allocated,
+            "error": None if self.error is None else error_json(self.error),
             "warnings": [{"category": category, "message": message} for category, message in self.warnings],
             "graphs_alive_at_exit": [
                 {"created_at": sites.format_site(row.site), "nodes": row.nodes, "saved_bytes": row.saved_bytes} for row in self.live
@@ -202,6 +220,8 @@ def diagnose(script: str, args: list[str], engine: str | None = None) -> Report:
             status, namespace, error = run(script, args, alias)
             state = glass.watches if chosen == "torch" else glass
             report = Report(script, chosen, status, error, list(state.history))
+            if chosen == "torch" and glass.cuda_allocated is not None:
+                report.cuda_allocated = list(glass.cuda_allocated)
             report.live = glass.live_graphs() if chosen == "torch" else diagnostics.live_graphs()
             largest = _largest_graph(view, namespace)
     for w in caught:
@@ -238,6 +258,8 @@ def render(report: Report) -> None:
     )
     for _, message in report.warnings:
         console.print(Panel(message, title=f"warning{report.where}", border_style="yellow"), markup=False, highlight=False)
+    if report.cuda_allocated:
+        console.print(f"CUDA memory allocated before a backward: peak {max(report.cuda_allocated):,} bytes")
     if not report.warnings:
         console.print("No graph-lifetime warnings.")
     if report.live:

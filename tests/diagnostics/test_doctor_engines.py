@@ -236,3 +236,83 @@ def test_glassgrad_run_runs_an_import_torch_program_on_glassgrad(tmp_path: Path)
     result = cli("run", str(script), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["glassgrad.nn.modules.linear", "2.0"]
+
+
+INPLACE_IN_A_MODULE = """
+from torch import nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.act = nn.ReLU(inplace=True)
+
+    def forward(self, x):
+        h = torch.sigmoid(self.fc(x))  # @saved
+        return CHANGE  # @modified
+
+
+net = Net()
+net(torch.randn(2, 4)).sum().backward()
+"""
+
+
+@pytest.mark.parametrize(
+    ("change", "by"),
+    [("self.act(h)", " by ReLU(inplace=True), called"), ("F.relu(h, inplace=True)", " by relu(..., inplace=True), called"), ("h.add_(1)", ""),
+     ("F.relu(h, True)", " by relu(..., inplace=True), called")],
+)
+def test_in_place_change_by_a_module_is_named_on_real_pytorch(tmp_path: Path, change: str, by: str) -> None:
+    script = plain(tmp_path, "inplace_module", INPLACE_IN_A_MODULE.replace("CHANGE", change))
+    message = diagnosed(script, "torch")["error"]["message"]
+    assert message.startswith(MODIFIED)
+    assert f"recorded at {script.site('saved')}" in message
+    assert f"last{by} at {script.site('modified')}" in message
+    assert ("pass inplace=False there" in message) == bool(by)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("raise_", ["raise ValueError('training failed') from error", "raise ValueError('training failed')"])
+def test_the_json_report_carries_the_cause_of_a_wrapped_error(tmp_path: Path, engine: str, raise_: str) -> None:
+    script = plain(tmp_path, "wrapped", f"""
+        x = torch.ones(3, requires_grad=True)
+        loss = x.exp().sum()
+        loss.backward()
+        try:
+            loss.backward()
+        except RuntimeError as error:
+            {raise_}
+    """)
+    error = diagnosed(script, engine)["error"]
+    assert (error["type"], error["message"]) == ("ValueError", "training failed")
+    cause = error["cause"]
+    assert cause["type"] == "RuntimeError" and cause["cause"] is None
+    assert cause["message"].startswith(FREED)
+    assert "ExpBackward0 needs its saved 'result'" in cause["message"]
+
+
+ON_THE_DEVICE = """
+device = "cuda" if torch.cuda.is_available() else "cpu"
+w = torch.randn(256, 256, device=device, requires_grad=True)
+kept = []
+for step in range(3):
+    kept.append(torch.randn(256, 256, device=device) @ w)  # each step keeps one more 256x256 graph alive
+    (w * 2).sum().backward()
+"""
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_cuda_memory_allocated_per_backward_on_a_gpu(tmp_path: Path) -> None:
+    report = diagnosed(plain(tmp_path, "cuda", ON_THE_DEVICE), "torch")
+    allocated = report["cuda_memory_allocated"]
+    assert len(allocated) == report["backward_passes"] == 3
+    assert allocated[0] < allocated[1] < allocated[2]  # the kept products on the GPU
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the report of a machine without a GPU")
+def test_no_cuda_memory_in_the_report_without_a_gpu(tmp_path: Path) -> None:
+    report = diagnosed(plain(tmp_path, "cuda", ON_THE_DEVICE), "torch")
+    assert report["cuda_memory_allocated"] is None
+    assert report["backward_passes"] == 3

@@ -79,15 +79,26 @@ def freed_text(
 
 
 def version_text(
-    node_name: str, node_site: Site | None, buffer: SavedBuffer, saved_version: int, current_version: int, modified_at: Site | None
+    node_name: str,
+    node_site: Site | None,
+    buffer: SavedBuffer,
+    saved_version: int,
+    current_version: int,
+    modified_at: Site | None,
+    modified_by: str | None = None,
 ) -> str:
-    """After PyTorch's in-place sentence: the saved value, where it was saved and where it was overwritten."""
+    """After PyTorch's in-place sentence: the saved value, where it was saved and where it was overwritten
+    (`modified_by`: the call whose `inplace=True` overwrote it, ReLU(inplace=True) or relu(..., inplace=True))."""
     lines = [
         f"{HEADER} {node_name} saved {_buffer(buffer)} at version {saved_version},",
         f"  recorded at {_at(node_site)}",
     ]
     if modified_at is not None:
-        lines.append(f"  It was then modified in place (now version {current_version}), last at {_at(modified_at)}")
+        by = f" by {modified_by}, called" if modified_by is not None else ""
+        lines.append(f"  It was then modified in place (now version {current_version}), last{by} at {_at(modified_at)}")
+    if modified_by is not None:
+        lines.append(f"Fix: {modified_by} overwrote its input, which this backward still needs: pass inplace=False there.")
+        return "\n".join(lines)
     lines += [
         "Fix: an in-place change (x += ..., x.add_(...), x[i] = ..., or optimizer.step()) overwrote a value that",
         "  this backward still needs. Finish every backward over this graph before the in-place change (call",

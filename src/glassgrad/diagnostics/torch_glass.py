@@ -4,27 +4,34 @@ PyTorch's own seams supply the facts glassgrad's engine keeps natively:
 - a TorchFunctionMode sees every op. The user's line and the step go into a record in
   `grad_fn.metadata`, also for the nodes a fused op made without Python seeing them (found by walking
   back from its output to nodes already tagged). The node's saved buffers (name, shape, dtype, bytes,
-  storage, version) are read once, from its `_saved_*` attributes;
+  storage, version) are read once, from its raw SavedVariables (`_raw_saved_*`, `SavedTensor.data`);
 - in-place ops seen by the mode remember the line that last modified each storage (optimizer.step()
-  included: its line is the first frame outside torch);
+  included: its line is the first frame outside torch), and a call with `inplace=True` (nn.ReLU's) the
+  module that made it;
 - torch.autograd's entry into the C++ engine is wrapped: it knows which call freed which nodes, runs
   the watches, and explains an error as an exception note, leaving PyTorch's message as it is;
 - `Function.apply` is wrapped so that a custom Function's node has its line, and `ctx.saved_tensors`
   read after the free is explained.
 
-Not saved_tensors_hooks: while they are installed PyTorch skips its version check on saved tensors
-(SavedVariable::unpack checks versions only without hooks), so an in-place change between two
-backwards would give a silently wrong gradient instead of PyTorch's error.
+The glass only observes: nothing it reads runs user code. `_saved_*` is never read, as it unpacks the
+saved tensor through its saved_tensors_hooks (a non-reentrant checkpoint's unpack recomputes the block:
+BatchNorm's running statistics, the RNG). Nor does it install saved_tensors_hooks of its own: while they
+are installed PyTorch skips its version check on saved tensors (SavedVariable::unpack checks versions
+only without hooks), so an in-place change between two backwards would give a silently wrong gradient
+instead of PyTorch's error.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import os
 import re
+import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .. import _sites as sites
 from .._sites import Position, Site
@@ -43,8 +50,14 @@ _INPLACE_DUNDERS = frozenset(
 ) | {"__setitem__"}
 
 
-@dataclass(frozen=True)
-class _Buffer:
+class _Change(NamedTuple):  # tuples: one is made per in-place op and per saved tensor, a frozen dataclass costs more
+    """An in-place change: the user's line, and the call whose `inplace=True` made it (None: an in-place op)."""
+
+    position: Position | None
+    by: str | None
+
+
+class _Buffer(NamedTuple):
     """One tensor a PyTorch node saved, as read when the node was made."""
 
     name: str
@@ -52,7 +65,10 @@ class _Buffer:
     dtype: str
     nbytes: int
     storage: int  # the storage's address: the key of the in-place record
-    version: int
+    version: int | None  # None: packed by a saved_tensors_hooks hook, whose unpack PyTorch does not version-check
+
+    def shown(self, state: str) -> SavedBuffer:
+        return SavedBuffer(self.name, self.shape, self.dtype, self.nbytes, state)
 
 
 class _Record:
@@ -94,6 +110,7 @@ class Call:
         return sites.resolve(self.position)
 
 
+@functools.cache
 def _dtype_name(dtype: Any) -> str:
     return str(dtype).removeprefix("torch.")
 
@@ -129,7 +146,7 @@ class TorchView(GraphView):
         if record is None:
             return []
         state = record.state()
-        return [SavedBuffer(b.name, b.shape, b.dtype, b.nbytes, state) for b in record.buffers]
+        return [b.shown(state) for b in record.buffers]
 
     def key(self, node: Any) -> _Record | None:
         return self.record(node)
@@ -148,11 +165,17 @@ class TorchGlass:
         self.torch = torch
         self.view = TorchView(torch)
         self.watches = WatchState(view=self.view, previous_boundary=steps.current)
-        self.modified: dict[int, Position | None] = {}
+        self.modified: dict[int, _Change] = {}
         self.running: list[list[Any]] = []
+        # torch.cuda.memory_allocated() before each backward, where a GPU is there (None on a machine without one)
+        self.cuda_allocated: list[int] | None = [] if torch.cuda.is_available() else None
         self._names: dict[type, tuple[str, ...]] = {}
         self._kinds: dict[str, int] = {}
+        self._inplace_at: dict[Any, int | None] = {}
         self._sink = torch._C._functions.AccumulateGrad
+        self._is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+        self._unwrapped = torch._C._functorch.get_unwrapped
+        self._grad_enabled = torch.is_grad_enabled
         self._function_base = torch._C._FunctionBase
         self._undo: list[Callable[[], None]] = []
         glass = self
@@ -216,9 +239,10 @@ class TorchGlass:
         self.watches.flush()
 
     # -- every op ---------------------------------------------------------------------------------------------
-    _PASS, _OP, _INPLACE = 0, 1, 2
+    _PASS, _OP, _INPLACE, _MAYBE_INPLACE = 0, 1, 2, 3  # _MAYBE_INPLACE: a function with an `inplace` argument
 
-    def _kind(self, name: str) -> int:
+    def _kind(self, func: Any) -> int:
+        name = getattr(func, "__name__", "")
         kind = self._kinds.get(name)
         if kind is None:
             if name in ("__get__", "__set__", "__delete__", "backward", "grad"):
@@ -226,31 +250,61 @@ class TorchGlass:
             elif name in _INPLACE_DUNDERS or (name.endswith("_") and not name.endswith("__")):
                 kind = self._INPLACE
             else:
-                kind = self._OP
+                kind = self._MAYBE_INPLACE if self._inplace_index(func) is not None else self._OP
             self._kinds[name] = kind
         return kind
 
+    def _inplace_index(self, func: Any) -> int | None:
+        """The position of `func`'s `inplace` parameter (F.relu, F.dropout, ...), None where it has none."""
+        if func not in self._inplace_at:
+            try:
+                parameters = list(inspect.signature(func).parameters)
+            except (TypeError, ValueError):  # a builtin without a signature: no inplace argument
+                parameters = []
+            self._inplace_at[func] = parameters.index("inplace") if "inplace" in parameters else None
+        return self._inplace_at[func]
+
+    def _called_inplace(self, func: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> bool:
+        index = self._inplace_index(func)  # the name is shared (torch.relu, F.relu): the function decides
+        if index is None:
+            return False
+        return bool(kwargs["inplace"] if "inplace" in kwargs else index < len(args) and args[index])
+
     def _op(self, func: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-        kind = self._kind(getattr(func, "__name__", ""))
+        kind = self._kind(func)
         out = func(*args, **kwargs)
         if kind == self._PASS:
             return out
         position = None
+        by = None
+        if kind == self._MAYBE_INPLACE and self._called_inplace(func, args, kwargs):
+            kind, by = self._INPLACE, self._inplace_call(func)
         if kind == self._INPLACE or "out" in kwargs:
             position = sites.caller_position()
-            self._modified(args[0] if kind == self._INPLACE and args else kwargs.get("out"), position)
-        if self.torch.is_grad_enabled():
+            self._modified(args[0] if kind == self._INPLACE and args else kwargs.get("out"), _Change(position, by))
+        if self._grad_enabled():
             self._tag(out, position)
         return out
 
-    def _modified(self, target: Any, position: Position | None) -> None:
+    def _inplace_call(self, func: Any) -> str:
+        """What ran `func(..., inplace=True)`: the innermost nn.Module whose forward called it (ReLU(inplace=True)),
+        else the function itself. Looks into the frames between here and the user's, so only for in-place calls."""
+        module_type = self.torch.nn.Module
+        frame = sys._getframe(2)
+        while frame is not None and sites.is_internal(frame.f_code.co_filename):
+            if frame.f_code.co_name == "forward" and isinstance(owner := frame.f_locals.get("self"), module_type):
+                return f"{type(owner).__name__}(inplace=True)"  # not repr(): a module's extra_repr is code to run
+            frame = frame.f_back
+        return f"{func.__name__}(..., inplace=True)"
+
+    def _modified(self, target: Any, change: _Change) -> None:
         targets = target if isinstance(target, (list, tuple)) else (target,)
         modified = self.modified
         for tensor in targets:
             if isinstance(tensor, self.torch.Tensor):
                 key = self._storage_key(tensor)
                 modified.pop(key, None)  # re-inserted last: the dict's order is the order of last modification
-                modified[key] = position
+                modified[key] = change
         while len(modified) > _MODIFIED_LIMIT:
             del modified[next(iter(modified))]
 
@@ -258,9 +312,8 @@ class TorchGlass:
         """The address of the storage under `tensor`. A torch.func transform hands the function wrapped tensors
         (grad's TensorWrapper, vmap's BatchedTensor) whose storage cannot be accessed; the tensor they wrap
         holds the memory, and an in-place change through the wrapper lands there."""
-        functorch = self.torch._C._functorch
-        while functorch.is_functorch_wrapped_tensor(tensor):
-            tensor = functorch.get_unwrapped(tensor)
+        while self._is_wrapped(tensor):
+            tensor = self._unwrapped(tensor)
         return tensor.untyped_storage().data_ptr()
 
     def _tag(self, out: Any, position: Position | None) -> None:
@@ -296,31 +349,42 @@ class TorchGlass:
             names = self._names[kind] = tuple(k.removeprefix("_raw_saved_") for k in vars(kind) if k.startswith("_raw_saved_"))
         return names
 
-    def _saved_values(self, node: Any) -> Iterator[tuple[str, Any]]:
-        """(name, tensor) for every tensor the node saved, as glassgrad names them."""
+    def _raw_saved(self, node: Any) -> Iterator[tuple[str, Any]]:
+        """(name, SavedTensor) for every tensor the node saved, as glassgrad names them.
+
+        Only the raw SavedVariables: reading `_saved_*` would unpack them, and an unpack runs the saved-tensor hooks
+        (a non-reentrant checkpoint's recomputes its whole block: BatchNorm's running statistics move again).
+        """
         if isinstance(node, self._function_base):
-            for i, tensor in enumerate(self._function_base.saved_tensors.__get__(node)):
-                yield f"saved_tensors[{i}]", tensor
+            for i, raw in enumerate(node._raw_saved_tensors):
+                yield f"saved_tensors[{i}]", raw
             return
         for name in self._saved_names(node):
-            value = getattr(node, f"_saved_{name}")
-            if isinstance(value, (list, tuple)):
-                yield from ((f"{name}[{i}]", v) for i, v in enumerate(value))
-            else:
-                yield name, value
+            raw = getattr(node, f"_raw_saved_{name}")
+            if isinstance(raw, (list, tuple)):
+                yield from ((f"{name}[{i}]", r) for i, r in enumerate(raw))
+            elif raw is not None:
+                yield name, raw
 
     def _buffers(self, node: Any) -> tuple[_Buffer, ...]:
+        """The node's saved tensors as PyTorch holds them. `SavedTensor.data` is what was stored, unpacked by nobody:
+        the tensor itself, or what a saved_tensors_hooks pack function returned (a checkpoint's placeholder holds
+        no bytes and is not counted; a tensor offloaded by a hook is counted as the hook keeps it)."""
         tensor_type = self.torch.Tensor
         buffers = []
         try:
-            saved = list(self._saved_values(node))
+            for name, raw in self._raw_saved(node):
+                data = raw.data
+                if isinstance(data, tensor_type):
+                    hooked = raw.unpack_hook is not None  # PyTorch checks no version behind a hook
+                    buffers.append(
+                        _Buffer(
+                            name, tuple(data.shape), _dtype_name(data.dtype), data.numel() * data.element_size(),
+                            self._storage_key(data), None if hooked else data._version,
+                        )
+                    )
         except Exception:  # a node whose saved values cannot be read (an unusual C++ node): the glass sees less, the program runs on
             return ()
-        for name, tensor in saved:
-            if isinstance(tensor, tensor_type):
-                nbytes = tensor.numel() * tensor.element_size()
-                storage = self._storage_key(tensor)
-                buffers.append(_Buffer(name, tuple(tensor.shape), _dtype_name(tensor.dtype), nbytes, storage, tensor._version))
         return tuple(buffers)
 
     # -- every backward ---------------------------------------------------------------------------------------
@@ -332,6 +396,8 @@ class TorchGlass:
         reachable = self.view.walk(roots)
         executed = self._executed(reachable, inputs) if inputs else reachable
         self.watches.before_backward(roots, reachable[len(roots):], keep_graph, call.position)
+        if self.cuda_allocated is not None:
+            self.cuda_allocated.append(self.torch.cuda.memory_allocated())
         self.running.append(roots)
         try:
             result = run_backward(t_outputs, *args, **kwargs)
@@ -387,54 +453,50 @@ class TorchGlass:
 
     def _explain(self, message: str, roots: list[Any]) -> str | None:
         if message.startswith(_FREED):
-            found = self._failing(roots, _FREED, freed_before=True)
+            found = self._failing(roots, freed=True)
             if found is None:
                 return None
             node, record, buffer = found
             freed_by = record.freed_by
             crossing = self.view.crossing(roots, freed_by.step + 1) if freed_by is not None else None
             return explain.freed_text(
-                node.name(), record._site, buffer, freed_by.site if freed_by is not None else False, crossing
+                node.name(), record._site, buffer.shown(record.state()), freed_by.site if freed_by is not None else False, crossing
             )
         if message.startswith(_MODIFIED):
-            found = self._failing(roots, _MODIFIED, freed_before=False)
+            found = self._failing(roots, freed=False)
             if found is None:
                 return None
             node, record, buffer = found
-            saved = next(b for b in record.buffers if b.name == buffer.name)
+            assert buffer.version is not None
             now = re.search(r"is at version (\d+)", message)
-            modified_at = self.modified.get(saved.storage)
+            change = self.modified.get(buffer.storage)
             return explain.version_text(
-                node.name(), record._site, buffer, saved.version, int(now.group(1)) if now else saved.version + 1,
-                sites.resolve(modified_at),
+                node.name(), record._site, buffer.shown(record.state()), buffer.version,
+                int(now.group(1)) if now else buffer.version + 1,
+                sites.resolve(change.position) if change is not None else None,
+                change.by if change is not None else None,
             )
         return None
 
-    def _failing(self, roots: list[Any], sentence: str, freed_before: bool) -> tuple[Any, _Record, SavedBuffer] | None:
-        """The node (latest first, as the engine runs them) whose saved buffer raises `sentence` when read.
+    def _failing(self, roots: list[Any], freed: bool) -> tuple[Any, _Record, _Buffer] | None:
+        """The node (latest first, as the engine runs them) whose saved buffer raised: freed (by an earlier backward;
+        the failing one also freed the nodes it ran) or, with `freed` false, changed in place since it was saved.
 
-        `freed_before`: only nodes an earlier backward freed; the failing one also freed the nodes it ran.
-        """
+        Decided from the raw SavedVariables, never by unpacking one (see _raw_saved)."""
         nodes = [n for n in self.view.walk(roots) if type(n) is not self._sink and self.view.record(n) is not None]
         for node in sorted(nodes, key=lambda n: n._sequence_nr(), reverse=True):
             record = self.view.record(node)
             assert record is not None
-            if freed_before and record.freed_by is None:
+            if freed and record.freed_by is None:
                 continue
+            raw = dict(self._raw_saved(node))
             for buffer in record.buffers:
-                try:
-                    self._read(node, buffer.name)
-                except RuntimeError as error:
-                    if str(error).startswith(sentence):
-                        return node, record, SavedBuffer(buffer.name, buffer.shape, buffer.dtype, buffer.nbytes, record.state())
+                data = raw[buffer.name].data if buffer.name in raw else None
+                if freed and data is None:
+                    return node, record, buffer
+                if not freed and data is not None and buffer.version is not None and data._version != buffer.version:
+                    return node, record, buffer
         return None
-
-    def _read(self, node: Any, name: str) -> Any:
-        if isinstance(node, self._function_base):
-            return self._function_base.saved_tensors.__get__(node)
-        base, _, index = name.partition("[")
-        value = getattr(node, f"_saved_{base}")
-        return value[int(index[:-1])] if index else value
 
     def _explain_ctx(self, ctx: Any) -> str | None:
         if self.running:  # inside backward: the engine's own error path explains it

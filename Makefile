@@ -50,7 +50,7 @@ demo-distributed: $(VENV)/.installed-distributed
 # whole suite twice would take 12.
 PURE_PATH_TESTS := tests/test_native.py tests/autograd tests/func tests/diagnostics tests/optim \
 	tests/ops/test_core_ops.py tests/ops/test_operators.py tests/ops/test_subscript.py tests/ops/test_inplace_extra.py \
-	tests/ops/test_strided_extra.py tests/ops/test_loops.py tests/nn/test_layers.py
+	tests/ops/test_strided_extra.py tests/ops/test_loops.py tests/nn/test_layers.py tests/libraries/test_low_precision_dtypes.py
 PURE_PATH_OP_CHECKS := test_gradcheck or test_forward_mode
 
 test: $(VENV)/.installed-test system-deps
@@ -118,6 +118,11 @@ bench-torch-glass: $(BENCH_VENV)/.installed
 .PHONY: bench-forward-hessian
 bench-forward-hessian: $(BENCH_VENV)/.installed
 	$(BENCH_BIN)/python bench/forward_hessian.py
+
+# transformers and Lightning scripts (examples/libraries) on glassgrad and PyTorch; needs the test extra's libraries
+.PHONY: bench-libraries
+bench-libraries: $(VENV)/.installed-test
+	$(BIN)/python bench/libraries.py
 
 .PHONY: bench-ddp
 bench-ddp: $(BENCH_VENV)/.installed

@@ -9,7 +9,8 @@ Run it against the installed PyTorch 2.13 and the glassgrad on the path (`make c
 measures; it keeps no numbers of its own, so re-running it after names land is all it takes.
 
 The namespaces: torch, torch.Tensor, torch.nn, torch.nn.functional, torch.linalg, torch.fft,
-torch.special, torch.autograd, torch.optim, torch.optim.lr_scheduler, torch.utils.data, torch.cuda.
+torch.special, torch.autograd, torch.optim, torch.optim.lr_scheduler, torch.utils.data, torch.cuda,
+torch.utils._pytree, torch.compiler, torch.multiprocessing.
 
 A name of a PyTorch namespace is *public* when all of these hold:
 
@@ -87,6 +88,7 @@ THEMES = Path(__file__).with_name("coverage_themes.toml")
 NAMESPACES = (
     "torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special",
     "torch.autograd", "torch.optim", "torch.optim.lr_scheduler", "torch.utils.data", "torch.cuda",
+    "torch.utils._pytree", "torch.compiler", "torch.multiprocessing",  # what transformers and Lightning reach (issue 33)
 )
 GOAL_NAMESPACES = ("torch", "torch.Tensor", "torch.nn", "torch.nn.functional")  # issue 18's >= 97% target
 GOAL = 0.97

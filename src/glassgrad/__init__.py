@@ -18,6 +18,7 @@ import math as _math
 from . import _native
 
 # isort: split
+from . import _dtype as _dtype_module
 from . import _sites, autograd, diagnostics, fft, linalg, nn, optim, serialization, special, utils
 from ._device import AcceleratorError, Event, OutOfMemoryError, Stream, get_default_device, set_default_device
 from ._dtype import (
@@ -187,21 +188,25 @@ _compiled, _sites.frames_elided = _native.compiled_imports()
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.
 _LAZY_MODULES = (
-    "accelerator", "amp", "backends", "cpu", "cuda", "distributed", "distributions", "func", "jit", "onnx", "profiler", "version"
+    "_C", "_dynamo", "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "func", "fx", "jit",
+    "library", "multiprocessing", "onnx", "overrides", "profiler", "storage", "version",
 )
-_JIT_NAMES = {"compile": "compile", "fork": "torch_fork", "wait": "torch_wait"}  # torch.compile is the eager runner's
+# Names imported from their module on first use: torch.autocast is torch.amp.autocast, ...
+_LAZY_NAMES = {
+    "autocast": "amp", "GradScaler": "amp", "vmap": "func", "UntypedStorage": "storage",
+    "PyTorchFileReader": "serialization._file_reader",
+}
+_JIT_NAMES = {"compile": "compile", "fork": "torch_fork", "wait": "torch_wait", "ScriptModule": "ScriptModule"}  # torch.compile is the eager runner's
 _missing_name = _module_getattr(__name__)
 
 
 def __getattr__(name: str) -> object:
     if name in _LAZY_MODULES:
         return _importlib.import_module(f"{__name__}.{name}")
-    if name == "autocast":
-        return _importlib.import_module(f"{__name__}.amp").autocast
-    if name == "vmap":
-        return _importlib.import_module(f"{__name__}.func").vmap
-    if name == "GradScaler":
-        return _importlib.import_module(f"{__name__}.amp").GradScaler
+    if name in _dtype_module.LOW_PRECISION:  # bfloat16, float8_e4m3fn, ...: loads ml_dtypes on first use
+        return _dtype_module.low_precision(name)
+    if name in _LAZY_NAMES:
+        return getattr(_importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
     if name in _JIT_NAMES:
         return getattr(_importlib.import_module(f"{__name__}.jit"), _JIT_NAMES[name])
     return _missing_name(name)  # a PyTorch name glassgrad lacks: say so, and where it was used

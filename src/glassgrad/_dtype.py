@@ -8,6 +8,9 @@ float64 there, float16 here), so promotion is computed here, never by NumPy.
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import numpy as np
 
 
@@ -27,7 +30,7 @@ class dtype:
 
     @property
     def is_signed(self) -> bool:
-        return self.name != "bool" and self.np.kind != "u"
+        return self.name not in ("bool", "float8_e8m0fnu") and self.np.kind != "u"
 
     @property
     def is_complex(self) -> bool:
@@ -99,6 +102,8 @@ def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
     try:
         return _BY_NUMPY[np.dtype(np_dtype)]
     except (KeyError, TypeError):
+        if getattr(np_dtype, "type", None) is not None and np_dtype.type.__module__ == "ml_dtypes":
+            return low_precision(np_dtype.type.__name__)  # an ml_dtypes array made before its glassgrad dtype
         raise TypeError(
             f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The only supported types are: "
             "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint64, uint32, uint16, uint8, "
@@ -120,6 +125,8 @@ def to_dtype(spec: object) -> dtype:
         return default_complex()
     if isinstance(spec, str) and spec in _BY_NAME:
         return _BY_NAME[spec]
+    if isinstance(spec, str) and spec in LOW_PRECISION:
+        return low_precision(spec)
     try:
         return from_numpy_dtype(np.dtype(spec))  # type: ignore[call-overload]
     except TypeError:
@@ -136,13 +143,19 @@ def promote_types(a: dtype, b: dtype) -> dtype:
             f"Promotion for uint16, uint32, uint64 types is not supported, attempted to promote {a.scalar_name} and "
             f"{b.scalar_name}"
         )
+    if (a.itemsize == 1 and a._category == FLOAT) or (b.itemsize == 1 and b._category == FLOAT):
+        raise RuntimeError(
+            f"Promotion for Float8 Types is not supported, attempted to promote {a.scalar_name} and {b.scalar_name}"
+        )
     if a._category != b._category:
         high, low = (a, b) if a._category > b._category else (b, a)
         if high._category == COMPLEX and low._category == FLOAT and 2 * low.itemsize > high.itemsize:
             return low.to_complex()  # complex64 + float64 is complex128
         return high
     if a._category == FLOAT:
-        return a if a.itemsize >= b.itemsize else b
+        if a.itemsize == b.itemsize:
+            return float32  # bfloat16 with float16: neither holds the other
+        return a if a.itemsize > b.itemsize else b
     return _BY_NUMPY[np.promote_types(a.np, b.np)]
 
 
@@ -223,6 +236,42 @@ CPP_NAMES = {
 }
 
 
+# bfloat16 and the float8 family: NumPy dtypes from ml_dtypes (the library JAX uses for them), made on first use
+# so that `import glassgrad` does not load it. By name: PyTorch's ScalarType name.
+LOW_PRECISION = {
+    "bfloat16": "BFloat16",
+    "float8_e4m3fn": "Float8_e4m3fn",
+    "float8_e5m2": "Float8_e5m2",
+    "float8_e4m3fnuz": "Float8_e4m3fnuz",
+    "float8_e5m2fnuz": "Float8_e5m2fnuz",
+    "float8_e8m0fnu": "Float8_e8m0fnu",
+}
+
+
+def low_precision(name: str) -> dtype:
+    """The dtype `name` of LOW_PRECISION, registered in this module's tables the first time it is asked for."""
+    found = _BY_NAME.get(name)
+    if found is not None:
+        return found
+    try:
+        import ml_dtypes
+    except ImportError:
+        raise TypeError(
+            f"glassgrad's {name} needs the ml_dtypes package (pip install ml_dtypes): NumPy has no {name} of its own"
+        ) from None
+    made = dtype(name, getattr(ml_dtypes, name), FLOAT, LOW_PRECISION[name])
+    _BY_NUMPY[made.np] = _BY_NAME[name] = made
+    CPP_NAMES[made] = "c10::" + made.scalar_name
+    globals()[name] = made  # pickled dtypes are looked up here by name
+    return made
+
+
+def __getattr__(name: str) -> dtype:
+    if name in LOW_PRECISION:
+        return low_precision(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 def _require_dtype(value: object, function: str, argument: str, position: int) -> dtype:
     if not isinstance(value, dtype):
         raise TypeError(
@@ -239,6 +288,14 @@ def can_cast(from_: dtype, to: dtype) -> bool:
     return source._category <= target._category
 
 
+def _machine_limits(real: dtype) -> Any:
+    if real.name in LOW_PRECISION:
+        import ml_dtypes  # NumPy's finfo does not know its types
+
+        return ml_dtypes.finfo(real.np)
+    return np.finfo(real.np)
+
+
 class finfo:
     """Machine limits of a floating dtype (of the real part, for a complex one), as Python floats."""
 
@@ -246,11 +303,14 @@ class finfo:
         real = get_default_dtype() if type is None else _require_dtype(type, "finfo", "type", 1).to_real()
         if not real.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
-        info = np.finfo(real.np)
+        info = _machine_limits(real)
         self.bits = info.bits
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
-        self.resolution = 10.0**-info.precision  # as PyTorch computes it (NumPy's is rounded to the dtype)
+        # As PyTorch computes it (NumPy's is rounded to the dtype): 10 to the minus the decimal digits eps leaves.
+        self.resolution = 10.0 ** -math.floor(-math.log10(self.eps))
+        if real.name == "float8_e5m2fnuz":
+            self.eps = 0.125  # PyTorch's value, not the format's 2**-2
         self.dtype = real.name
 
     def __eq__(self, other: object) -> bool:

@@ -173,6 +173,8 @@ def format_tensor(t: Tensor) -> str:
     from ._dtype import bool_, get_default_dtype, int64
 
     data, dtype = t._data, t.dtype
+    if data.dtype.kind == "V":  # bfloat16 and float8 (ml_dtypes): printed through float32, which holds them exactly
+        data = data.astype(np.float32)
     default_float = get_default_dtype()
     prefix = "tensor("
     suffixes = []

@@ -43,3 +43,23 @@ def module_getattr(module: str) -> Any:
         raise missing(module, name, f"module '{module}' has no attribute '{name}'")
 
     return __getattr__
+
+
+def unimplemented(qualified: str) -> type:
+    """A PyTorch class or function glassgrad names but does not implement, `qualified` being glassgrad's name for
+    it. Libraries import such names at module level and test `isinstance` against them (False for everything
+    glassgrad makes); making or calling one raises."""
+
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedInGlassgrad(f"glassgrad does not implement {torch_name(qualified)} yet (used at {used_at()})")
+
+    module, _, name = qualified.rpartition(".")
+    return type(name, (), {"__new__": __new__, "__module__": module, "__doc__": f"Not implemented: {torch_name(qualified)}."})
+
+
+def no_mode_dispatch(qualified: str) -> NotImplementedInGlassgrad:
+    """The error for entering a PyTorch mode (TorchFunctionMode, FlopCounterMode): glassgrad's ops do not
+    dispatch to modes, so one would see nothing."""
+    return NotImplementedInGlassgrad(
+        f"glassgrad does not implement {torch_name(qualified)} yet: its ops do not dispatch to modes (entered at {used_at()})"
+    )

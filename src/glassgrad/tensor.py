@@ -230,6 +230,11 @@ class Tensor(TensorBase):
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
+    @property
+    def output_nr(self) -> int:
+        """Which output of its grad_fn this tensor is (0 for a leaf)."""
+        return self._output_nr
+
     def is_floating_point(self) -> bool:
         return self.dtype.is_floating_point
 
@@ -470,6 +475,13 @@ class Tensor(TensorBase):
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._data
+
+    # NumPy defers to a tensor's reflected operators (np.float64(2.0) * t is t.__rmul__), as to PyTorch's tensors
+    __array_priority__ = 1000
+
+    def __array_wrap__(self, array: np.ndarray, context: Any = None, return_scalar: bool = False) -> Tensor:
+        """A NumPy ufunc applied to a tensor gives a tensor (np.exp(t)), as in PyTorch."""
+        return Tensor._wrap(np.asarray(array))
 
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         if self._requires_grad:

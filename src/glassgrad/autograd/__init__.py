@@ -31,7 +31,17 @@ from .grad_mode import (
     set_multithreading_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .graph_hooks import queue_callback, register_multi_grad_hook
 from .profiler import _profiler_enabled, kineto_available
+
+# torch.autograd.graph's names that need the engine, which graph.py sits below
+graph.register_multi_grad_hook = register_multi_grad_hook  # type: ignore[attr-defined]
+
+
+class _ExecutionEngine:
+    """Variable._execution_engine: the one call of PyTorch's engine object that real code reaches for."""
+
+    queue_callback = staticmethod(queue_callback)
 
 
 class _VariableMeta(type):
@@ -41,6 +51,8 @@ class _VariableMeta(type):
 
 class Variable(metaclass=_VariableMeta):
     """The legacy wrapper: Variable(t) returns a detached alias of t (optionally requiring grad), as in PyTorch."""
+
+    _execution_engine = _ExecutionEngine()
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = False, volatile: bool = False) -> Any:  # type: ignore[misc]
         if data is None:

@@ -10,7 +10,7 @@ cdef dict _anomaly_vars  # read per node
 
 
 @cython.locals(node=Node, child=Node, grad=TensorBase, i=cython.Py_ssize_t)
-cpdef _run(root_nodes, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
+cpdef _run(task, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
 
 
 @cython.locals(node=Node)

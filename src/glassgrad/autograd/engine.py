@@ -22,15 +22,36 @@ from .. import _sites as sites
 from .._dtype import _BY_NUMPY
 from ..tensor import Tensor
 from . import anomaly, forward_ad, grad_mode, seams, steps
-from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, Node, edge_to
+from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, GradientEdge, Node, edge_to
 
 Edge = tuple[Node | None, int]
 _sequence_nr = operator.attrgetter("_sequence_nr")
 _anomaly_vars = vars(anomaly)  # read per node: a dict lookup where `anomaly.enabled` is a getattr (as in graph.py)
 
-# The roots of every backward pass under way in this process (innermost last), so that an error
-# raised deep inside can say which graph was being differentiated.
-running: list[list[Node]] = []
+
+class GraphTask:
+    """One backward call under way: its roots (so that an error raised deep inside can say which graph was being
+    differentiated), which nodes it will run, and the callbacks queued to run when it ends."""
+
+    __slots__ = ("callbacks", "deps", "id", "needed", "roots")
+    _ids = itertools.count()
+
+    def __init__(self, roots: list[Node]) -> None:
+        self.roots = roots
+        self.id = next(GraphTask._ids)
+        self.deps: dict[Node, int] = {}
+        self.needed: set[Node] | None = None
+        self.callbacks: list[Any] = []
+
+    def will_execute(self, node: Node) -> bool:
+        """Whether this backward runs `node` (PyTorch's _will_engine_execute_node)."""
+        if self.needed is not None:
+            return node in self.needed
+        return node in self.deps or node in self.roots
+
+
+# Every backward pass under way in this process, innermost last.
+running: list[GraphTask] = []
 
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
@@ -46,6 +67,12 @@ def _root_grads(outputs: tuple[Tensor, ...], grad_outputs: tuple[Any, ...] | Non
         raise RuntimeError(f"got {len(grad_outputs)} tensors and {len(outputs)} gradients")
     grads = []
     for i, out in enumerate(outputs):
+        if isinstance(out, GradientEdge):  # no tensor to check the gradient against, or to make one for
+            given = None if grad_outputs is None else grad_outputs[i]
+            if not isinstance(given, Tensor):
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            grads.append(given if create_graph else given.detach())
+            continue
         if not isinstance(out, Tensor):
             raise TypeError(f"expected a Tensor as output {i}, got {type(out).__name__}")
         if not out._requires_grad:
@@ -175,10 +202,14 @@ def run_backward(
 ) -> list[Tensor | None]:
     """Run backward from `roots`; return the gradients that reached the `capture` edges."""
     freed_by = FreedBy(sites.caller_position(), steps.current)
-    root_nodes = [n for n, _ in roots if n is not None]
-    running.append(root_nodes)
+    task = GraphTask([n for n, _ in roots if n is not None])
+    running.append(task)
     try:
-        return _run(root_nodes, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
+        captured = _run(task, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
+        callbacks = task.callbacks
+        while callbacks:  # a callback may queue more
+            callbacks.pop(0)()
+        return captured
     finally:
         running.pop()
         steps.advance()
@@ -187,7 +218,7 @@ def run_backward(
 
 
 def _run(
-    root_nodes: list[Node],
+    task: GraphTask,
     roots: Sequence[Edge],
     root_grads: list[Tensor],
     keep_graph: bool,
@@ -196,11 +227,12 @@ def _run(
     accumulate: bool,
     freed_by: FreedBy,
 ) -> list[Tensor | None]:
-    deps = _dependencies(root_nodes)
+    root_nodes = task.roots
+    deps = task.deps = _dependencies(root_nodes)
     if seams.watcher is not None:
         seams.watcher.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.position)
     targets = {n for n, _ in capture if n is not None} if capture is not None else None
-    needed = _needed(itertools.chain(deps, root_nodes), targets) if targets is not None else None
+    needed = task.needed = _needed(itertools.chain(deps, root_nodes), targets) if targets is not None else None
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}
 
     buffers: dict[Node, list[Tensor | None]] = {}
@@ -327,9 +359,18 @@ def _skip(node: Node, deps: dict[Node, int], buffers: dict[Node, list[Tensor | N
                     stack.append(child)
 
 
-def _input_edges(inputs: tuple[Tensor, ...], what: str) -> list[Edge]:
-    edges = []
+def _edge(t: Tensor | GradientEdge) -> Edge:
+    if isinstance(t, GradientEdge):
+        return (t.node, t.output_nr)
+    return edge_to(t) if isinstance(t, Tensor) else (None, 0)
+
+
+def _input_edges(inputs: tuple[Tensor | GradientEdge, ...], what: str) -> list[Edge]:
+    edges: list[Edge] = []
     for i, t in enumerate(inputs):
+        if isinstance(t, GradientEdge):
+            edges.append((t.node, t.output_nr))
+            continue
         if not isinstance(t, Tensor):
             raise TypeError(f"{what} must be Tensors, got {type(t).__name__} at position {i}")
         if not t._requires_grad:
@@ -365,7 +406,7 @@ def backward(
             UserWarning,
             stacklevel=3,
         )
-    roots = [edge_to(t) if isinstance(t, Tensor) else (None, 0) for t in outputs]
+    roots = [_edge(t) for t in outputs]
     grads = _root_grads(outputs, grad_outputs, create_graph)
     input_list = _as_tuple(inputs)
     if inputs is not None and not input_list:
@@ -376,7 +417,7 @@ def backward(
     edges = _input_edges(input_list, "inputs")
     captured = run_backward(roots, grads, keep, create_graph, capture=edges, accumulate=True)
     for t, g in zip(input_list, captured, strict=True):
-        if t.grad_fn is not None and g is not None:  # a non-leaf named in inputs= gets .grad, as in PyTorch
+        if isinstance(t, Tensor) and t.grad_fn is not None and g is not None:  # a non-leaf named in inputs= gets .grad, as in PyTorch
             t.grad = g.detach() if t._grad is None else t._grad + g.detach()
 
 
@@ -419,7 +460,7 @@ def grad(
         raise RuntimeError("grad requires non-empty inputs.")
     gouts = None if grad_outputs is None else _as_tuple(grad_outputs)
     keep = create_graph if retain_graph is None else retain_graph
-    roots = [edge_to(t) if isinstance(t, Tensor) else (None, 0) for t in outs]
+    roots = [_edge(t) for t in outs]
     grads = _root_grads(outs, gouts, create_graph)
     edges = _input_edges(ins, "inputs")
     result = run_backward(roots, grads, keep, create_graph, capture=edges, accumulate=False)

@@ -78,21 +78,21 @@ class _Mode:
         return self.__class__()
 
     def __call__(self, func: F) -> F:
+        if isinstance(func, type):
+            import warnings
+
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You should only decorate "
+                "functions or methods. To preserve the current behavior of class decoration, you can directly decorate "
+                "the `__init__` method and nothing else.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            cls = func
+            # As PyTorch: the class is replaced by a function that constructs it inside the mode.
+            func = lambda *args, **kwargs: cls(*args, **kwargs)  # type: ignore[assignment]  # noqa: E731
         if getattr(func, "__code__", None) is not None and func.__code__.co_flags & CO_GENERATOR:
-
-            @functools.wraps(func)
-            def generator(*args: Any, **kwargs: Any) -> Any:
-                gen = func(*args, **kwargs)
-                response = None
-                while True:
-                    with self.clone():
-                        try:
-                            item = gen.send(response)
-                        except StopIteration as stop:
-                            return stop.value
-                    response = yield item
-
-            return generator  # type: ignore[return-value]
+            return _generator_in_mode(self, func)  # type: ignore[return-value]
 
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -102,12 +102,46 @@ class _Mode:
         return wrapper  # type: ignore[return-value]
 
 
-class no_grad(_Mode):
+def _generator_in_mode(mode: _Mode, func: Callable[..., Any]) -> Callable[..., Any]:
+    """func's generators run each of their steps (send, throw, close) in the mode, and their caller outside it."""
+
+    @functools.wraps(func)
+    def generator(*args: Any, **kwargs: Any) -> Any:
+        gen = func(*args, **kwargs)
+        step, argument = gen.send, None
+        while True:
+            with mode.clone():
+                try:
+                    item = step(argument)
+                except StopIteration as stop:
+                    return stop.value
+            try:
+                step, argument = gen.send, (yield item)
+            except GeneratorExit:
+                with mode.clone():
+                    gen.close()
+                raise
+            except BaseException as error:  # thrown in by the caller: the generator may handle it
+                step, argument = gen.throw, error
+
+    return generator
+
+
+class _NoArgumentMode(_Mode):
+    """A mode that also decorates without parentheses: `@no_grad` as well as `@no_grad()`."""
+
+    def __new__(cls, orig_func: Callable[..., Any] | None = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoArgumentMode):
     def _enter(self) -> None:
         _switch_grad(False)
 
 
-class enable_grad(_Mode):
+class enable_grad(_NoArgumentMode):
     def _enter(self) -> None:
         _switch_grad(True)
 
@@ -133,13 +167,13 @@ class set_grad_enabled(_Mode):
 
 
 class inference_mode(_Mode):
+    def __new__(cls, mode: Any = True) -> Any:
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # @inference_mode without parentheses: `mode` is the function
+
     def __init__(self, mode: bool = True) -> None:
         self.mode = mode
-
-    def __call__(self, func: F) -> F:  # type: ignore[override]
-        if isinstance(func, bool):  # inference_mode(False) used as @inference_mode(False)
-            return inference_mode(func)  # type: ignore[return-value]
-        return super().__call__(func)
 
     def clone(self) -> _Mode:
         return inference_mode(self.mode)

@@ -247,6 +247,22 @@ def edge_to(t: Tensor) -> tuple[Node | None, int]:
     return (None, 0)
 
 
+class GradientEdge(NamedTuple):
+    """Where a tensor's gradient flows into the graph: usable in place of the tensor as autograd.grad's inputs or
+    outputs (the tensor itself need not be alive)."""
+
+    node: Node
+    output_nr: int
+    ownership_token: Node | None = None  # PyTorch's keeps a Python Function's graph alive; here `node` does that
+
+
+def get_gradient_edge(tensor: Tensor) -> GradientEdge:
+    if not tensor._requires_grad:
+        raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
+    node, output_nr = edge_to(tensor)
+    return GradientEdge(node, output_nr)
+
+
 def _edge_to_input(t: Tensor, position: Position | None) -> tuple[Node | None, int]:
     """The edge a new node's backward passes t's gradient along: t's grad_fn and output, t's sink, or none."""
     if not t._requires_grad:

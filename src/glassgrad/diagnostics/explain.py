@@ -293,7 +293,7 @@ def freed(node: Node, saved: SavedTensor | None) -> str:
     from .views import NATIVE
 
     freed_by = node._freed_by
-    roots = engine.running[-1] if engine.running else []
+    roots = engine.running[-1].roots if engine.running else []
     crossing = NATIVE.crossing(roots, freed_by.step + 1) if freed_by is not None else None
     buffer = SavedBuffer.of(saved, node) if saved is not None else None
     return freed_text(

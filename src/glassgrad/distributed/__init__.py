@@ -6,7 +6,10 @@ Launch with `mpirun -np N python train.py` (or `glassgrad run --nproc N train.py
 `pip install 'glassgrad[distributed]'`.
 """
 
+import os as _os
+
 from .._missing import module_getattr as _module_getattr
+from .._missing import unimplemented
 from .distributed_c10d import (
     GroupMember,
     ProcessGroup,
@@ -42,5 +45,15 @@ from .distributed_c10d import (
     scatter_object_list,
     send,
 )
+
+
+def is_torchelastic_launched() -> bool:
+    """Whether torchrun (torchelastic) started this process: it sets TORCHELASTIC_RUN_ID."""
+    return _os.getenv("TORCHELASTIC_RUN_ID") is not None
+
+
+# imported by transformers' expert parallelism at module level
+all_to_all_single = unimplemented(__name__ + ".all_to_all_single")
+get_process_group_ranks = unimplemented(__name__ + ".get_process_group_ranks")
 
 __getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -170,6 +170,54 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator: Generator | None = N
     return _write(tensor, gain * q.reshape(tensor.shape))
 
 
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """The identity of a convolution: each group's k-th output channel passes its k-th input channel through the
+    kernel's centre tap."""
+    if tensor.dim() not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    out_channels, in_channels = tensor.shape[0], tensor.shape[1]
+    if out_channels % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    per_group = out_channels // groups
+    values = np.zeros(tensor.shape)
+    centre = tuple(size // 2 for size in tensor.shape[2:])
+    for group in range(groups):
+        for channel in range(min(per_group, in_channels)):
+            values[(group * per_group + channel, channel, *centre)] = 1
+    return _write(tensor, values)
+
+
+def sparse_(tensor: Tensor, sparsity: float, std: float = 0.01, generator: Generator | None = None) -> Tensor:
+    """N(0, std) with ceil(sparsity * rows) entries of each column set to zero, rows drawn at random."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    rows, cols = tensor.shape
+    zeros_per_column = math.ceil(sparsity * rows)
+    rng = _rng(generator)
+    values = rng.normal(0.0, std, (rows, cols))
+    for column in range(cols):
+        values[rng.permutation(rows)[:zeros_per_column], column] = 0
+    return _write(tensor, values)
+
+
+def _deprecated(new: Any) -> Any:
+    """PyTorch's old names without the trailing underscore: the same initialiser, with a FutureWarning."""
+    old = new.__name__[:-1]
+
+    def initialise(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.", FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+
+    initialise.__name__ = initialise.__qualname__ = old
+    return initialise
+
+
+uniform, normal, constant, eye, dirac = map(_deprecated, (uniform_, normal_, constant_, eye_, dirac_))
+xavier_uniform, xavier_normal = _deprecated(xavier_uniform_), _deprecated(xavier_normal_)
+kaiming_uniform, kaiming_normal = _deprecated(kaiming_uniform_), _deprecated(kaiming_normal_)
+orthogonal, sparse = _deprecated(orthogonal_), _deprecated(sparse_)
+
+
 def _default_reset_(weight: Tensor, bias: Tensor | None) -> None:
     """PyTorch's historical default for Linear and the convolutions: kaiming_uniform_ with a=sqrt(5),
     which gives U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias uniform in the same bound."""

@@ -205,3 +205,10 @@ def install_tensor_methods() -> None:
 
 
 install_tensor_methods()
+
+
+def __getattr__(name: str) -> object:
+    """torch.ops.<namespace>: the operators torch.library.custom_op registered there."""
+    from ..library import namespace
+
+    return namespace(name)

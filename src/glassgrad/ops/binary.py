@@ -100,10 +100,16 @@ minimum = _tensor_binary("minimum", MinimumBackward0, np.minimum)
 
 
 # -- atan2, hypot, logaddexp ----------------------------------------------------------------
+def _atan2_scale(self: Tensor, other: Tensor) -> Tensor:
+    """1 / (self² + other²), and 0 at the origin: PyTorch gives atan2 a zero gradient there, not 0 * inf."""
+    squared = self * self + other * other
+    return where(squared == 0, 0.0, squared.reciprocal())
+
+
 Atan2Backward0 = derivative(
     "Atan2Backward0", ("self", "other"),
-    self=lambda grad, self, other: grad * other / (self * self + other * other),
-    other=lambda grad, self, other: grad * -self / (self * self + other * other),
+    self=lambda grad, self, other: grad * other * _atan2_scale(self, other),
+    other=lambda grad, self, other: grad * -self * _atan2_scale(self, other),
 )
 HypotBackward0 = derivative(
     "HypotBackward0", ("self", "other"),
@@ -352,11 +358,30 @@ def _addc(name: str, entry: Derivative, kernel: Kernel, input: Tensor, tensor1: 
     return entry.record(_cast(_run(lambda a, b, c: kernel(a, b, c, value), *arrays), common), (input, tensor1, tensor2), value=value)
 
 
-def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+def _value_first(name: str, tensor1: Any, tensor2: Any, rest: tuple[Any, ...], value: Any) -> tuple[Any, Any, Any]:
+    """(tensor1, tensor2, value), also from the deprecated overload that PyTorch 2.13 still takes: name(input, value,
+    tensor1, tensor2)."""
+    if not rest:
+        return tensor1, tensor2, value
+    if len(rest) > 1:
+        raise TypeError(f"{name}() takes from 3 to 4 positional arguments but {3 + len(rest)} were given")
+    warnings.warn(
+        f"This overload of {name} is deprecated:\n\t{name}(Tensor input, Number value, Tensor tensor1, Tensor tensor2, "
+        f"*, Tensor out = None)\nConsider using one of the following signatures instead:\n\t{name}(Tensor input, "
+        "Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = None)",
+        UserWarning,
+        stacklevel=3,
+    )
+    return tensor2, rest[0], tensor1
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *rest: Tensor, value: float = 1) -> Tensor:
+    tensor1, tensor2, value = _value_first("addcmul", tensor1, tensor2, rest, value)
     return _addc("addcmul", AddcmulBackward0, lambda a, b, c, v: a + v * b * c, input, tensor1, tensor2, value)
 
 
-def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: float = 1) -> Tensor:
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *rest: Tensor, value: float = 1) -> Tensor:
+    tensor1, tensor2, value = _value_first("addcdiv", tensor1, tensor2, rest, value)
     if isinstance(tensor1, Tensor) and isinstance(tensor2, Tensor) and not (tensor1.is_floating_point() or tensor2.is_floating_point()):
         raise RuntimeError(
             "Integer division with addcdiv is no longer supported, and in a future release addcdiv will perform a true "

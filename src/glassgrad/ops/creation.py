@@ -423,12 +423,18 @@ def randperm(n: int, *, generator: Generator | None = None, dtype: Any = None, d
     return _finish(_rng(generator).permutation(n).astype(target.np), requires_grad, device)
 
 
-def rand_like(input: Tensor, *, dtype: Any = None, generator: Generator | None = None) -> Tensor:
-    return rand(input.shape, generator=generator, dtype=dtype or input.dtype)
+def rand_like(
+    input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False,
+    memory_format: Any = None, generator: Generator | None = None,
+) -> Tensor:
+    return rand(input.shape, generator=generator, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
-def randn_like(input: Tensor, *, dtype: Any = None, generator: Generator | None = None) -> Tensor:
-    return randn(input.shape, generator=generator, dtype=dtype or input.dtype)
+def randn_like(
+    input: Tensor, *, dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False,
+    memory_format: Any = None, generator: Generator | None = None,
+) -> Tensor:
+    return randn(input.shape, generator=generator, dtype=dtype or input.dtype, device=device, requires_grad=requires_grad)
 
 
 # -- what this module exports (collected by ops/__init__.py) --------------------------------

@@ -374,6 +374,8 @@ def to_dtype(input: Tensor, target: dtype, memory_format: Any = None) -> Tensor:
     if data.dtype.kind == "c" and not target.is_complex:
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=3)
         data = data.real
+    if target.name == "float8_e4m3fn":  # PyTorch saturates to its largest finite value; ml_dtypes would give NaN
+        data = np.clip(data, -448.0, 448.0)
     out = data.astype(target.np)
     if getattr(memory_format, "order", None) is not None:
         out = _layout.arranged(out, memory_format)

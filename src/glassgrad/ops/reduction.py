@@ -89,7 +89,7 @@ ProdBackward1 = derivative(
 def _sum_dtype(input: Tensor, dtype: Any) -> np.dtype:
     if dtype is not None:
         return _dtype.to_dtype(dtype).np
-    if input._data.dtype.kind in "fc":
+    if input._data.dtype.kind in "fcV":  # V: bfloat16 and float8, from ml_dtypes
         return input._data.dtype
     return np.dtype(np.int64)
 

@@ -253,15 +253,19 @@ def broadcast_view(data: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     if lead < 0 or not data.flags.c_contiguous or not data.size:
         return np.broadcast_to(data, shape)
     strides = [0] * lead
+    # Read-only only where two elements share memory (PyTorch refuses writes there); an expand that only adds
+    # unit dimensions, as (4,) to (1, 4), stays writable, as PyTorch's does.
+    overlapping = any(size > 1 for size in shape[:lead])
     for size, have, stride in zip(shape[lead:], data.shape, data.strides):  # noqa: B905 - lengths equal by construction
         if have == size:
             strides.append(stride)
         elif have == 1:
             strides.append(0)
+            overlapping = True
         else:
             return np.broadcast_to(data, shape)  # cannot broadcast: NumPy raises its error
     out = np.ndarray(shape, data.dtype, data, 0, strides)
-    out.flags.writeable = False
+    out.flags.writeable = not overlapping
     return out
 
 

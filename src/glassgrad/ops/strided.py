@@ -15,6 +15,7 @@ import numpy as np
 
 from ..autograd.grad_mode import no_grad
 from ..autograd.inplace import has_internal_overlap
+from ..storage import untyped_storage
 from ..tensor import Size, Tensor
 from .creation import _finish, _float_or, _size, zeros
 from .shape import _slice_entry, as_view, chunk, reshape, split, unbind
@@ -275,5 +276,5 @@ _BOTH: dict[str, Callable[..., Any]] = {
     "as_strided": as_strided, "ravel": ravel, "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
 }
 FUNCTIONS = {**_BOTH, "unravel_index": unravel_index, "empty_strided": empty_strided, "empty_permuted": empty_permuted}
-METHODS = {**_BOTH, "unfold": unfold}
+METHODS = {**_BOTH, "unfold": unfold, "untyped_storage": untyped_storage}
 INPLACE: tuple[str, ...] = ()

@@ -17,19 +17,19 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..autograd import profiler as _legacy
-from ..autograd.profiler import record_function
+from ..autograd.profiler import kineto_available, record_function
 from ..autograd.profiler_util import EventList
 
-__all__ = ["ProfilerAction", "ProfilerActivity", "profile", "record_function", "schedule", "supported_activities",
-           "tensorboard_trace_handler"]
+__all__ = ["ProfilerAction", "ProfilerActivity", "kineto_available", "profile", "record_function", "schedule",
+           "supported_activities", "tensorboard_trace_handler"]
 
 
-class ProfilerActivity(enum.Enum):
+class ProfilerActivity(enum.Enum):  # PyTorch 2.13's values
     CPU = 0
     XPU = 1
-    MTIA = 2
-    CUDA = 3
-    HPU = 4
+    CUDA = 2
+    HPU = 3
+    MTIA = 4
     PrivateUse1 = 5
 
 
@@ -38,6 +38,7 @@ class ProfilerAction(enum.Enum):
     WARMUP = 1
     RECORD = 2
     RECORD_AND_SAVE = 3
+    DEVICE_STOPPED = 4
 
 
 def supported_activities() -> set[ProfilerActivity]:

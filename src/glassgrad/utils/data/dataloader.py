@@ -38,6 +38,11 @@ class DataLoader:
         self.prefetch_factor = prefetch_factor
         self.persistent_workers = persistent_workers
         self.generator = generator
+        # accepted and kept (Lightning reads them back to rebuild a loader), though loading stays in this process
+        self.multiprocessing_context = multiprocessing_context
+        self.pin_memory_device = pin_memory_device
+        self.in_order = in_order
+        self._iterator = None  # PyTorch's persistent-workers iterator; Lightning resets it between epochs
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in (None, False):
@@ -70,7 +75,10 @@ class DataLoader:
         self._auto_collation = batch_sampler is not None or (self._iterable and batch_size is not None)
         self.collate_fn = collate_fn or (default_collate if self._auto_collation else default_convert)
 
-    def __iter__(self) -> Iterator[Any]:
+    def __iter__(self) -> _BaseDataLoaderIter:
+        return _SingleProcessDataLoaderIter(self)
+
+    def _batches(self) -> Iterator[Any]:
         if self._iterable:
             return self._iterate_stream()
         if self._auto_collation:
@@ -97,3 +105,31 @@ class DataLoader:
                 return n
             return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         return len(self.batch_sampler if self._auto_collation else self.sampler)  # type: ignore[arg-type]
+
+
+class _BaseDataLoaderIter:
+    """What iter(DataLoader) gives: the batches one at a time (Lightning tests iterators against this class)."""
+
+    def __init__(self, loader: DataLoader) -> None:
+        self._loader = loader
+        self._batches = loader._batches()
+        self._num_yielded = 0
+
+    def __iter__(self) -> _BaseDataLoaderIter:
+        return self
+
+    def __next__(self) -> Any:
+        batch = next(self._batches)
+        self._num_yielded += 1
+        return batch
+
+    def __len__(self) -> int:
+        return len(self._loader)
+
+
+class _SingleProcessDataLoaderIter(_BaseDataLoaderIter):
+    pass
+
+
+class _MultiProcessingDataLoaderIter(_BaseDataLoaderIter):
+    """Never made here (loading always happens in the calling process); named for isinstance checks."""

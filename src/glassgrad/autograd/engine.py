@@ -57,7 +57,7 @@ running: list[GraphTask] = []
 def _as_tuple(x: Any) -> tuple[Any, ...]:
     if x is None:
         return ()
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, GradientEdge)):
         return (x,)
     return tuple(x)
 

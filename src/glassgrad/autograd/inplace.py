@@ -35,9 +35,35 @@ OVERLAP_MESSAGE = (
 )
 
 
+def _forbidden_view(t: Tensor) -> str | None:
+    """PyTorch's error for writing in place into a view it forbids that for, or None: one of several views one op
+    returned (unbind, split, chunk), or a view taken with grad mode on of a view made in no_grad mode, or a view of
+    either."""
+    chain = t._view_chain
+    op = t.grad_fn.name().removesuffix("Backward0") if t.grad_fn is not None else "a view"
+    for depth, (replay, args) in enumerate(chain):
+        if getattr(replay, "after_no_grad", False):
+            return (
+                f"Output {t._output_nr} of {op} is a view of a view which was created in no_grad mode and is being "
+                f"modified inplace with grad mode enabled. {NO_GRAD_VIEW_MESSAGE.split('. ', 1)[1]}"
+            )
+        if getattr(replay, "one_of_many", False):
+            output_nr = args[-1] if depth == len(chain) - 1 else t._output_nr
+            return (
+                f"Output {output_nr} of {op} is a view and is being modified inplace. This view is the output of a "
+                "function that returns multiple views. Such functions do not allow the output views to be modified "
+                "inplace. You should replace the inplace operation by an out-of-place one."
+            )
+    return None
+
+
 def check_inplace(t: Tensor) -> None:
     if not grad_mode.state.grad_enabled:
         return
+    if t._base is not None and t._requires_grad:
+        message = _forbidden_view(t)
+        if message is not None:
+            raise RuntimeError(message)
     if t._base is not None and t.grad_fn is None and t._requires_grad:
         raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
     if t._base is not None and t._base.grad_fn is None and t._base._requires_grad:
@@ -96,6 +122,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
         _rebase_view(t, node)
     else:
         t._with_history(node, 0)
+        _carry_retained_grad(t)
     base = t._base if t._base is not None else t
     if base._views:
         _refresh_views(base, t)
@@ -171,7 +198,16 @@ def _refresh_views(base: Tensor, changed: Tensor) -> None:
             continue  # the base's shape changed in place: that view is stale (_rebase_view raises when it is written)
         if fresh.grad_fn is not None and _same_layout(fresh._data, view._data):
             view._with_history(fresh.grad_fn, fresh._output_nr)
+            _carry_retained_grad(view)
     base._views = alive
+
+
+def _carry_retained_grad(t: Tensor) -> None:
+    """retain_grad() follows a tensor onto the node an in-place op gave it, as PyTorch moves its retains_grad hook
+    (the old node's entry stays, but writes only to a tensor whose grad_fn it still is)."""
+    if t._retains_grad:
+        t._retains_grad = False
+        t.retain_grad()
 
 
 def bump_version(t: Tensor) -> None:
@@ -242,6 +278,7 @@ def _rebase_view(view: Tensor, node: Node) -> None:
     previous = (base.grad_fn, base._output_nr, base._requires_grad)
     copy_slices = CopySlices(base, view._view_chain, node)
     base._with_history(copy_slices, 0)
+    _carry_retained_grad(base)
     # glassgrad replays a view from its base's current shape (PyTorch from strides): once the base's metadata changed
     # in place, the replay may pick other elements (or fail), and the gradient would be wrong.
     reshaped = _reshaped_bases.get(id(base)) is base
@@ -256,6 +293,7 @@ def _rebase_view(view: Tensor, node: Node) -> None:
         base.grad_fn, base._output_nr, base._requires_grad = previous
         raise RuntimeError(STALE_VIEW_MESSAGE)
     view._with_history(fresh.grad_fn, fresh._output_nr)  # type: ignore[union-attr]
+    _carry_retained_grad(view)
 
 
 class CopySlices(Node):

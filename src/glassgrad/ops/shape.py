@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,6 +22,15 @@ from .table import Derivative, derivative, formulas_record
 Shape = Sequence[int]
 
 
+def _after_no_grad_view(view: Tensor) -> Tensor:
+    """A mark in a view chain, replayed as nothing: the views after it were taken, with grad mode on, of a view made
+    in no_grad mode, which PyTorch forbids writing into in place with grad mode on (autograd/inplace.py)."""
+    return view
+
+
+_after_no_grad_view.after_no_grad = True  # type: ignore[attr-defined]
+
+
 def as_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args: Any) -> Tensor:
     """Mark `result` as a view of `input` if it shares input's memory (some ops copy only sometimes)."""
     if not np.may_share_memory(result._data, input._data):
@@ -33,6 +42,8 @@ def mark_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *arg
     """Make `result` a view of `input`: same storage, same version counter, replayable from the base."""
     result._base = input._base if input._base is not None else input
     result._view_chain = (*input._view_chain, (replay, args))
+    if input._base is not None and input.grad_fn is None and input._requires_grad and result.grad_fn is not None:
+        result._view_chain = (*input._view_chain, (_after_no_grad_view, ()), (replay, args))
     result._counter = input._version_counter
     result._is_inference = input._is_inference
     if result.grad_fn is None and input._requires_grad:
@@ -407,6 +418,28 @@ def _narrow_view(input: Tensor, d: int, start: int, length: int, entry: Derivati
     return _record_view(entry, input._data[index], input, narrow, d, start, length, self_shape=input.shape, dim=d, start=start)
 
 
+def _split_piece(input: Tensor, d: int, start: int, length: int, output_nr: int) -> Tensor:
+    """Replays piece `output_nr` of a split: the view chain keeps which output of the op the view was."""
+    return narrow(input, d, start, length)
+
+
+def _unbind_piece(input: Tensor, d: int, index: int, output_nr: int) -> Tensor:
+    return select(input, d, index)
+
+
+# Views that are one of several an op returned: PyTorch forbids writing into them in place (autograd/inplace.py)
+_split_piece.one_of_many = _unbind_piece.one_of_many = True  # type: ignore[attr-defined]
+
+
+def _pieces(input: Tensor, d: int, bounds: Iterable[tuple[int, int]], entry: Derivative) -> tuple[Tensor, ...]:
+    """The views split and chunk return, as (start, length) along dim d."""
+    pieces = []
+    for nr, (start, length) in enumerate(bounds):
+        out = input._data[(slice(None),) * d + (slice(start, start + length),)]
+        pieces.append(_record_view(entry, out, input, _split_piece, d, start, length, nr, self_shape=input.shape, dim=d, start=start))
+    return tuple(pieces)
+
+
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     return _select_view(input, dim, index, SelectBackward0)
 
@@ -447,7 +480,7 @@ def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int 
     if step < 0 or (step == 0 and size):
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
     starts = range(0, size, step) if size else (0,)
-    return tuple(_narrow_view(tensor, d, s, min(step, size - s), SplitBackward0) for s in starts)
+    return _pieces(tensor, d, ((s, min(step, size - s)) for s in starts), SplitBackward0)
 
 
 def _split_with_sizes(tensor: Tensor, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
@@ -461,7 +494,7 @@ def _split_with_sizes(tensor: Tensor, sizes: tuple[int, ...], dim: int) -> tuple
             f"but got split_sizes={list(sizes)}"
         )
     starts = np.cumsum((0, *sizes[:-1]))
-    return tuple(_narrow_view(tensor, d, int(s), n, SplitWithSizesBackward0) for s, n in zip(starts, sizes, strict=True))
+    return _pieces(tensor, d, ((int(s), n) for s, n in zip(starts, sizes, strict=True)), SplitWithSizesBackward0)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -502,7 +535,11 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     if input.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = input._wrap_dim(dim)
-    return tuple(_select_view(input, d, i, UnbindBackward0) for i in range(input.shape[d]))
+    view_index = (slice(None),) * d
+    return tuple(
+        _record_view(UnbindBackward0, input._data[(*view_index, i, Ellipsis)], input, _unbind_piece, d, i, i, self_shape=input.shape, dim=d, index=i)
+        for i in range(input.shape[d])
+    )
 
 
 # -- moving and regrouping dims --------------------------------------------------------------

@@ -1,0 +1,329 @@
+"""Surface of PyTorch 2.13 that its own autograd tests and real programs reach, each checked against PyTorch:
+grad modes as bare decorators, output_nr, multi-grad hooks, gradient edges, queued engine callbacks,
+deprecated names and overloads 2.13 still takes, and NumPy operands on either side of an operator."""
+
+from __future__ import annotations
+
+import asyncio
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+import numpy as np
+import pytest
+
+from .conftest import attempt, warned
+
+pytestmark = pytest.mark.torch_oracle
+
+
+# -- grad modes as decorators -------------------------------------------------------------------------------------
+def _bare_mode_decorators(m: ModuleType) -> Any:
+    @m.no_grad
+    def doubled(x: Any) -> Any:
+        return x * 2
+
+    @m.enable_grad
+    def tripled(x: Any) -> Any:
+        return x * 3
+
+    @m.inference_mode
+    def halved(x: Any) -> Any:
+        return x / 2
+
+    x = m.ones(2, requires_grad=True)
+    with m.no_grad():
+        inside = tripled(x)
+    return doubled(x).requires_grad, inside.requires_grad, halved(x).is_inference(), m.is_grad_enabled()
+
+
+def test_grad_modes_decorate_without_parentheses(oracle: SimpleNamespace) -> None:
+    assert oracle.check(_bare_mode_decorators) == (False, True, True, True)
+
+
+def _decorated_class(m: ModuleType) -> Any:
+    def define() -> Any:
+        @m.no_grad
+        class Holder:
+            def __init__(self, x: Any) -> None:
+                self.y = x * 2
+
+        return Holder
+
+    made = warned(define)
+    holder = made.value(m.ones(1, requires_grad=True))
+    return holder.y.requires_grad, isinstance(made.value, type), made.warnings
+
+
+def test_a_decorated_class_is_constructed_in_the_mode_with_a_future_warning(oracle: SimpleNamespace) -> None:
+    oracle.check(_decorated_class)
+
+
+def _generator_in_mode(m: ModuleType) -> Any:
+    seen = []
+
+    @m.no_grad()
+    def steps() -> Any:
+        while True:
+            try:
+                yield m.is_grad_enabled()
+            except ValueError:
+                seen.append(("thrown", m.is_grad_enabled()))
+                yield "recovered"
+            finally:
+                seen.append(("closing", m.is_grad_enabled()))
+
+    gen = steps()
+    first = next(gen)
+    outside = m.is_grad_enabled()
+    recovered = gen.throw(ValueError())
+    gen.close()
+    return first, outside, recovered, seen
+
+
+def test_a_decorated_generator_runs_its_throws_and_close_in_the_mode(oracle: SimpleNamespace) -> None:
+    oracle.check(_generator_in_mode)
+
+
+def _decorated_coroutine(m: ModuleType) -> Any:
+    @m.no_grad
+    async def scaled(x: Any) -> Any:
+        return x * 2
+
+    return asyncio.run(scaled(m.ones(1, requires_grad=True))).requires_grad
+
+
+def test_a_decorated_coroutine_is_created_in_the_mode(oracle: SimpleNamespace) -> None:
+    oracle.check(_decorated_coroutine)
+
+
+# -- graph surface -------------------------------------------------------------------------------------------------
+def _output_numbers(m: ModuleType) -> Any:
+    x = m.tensor([3.0, 1.0, 2.0], requires_grad=True)
+    values, indices = x.sort()
+    return x.output_nr, (x * 2).output_nr, values.output_nr, indices.output_nr
+
+
+def test_output_nr_names_the_output_of_its_node(oracle: SimpleNamespace) -> None:
+    oracle.check(_output_numbers)
+
+
+def _multi_grad_hook(m: ModuleType, mode: str) -> Any:
+    a, b = m.ones(2, requires_grad=True), m.ones(2, requires_grad=True)
+    c, d = a * b, a * 3
+    calls = []
+
+    def record(grads: Any) -> None:
+        calls.append([g is not None for g in grads] if isinstance(grads, (list, tuple)) else grads.tolist())
+
+    handle = m.autograd.graph.register_multi_grad_hook((a, b, c, d), record, mode=mode)
+    c.sum().backward(retain_graph=True)
+    c.sum().backward(inputs=(a,), retain_graph=True)
+    (c + d).sum().backward()
+    handle.remove()
+    (a * b).sum().backward()
+    return calls
+
+
+@pytest.mark.parametrize("mode", ["all", "any"])
+def test_multi_grad_hooks_fire_once_per_backward(oracle: SimpleNamespace, mode: str) -> None:
+    oracle.check(lambda m: _multi_grad_hook(m, mode))
+
+
+def test_multi_grad_hook_modes_are_checked(oracle: SimpleNamespace) -> None:
+    oracle.check(lambda m: m.autograd.graph.register_multi_grad_hook([m.ones(1, requires_grad=True)], print, mode="some"))
+
+
+def _gradient_edges(m: ModuleType) -> Any:
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    z = (y * y).sum()
+    edge_x, edge_y = m.autograd.graph.get_gradient_edge(x), m.autograd.graph.get_gradient_edge(y)
+    by_edge = m.autograd.grad(z, edge_y, retain_graph=True)
+    through = m.autograd.grad(edge_y, edge_x, grad_outputs=by_edge)
+    refused = attempt(lambda: m.autograd.graph.get_gradient_edge(m.ones(1)))
+    return by_edge, through, edge_y.output_nr, refused
+
+
+def test_gradient_edges_stand_for_their_tensors_in_grad(oracle: SimpleNamespace) -> None:
+    oracle.check(_gradient_edges)
+
+
+def _queued_callbacks(m: ModuleType) -> Any:
+    order = []
+    x = m.ones(2, requires_grad=True)
+
+    def hook(grad: Any) -> None:
+        order.append("hook")
+        m.autograd.Variable._execution_engine.queue_callback(lambda: order.append(("callback", x.grad is not None)))
+
+    y = x * 2
+    y.register_hook(hook)
+    y.sum().backward()
+    outside = attempt(lambda: m.autograd.Variable._execution_engine.queue_callback(lambda: None))
+    return order, outside
+
+
+def test_queued_callbacks_run_when_the_backward_ends(oracle: SimpleNamespace) -> None:
+    oracle.check(_queued_callbacks)
+
+
+def _atan2_at_the_origin(m: ModuleType) -> Any:
+    y = m.tensor([0.0, 1.0, -2.0], dtype=m.float64, requires_grad=True)
+    x = m.tensor([0.0, 0.0, 3.0], dtype=m.float64, requires_grad=True)
+    return m.autograd.grad(m.atan2(y, x).sum(), (y, x))
+
+
+def test_atan2_has_a_zero_gradient_at_the_origin(oracle: SimpleNamespace) -> None:
+    oracle.check(_atan2_at_the_origin)
+
+
+# -- deprecated names and overloads --------------------------------------------------------------------------------
+def _old_value_overloads(m: ModuleType, name: str) -> Any:
+    t, a, b = m.ones(2), m.tensor([2.0, 4.0]), m.tensor([4.0, 8.0])
+    # PyTorch warns once per process for all deprecated overloads, so only the results are compared
+    return warned(lambda: getattr(m, name)(t, 0.5, a, b)).value, warned(lambda: getattr(t, name)(0.5, a, b)).value
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_the_positional_value_overload_still_works(oracle: SimpleNamespace, name: str) -> None:
+    oracle.check(lambda m: _old_value_overloads(m, name))
+
+
+def test_the_positional_value_overload_warns() -> None:
+    import glassgrad
+
+    with pytest.warns(UserWarning, match=r"^This overload of addcdiv is deprecated:\n\taddcdiv\(Tensor input, Number value"):
+        glassgrad.addcdiv(glassgrad.ones(1), 2.0, glassgrad.ones(1), glassgrad.ones(1))
+
+
+def _old_clip_name(m: ModuleType) -> Any:
+    p = m.nn.Parameter(m.ones(2))
+    p.grad = m.tensor([3.0, 4.0])
+    return warned(lambda: m.nn.utils.clip_grad_norm([p], 1.0)), p.grad
+
+
+def test_clip_grad_norm_keeps_its_old_name(oracle: SimpleNamespace) -> None:
+    oracle.check(_old_clip_name)
+
+
+def _module_backward_hook(m: ModuleType, inner: bool) -> Any:
+    seen = []
+    net = m.nn.ReLU() if inner else m.nn.Linear(2, 2)
+    net.register_backward_hook(lambda module, gi, go: seen.append((type(module).__name__, len(gi), len(go))))
+    x = m.ones(3, 2, requires_grad=True)
+    out = warned(lambda: net(x * 1 if inner else x))
+    out.value.sum().backward()
+    return seen, [kind for kind, _ in out.warnings]
+
+
+@pytest.mark.parametrize("inner", [True, False])
+def test_module_backward_hooks_see_the_output_node(oracle: SimpleNamespace, inner: bool) -> None:
+    oracle.check(lambda m: _module_backward_hook(m, inner))
+
+
+def _mixing_hook_kinds(m: ModuleType) -> Any:
+    net = m.nn.ReLU()
+    net.register_backward_hook(lambda *args: None)
+    return attempt(lambda: net.register_full_backward_hook(lambda *args: None))
+
+
+def test_module_hook_kinds_do_not_mix(oracle: SimpleNamespace) -> None:
+    oracle.check(_mixing_hook_kinds)
+
+
+def _like_factories_on_a_device(m: ModuleType) -> Any:
+    x = m.ones(2, 3, dtype=m.float64)
+    made = [f(x, device="cpu") for f in (m.zeros_like, m.ones_like, m.empty_like, m.rand_like, m.randn_like)]
+    grads = m.rand_like(x, device="cpu", requires_grad=True)
+    return [(tuple(t.shape), t.dtype, t.device.type) for t in made], grads.requires_grad
+
+
+def test_like_factories_take_a_device(oracle: SimpleNamespace) -> None:
+    oracle.check(_like_factories_on_a_device)
+
+
+# -- NumPy operands ------------------------------------------------------------------------------------------------
+OPERATORS = ["+", "-", "*", "/", "**", "//", "%", "<", "=="]
+SCALARS = [np.float64(2.0), np.float32(3.0), np.int64(3), np.bool_(True)]
+
+
+@pytest.mark.parametrize("op", OPERATORS)
+@pytest.mark.parametrize("scalar", SCALARS, ids=lambda s: type(s).__name__)
+def test_numpy_scalars_on_either_side_give_tensors(oracle: SimpleNamespace, op: str, scalar: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        results = []
+        for dtype in (m.float32, m.float16, m.int32):
+            t = m.tensor([1.0, 2.0]).to(dtype)
+            left, right = eval(f"scalar {op} t"), eval(f"t {op} scalar")
+            results.append((type(left).__name__, left.dtype, left, type(right).__name__, right.dtype, right))
+        return results
+
+    oracle.check(program)
+
+
+def _numpy_scalar_keeps_the_graph(m: ModuleType) -> Any:
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+    y = np.float64(3.0) * x + np.float32(1.0)
+    y.sum().backward()
+    return type(y).__name__, x.grad
+
+
+def test_a_numpy_scalar_on_the_left_keeps_the_graph(oracle: SimpleNamespace) -> None:
+    oracle.check(_numpy_scalar_keeps_the_graph)
+
+
+def test_numpy_ufuncs_on_a_tensor_give_a_tensor(oracle: SimpleNamespace) -> None:
+    # PyTorch's __array_wrap__ has the signature NumPy 2 deprecates: its warning is not compared
+    oracle.check(lambda m: warned(lambda: (type(np.exp(m.ones(2))).__name__, np.exp(m.ones(2)).dtype)).value)
+
+
+# -- in-place ops on views -----------------------------------------------------------------------------------------
+VIEW_WRITES = {
+    "unbind": lambda x: x.unbind()[1].mul_(2),
+    "split": lambda x: x.split(1)[2].add_(1),
+    "split_with_sizes": lambda x: x.split([1, 2])[1].add_(1),
+    "chunk": lambda x: x.chunk(3)[1].add_(1),
+    "a view of an unbind output": lambda x: x.unbind()[1].view(2).add_(1),
+    "a select of an unbind output": lambda x: x.unbind(1)[1][0].add_(1),
+    "unsafe_split": lambda x: tuple(x.unsafe_split(1)[1].add_(1).shape),
+    "narrow": lambda x: tuple(x.narrow(0, 1, 1).add_(1).shape),
+}
+
+
+@pytest.mark.parametrize("write", VIEW_WRITES.values(), ids=VIEW_WRITES.keys())
+@pytest.mark.parametrize("base", ["non-leaf", "leaf", "no grad"])
+def test_writing_into_views_of_multi_output_ops(oracle: SimpleNamespace, write: Any, base: str) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.ones(3, 2, requires_grad=base != "no grad")
+        return attempt(lambda: write(x.clone() if base == "non-leaf" else x))
+
+    oracle.check(program)
+
+
+def _view_of_a_no_grad_view(m: ModuleType) -> Any:
+    a = m.ones(4, requires_grad=True).clone()
+    with m.no_grad():
+        v = a[1:]
+    inner = v[1:]
+    refused = attempt(lambda: inner.mul_(2)), attempt(lambda: v.mul_(2))
+    with m.no_grad():
+        v[1:].mul_(2)
+    return refused, a
+
+
+def test_a_view_of_a_no_grad_view_is_not_written_with_grad_on(oracle: SimpleNamespace) -> None:
+    oracle.check(_view_of_a_no_grad_view)
+
+
+def _retained_then_modified(m: ModuleType, through_view: bool) -> Any:
+    a = m.ones(2, requires_grad=True)
+    b = a * 2
+    b.retain_grad()
+    (b[0:1] if through_view else b).mul_(3)
+    (b * b).sum().backward()
+    return b.grad, a.grad, b.retains_grad
+
+
+@pytest.mark.parametrize("through_view", [False, True])
+def test_retain_grad_survives_an_in_place_op(oracle: SimpleNamespace, through_view: bool) -> None:
+    oracle.check(lambda m: _retained_then_modified(m, through_view))

@@ -328,3 +328,22 @@ def _retained_then_modified(m: ModuleType, through_view: bool) -> Any:
 @pytest.mark.parametrize("through_view", [False, True])
 def test_retain_grad_survives_an_in_place_op(oracle: SimpleNamespace, through_view: bool) -> None:
     oracle.check(lambda m: _retained_then_modified(m, through_view))
+
+
+def _views_made_in_a_mode(m: ModuleType, mode: str, make: str) -> Any:
+    x = m.zeros(2, 3, requires_grad=True).clone()
+    with getattr(m, mode)():
+        y = x.unbind()[0] if make == "unbind" else x.view(6)
+    return [
+        attempt(lambda: y.mul_(2)),
+        attempt(lambda: y[1:].mul_(2)),
+        attempt(lambda: y.view(-1).unbind()[1].mul_(2)),
+    ]
+
+
+@pytest.mark.parametrize("make", ["view", "unbind"])
+@pytest.mark.parametrize("mode", ["no_grad", "inference_mode"])
+def test_views_made_in_no_grad_or_inference_mode_are_not_written_in_normal_mode(
+    oracle: SimpleNamespace, mode: str, make: str
+) -> None:
+    oracle.check(lambda m: _views_made_in_a_mode(m, mode, make))

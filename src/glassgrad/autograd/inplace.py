@@ -22,12 +22,18 @@ from .graph import Node, SavedTensor, edge_to, explain_freed
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
-NO_GRAD_VIEW_MESSAGE = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
-    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
-    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
-    "you want the inplace to be tracked)."
-)
+# A view made in no_grad or inference mode, or a view of one, being written in place in normal grad mode
+_MODE_VIEW = {"no_grad": "created in no_grad mode and is being modified inplace with grad mode enabled",
+              "inference": "created in inference mode and is being modified inplace in normal mode"}
+
+
+def _mode_view_message(made_in: str, what: str) -> str:
+    return (
+        f"{what} {_MODE_VIEW[made_in]}. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+        f"can clarify your code by moving both the view and the inplace either both inside the "
+        f"{'no_grad' if made_in == 'no_grad' else 'inference_mode'} block (if you don't want the inplace to be tracked) "
+        "or both outside (if you want the inplace to be tracked)."
+    )
 
 OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
@@ -35,26 +41,46 @@ OVERLAP_MESSAGE = (
 )
 
 
-def _forbidden_view(t: Tensor) -> str | None:
-    """PyTorch's error for writing in place into a view it forbids that for, or None: one of several views one op
-    returned (unbind, split, chunk), or a view taken with grad mode on of a view made in no_grad mode, or a view of
-    either."""
-    chain = t._view_chain
-    op = t.grad_fn.name().removesuffix("Backward0") if t.grad_fn is not None else "a view"
-    for depth, (replay, args) in enumerate(chain):
-        if getattr(replay, "after_no_grad", False):
-            return (
-                f"Output {t._output_nr} of {op} is a view of a view which was created in no_grad mode and is being "
-                f"modified inplace with grad mode enabled. {NO_GRAD_VIEW_MESSAGE.split('. ', 1)[1]}"
-            )
+def _creation_meta(chain: tuple[Any, ...]) -> tuple[str | None, int | None]:
+    """How PyTorch's creation meta of a view comes out of its chain (the marks ops/shape.py leaves there): None, a
+    grad mode ("no_grad", "inference") or "multi-output"; and which output of its op the view is, where its last
+    step is one of several views one op returned. A later view keeps an earlier meta unless it has one of its own,
+    and inference mode's is never replaced."""
+    meta: str | None = None
+    output_nr = None
+    for replay, args in chain:
+        if getattr(replay, "made_in", None) is not None:  # where the step before it was taken: already counted
+            continue
+        output_nr = None
+        new = getattr(replay, "after_view_made_in", None)
         if getattr(replay, "one_of_many", False):
-            output_nr = args[-1] if depth == len(chain) - 1 else t._output_nr
-            return (
-                f"Output {output_nr} of {op} is a view and is being modified inplace. This view is the output of a "
-                "function that returns multiple views. Such functions do not allow the output views to be modified "
-                "inplace. You should replace the inplace operation by an out-of-place one."
-            )
-    return None
+            new, output_nr = "multi-output", args[-1]
+        if new is not None and meta != "inference":
+            meta = new
+    if meta is None and chain and getattr(chain[-1][0], "made_in", None):
+        meta = "inference"
+    return meta, output_nr
+
+
+def _forbidden_view(t: Tensor) -> str | None:
+    """PyTorch's error for writing in place, with grad mode on, into a view it forbids that for, or None: a view made
+    in no_grad or inference mode, a view of one, or one of several views one op returned (unbind, split, chunk) or a
+    view of that."""
+    chain = t._view_chain
+    if t.grad_fn is None:
+        made_in = "inference" if any(getattr(fn, "made_in", None) for fn, _ in chain) else "no_grad"
+        return _mode_view_message(made_in, "A view was")
+    meta, output_nr = _creation_meta(chain)
+    if meta is None:
+        return None
+    output = f"Output {t._output_nr if output_nr is None else output_nr} of {t.grad_fn.name().removesuffix('Backward0')}"
+    if meta != "multi-output":
+        return _mode_view_message(meta, f"{output} is a view of a view which was")
+    return (
+        f"{output} is a view and is being modified inplace. This view is the output of a function that returns "
+        "multiple views. Such functions do not allow the output views to be modified inplace. You should replace the "
+        "inplace operation by an out-of-place one."
+    )
 
 
 def check_inplace(t: Tensor) -> None:
@@ -64,8 +90,6 @@ def check_inplace(t: Tensor) -> None:
         message = _forbidden_view(t)
         if message is not None:
             raise RuntimeError(message)
-    if t._base is not None and t.grad_fn is None and t._requires_grad:
-        raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
     if t._base is not None and t._base.grad_fn is None and t._base._requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_MESSAGE + seams.explainer.leaf_inplace(t, view=True))
     if t.grad_fn is None and t._requires_grad:

@@ -15,6 +15,8 @@ import numpy as np
 from .. import _layout
 from ..autograd.engine import broadcast_dims
 from ..autograd.forward_ad import state as forward_state
+from ..autograd.grad_mode import state as mode_state
+from ..autograd.grad_mode import usage as mode_usage
 from ..autograd.inplace import track_view
 from ..tensor import Size, Tensor
 from .table import Derivative, derivative, formulas_record
@@ -22,13 +24,21 @@ from .table import Derivative, derivative, formulas_record
 Shape = Sequence[int]
 
 
-def _after_no_grad_view(view: Tensor) -> Tensor:
-    """A mark in a view chain, replayed as nothing: the views after it were taken, with grad mode on, of a view made
-    in no_grad mode, which PyTorch forbids writing into in place with grad mode on (autograd/inplace.py)."""
-    return view
+def _mark(name: str, attribute: str, value: str) -> Callable[[Tensor], Tensor]:
+    """A mark in a view chain, replayed as nothing, that autograd/inplace.py reads when the view is written in place."""
+
+    def mark(view: Tensor) -> Tensor:
+        return view
+
+    mark.__name__ = mark.__qualname__ = name
+    setattr(mark, attribute, value)
+    return mark
 
 
-_after_no_grad_view.after_no_grad = True  # type: ignore[attr-defined]
+# The view was made in inference mode; the views after the mark were taken (grad mode on) of a view made in no_grad or
+# inference mode. PyTorch forbids writing into either in place in normal grad mode.
+_MADE_IN_INFERENCE = _mark("_made_in_inference", "made_in", "inference")
+_AFTER_VIEW_MADE_IN = {mode: _mark(f"_after_{mode}_view", "after_view_made_in", mode) for mode in ("no_grad", "inference")}
 
 
 def as_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args: Any) -> Tensor:
@@ -41,9 +51,14 @@ def as_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args:
 def mark_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args: Any) -> Tensor:
     """Make `result` a view of `input`: same storage, same version counter, replayable from the base."""
     result._base = input._base if input._base is not None else input
-    result._view_chain = (*input._view_chain, (replay, args))
+    chain = input._view_chain
     if input._base is not None and input.grad_fn is None and input._requires_grad and result.grad_fn is not None:
-        result._view_chain = (*input._view_chain, (_after_no_grad_view, ()), (replay, args))
+        made_in = "inference" if any(getattr(fn, "made_in", None) for fn, _ in chain) else "no_grad"
+        chain = (*chain, (_AFTER_VIEW_MADE_IN[made_in], ()))
+    chain = (*chain, (replay, args))
+    if mode_usage.inference and mode_state.inference:
+        chain = (*chain, (_MADE_IN_INFERENCE, ()))
+    result._view_chain = chain
     result._counter = input._version_counter
     result._is_inference = input._is_inference
     if result.grad_fn is None and input._requires_grad:

@@ -83,6 +83,11 @@ def _forbidden_view(t: Tensor) -> str | None:
     )
 
 
+# While allow_mutation_on_saved_tensors is active: called with each tensor about to be written in place, before the
+# write (else None, and in-place ops pay one global read).
+before_write: Callable[[Tensor], None] | None = None
+
+
 def check_inplace(t: Tensor) -> None:
     if not grad_mode.state.grad_enabled:
         return
@@ -135,6 +140,8 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
     node = result.grad_fn
     if node is not None:
         _keep_original_self(node, t)
+    if before_write is not None:
+        before_write(t)
     np.copyto(t._data, result._data, casting="unsafe")
     bump_version(t)
     if forward_ad.state.propagating:
@@ -247,9 +254,13 @@ def bump_version(t: Tensor) -> None:
 
 
 def _keep_original_self(node: Node, t: Tensor) -> None:
-    """A formula that needs the old value of t gets a copy of it, as PyTorch's original_self."""
+    """A formula that needs the old value of t gets a copy of it, as PyTorch's original_self (which saved_tensors_hooks
+    pack in place of t: t's own packing would change with the write)."""
     for name, saved in list(node._saved.items()):
-        if isinstance(saved, SavedTensor) and saved._tensor is t:
+        if not isinstance(saved, SavedTensor):
+            continue
+        packed_self = saved._unpack_hook is not None and name == "self" and saved.version_counter is t._counter
+        if saved._tensor is t or packed_self:
             original = Tensor._wrap(t._data.copy())
             if t.grad_fn is not None:
                 original._with_history(t.grad_fn, t._output_nr)

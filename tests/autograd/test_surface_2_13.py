@@ -409,3 +409,65 @@ def _hooks_pack_the_original_of_an_in_place_op(m: ModuleType) -> Any:
 
 def test_saved_tensors_hooks_pack_the_value_an_in_place_op_started_from(oracle: SimpleNamespace) -> None:
     oracle.check(_hooks_pack_the_original_of_an_in_place_op)
+
+
+def _gradient_edge_roots(m: ModuleType) -> Any:
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+
+    def made(reduce: bool) -> Any:
+        tmp = x.sin().cos()
+        tmp = tmp.sum() if reduce else tmp
+        return tmp.exp().sin().sum(), m.autograd.graph.get_gradient_edge(tmp)
+
+    out, edge = made(True)
+    (tmp_grad,) = m.autograd.grad(out, (edge,))
+    two_steps = m.autograd.grad(edge, (x,), grad_outputs=(tmp_grad,))
+    implicit = m.autograd.grad(made(True)[1], (x,))
+    refused = [
+        attempt(lambda: m.autograd.grad(made(False)[1], (x,))),
+        attempt(lambda: m.autograd.grad(made(True)[1], (x,), grad_outputs=m.ones(4))),
+        attempt(lambda: m.autograd.grad(made(True)[1], (x,), grad_outputs=m.ones((), dtype=m.complex64))),
+    ]
+    return two_steps, implicit, refused
+
+
+def test_gradient_edges_as_roots_check_their_gradients(oracle: SimpleNamespace) -> None:
+    oracle.check(_gradient_edge_roots)
+
+
+def _setup_context_with_defaults(m: ModuleType) -> Any:
+    class Power(m.autograd.Function):
+        @staticmethod
+        def forward(x: Any, y: int = 3) -> Any:
+            return x**y
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            x, y = inputs
+            ctx.save_for_backward(x)
+            ctx.y = y
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            (x,) = ctx.saved_tensors
+            return grad * ctx.y * x ** (ctx.y - 1), None
+
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+    return m.autograd.grad(Power.apply(x).sum(), x), m.autograd.grad(Power.apply(x, 2).sum(), x)
+
+
+def test_setup_context_sees_forwards_default_arguments(oracle: SimpleNamespace) -> None:
+    oracle.check(_setup_context_with_defaults)
+
+
+def _packed_inputs_keep_their_history(m: ModuleType) -> Any:
+    with m.autograd.graph.saved_tensors_hooks(lambda t: 2 * t, lambda t: t):
+        a = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        s = (a**3).sum()
+    (g,) = m.autograd.grad(s, (a,), create_graph=True)
+    g.sum().backward()
+    return g, a.grad
+
+
+def test_an_input_packed_by_hooks_is_differentiated_as_the_input(oracle: SimpleNamespace) -> None:
+    oracle.check(_packed_inputs_keep_their_history)

@@ -12,6 +12,7 @@ import heapq
 import itertools
 import operator
 from collections.abc import Iterable, Sequence
+from math import prod
 from sys import getrefcount  # a global of this module: compiled, sys.getrefcount is a lookup per call
 from typing import Any
 
@@ -20,7 +21,7 @@ import numpy as np
 from .. import _quiet as quiet
 from .. import _sites as sites
 from .._dtype import _BY_NUMPY
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
 from . import anomaly, forward_ad, grad_mode, seams, steps
 from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, GradientEdge, Node, edge_to
 
@@ -62,42 +63,55 @@ def _as_tuple(x: Any) -> tuple[Any, ...]:
     return tuple(x)
 
 
-def _root_grads(outputs: tuple[Tensor, ...], grad_outputs: tuple[Any, ...] | None, create_graph: bool) -> list[Tensor]:
+def _output_meta(out: Any, i: int) -> tuple[tuple[int, ...], np.dtype] | None:
+    """The shape and dtype a root's gradient must have (None: an edge made by hand, whose output is not known)."""
+    if isinstance(out, GradientEdge):
+        return getattr(out, "_output_meta", None)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"expected a Tensor as output {i}, got {type(out).__name__}")
+    if not out._requires_grad:
+        raise RuntimeError(
+            f"element {i} of tensors does not require grad and does not have a grad_fn" + seams.explainer.no_grad_fn(out)
+        )
+    return out._data.shape, out._data.dtype
+
+
+def _root_grads(outputs: tuple[Any, ...], grad_outputs: tuple[Any, ...] | None, create_graph: bool) -> list[Tensor]:
     if grad_outputs is not None and len(grad_outputs) != len(outputs):
         raise RuntimeError(f"got {len(grad_outputs)} tensors and {len(outputs)} gradients")
     grads = []
     for i, out in enumerate(outputs):
-        if isinstance(out, GradientEdge):  # no tensor to check the gradient against, or to make one for
-            given = None if grad_outputs is None else grad_outputs[i]
-            if not isinstance(given, Tensor):
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grads.append(given if create_graph else given.detach())
-            continue
-        if not isinstance(out, Tensor):
-            raise TypeError(f"expected a Tensor as output {i}, got {type(out).__name__}")
-        if not out._requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn" + seams.explainer.no_grad_fn(out)
-            )
+        meta = _output_meta(out, i)
         given = None if grad_outputs is None else grad_outputs[i]
         if given is None:
-            data = out._data
-            if data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs" + seams.explainer.non_scalar_root(out))
-            if data.dtype.kind != "f":
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            grads.append(Tensor._wrap(np.ones(data.shape, data.dtype)))  # made here: nothing to detach
+            if meta is None or prod(meta[0]) != 1:
+                explained = seams.explainer.non_scalar_root(out) if isinstance(out, Tensor) else ""
+                raise RuntimeError("grad can be implicitly created only for scalar outputs" + explained)
+            if meta[1].kind != "f":
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got torch.{_BY_NUMPY[meta[1]].name}")
+            grads.append(Tensor._wrap(np.ones(*meta)))  # made here: nothing to detach
             continue
         if not isinstance(given, Tensor):
             given = out.new_tensor(given)  # a copy of out's dtype, as torch.tensor(given, dtype=out.dtype)
-        elif given.shape != out.shape:
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {given.shape} and output[{i}] has a shape "
-                f"of {out.shape}."
-            )
+        elif meta is not None:
+            _check_root_grad(given, meta, i)
         keeps = create_graph or (forward_ad.state.propagating and forward_ad.tangent_of(given) is not None)  # its tangent
         grads.append(given if keeps else given.detach())
     return grads
+
+
+def _check_root_grad(given: Tensor, meta: tuple[tuple[int, ...], np.dtype], i: int) -> None:
+    shape, dtype = meta
+    if given._data.shape != shape:
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[{i}] has a shape of {given.shape} and output[{i}] has a shape "
+            f"of {Size(shape)}."
+        )
+    if (given._data.dtype.kind == "c") != (dtype.kind == "c"):
+        raise RuntimeError(
+            "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch in dtype: "
+            f"grad_output[{i}] has a dtype of torch.{given.dtype.name} and output[{i}] has a dtype of torch.{_BY_NUMPY[dtype].name}."
+        )
 
 
 def _dependencies(roots: list[Node]) -> dict[Node, int]:

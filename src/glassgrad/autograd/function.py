@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Container
 from typing import Any
 
@@ -140,8 +141,12 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        ctx = cls._backward_cls(args)
         uses_setup_context = cls.setup_context is not Function.setup_context
+        if uses_setup_context:  # setup_context sees every argument of forward, its defaults included, as in PyTorch
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        ctx = cls._backward_cls(args)
         # forward computes with primals: its tangents are jvp's to give
         with grad_mode.no_grad(), forward_ad.computing_tangents():
             outputs = cls.forward(*args, **kwargs) if uses_setup_context else cls.forward(ctx, *args, **kwargs)

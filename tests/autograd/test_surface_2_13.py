@@ -471,3 +471,24 @@ def _packed_inputs_keep_their_history(m: ModuleType) -> Any:
 
 def test_an_input_packed_by_hooks_is_differentiated_as_the_input(oracle: SimpleNamespace) -> None:
     oracle.check(_packed_inputs_keep_their_history)
+
+
+def _backward_named_vjp(m: ModuleType, both: bool) -> Any:
+    class Twice(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def vjp(ctx: Any, grad: Any) -> Any:
+            return grad * 2
+
+    if both:
+        Twice.backward = staticmethod(lambda ctx, grad: grad)
+    x = m.tensor([1.0, 3.0], requires_grad=True)
+    return attempt(lambda: m.autograd.grad(Twice.apply(x).sum(), x))
+
+
+@pytest.mark.parametrize("both", [False, True])
+def test_a_function_may_name_its_backward_vjp(oracle: SimpleNamespace, both: bool) -> None:
+    oracle.check(lambda m: _backward_named_vjp(m, both))

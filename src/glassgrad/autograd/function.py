@@ -85,7 +85,7 @@ class BackwardCFunction(Node, FunctionCtx):
                 Tensor._wrap(np.zeros(meta[0], meta[1].np)) if g is None and meta is not None else g
                 for g, meta in zip(grad_outputs, self._output_meta, strict=True)
             ]
-        result = self._function.backward(self, *grad_outputs)
+        result = _user_backward(self._function)(self, *grad_outputs)
         grads = result if isinstance(result, tuple) else (result,)
         expected = len(self.needs_input_grad)
         if len(grads) > expected and all(g is None for g in grads[expected:]):
@@ -105,6 +105,19 @@ class BackwardCFunction(Node, FunctionCtx):
             if not isinstance(g, Tensor):  # checked here, where PyTorch checks it, before the engine reads it
                 raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
         return tuple(grads[i] if self.needs_input_grad[i] else None for i in self._tensor_positions)
+
+
+def _user_backward(function: type[Function]) -> Callable[..., Any]:
+    """The Function's backward, or its vjp (the other name PyTorch takes for it)."""
+    backward, vjp = function.backward, function.vjp
+    if vjp is Function.vjp:
+        return backward
+    if backward is not Function.backward:
+        raise RuntimeError(
+            "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should only implement "
+            "one of them."
+        )
+    return vjp
 
 
 class _FunctionMeta(type):

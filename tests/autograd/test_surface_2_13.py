@@ -492,3 +492,21 @@ def _backward_named_vjp(m: ModuleType, both: bool) -> Any:
 @pytest.mark.parametrize("both", [False, True])
 def test_a_function_may_name_its_backward_vjp(oracle: SimpleNamespace, both: bool) -> None:
     oracle.check(lambda m: _backward_named_vjp(m, both))
+
+
+def _small_names(m: ModuleType) -> Any:
+    a = m.rand(5, requires_grad=True)
+    before = a._version
+    m.autograd.graph.increment_version(a)
+    m.autograd.graph.increment_version([a, a])
+    with m.inference_mode():
+        inference = m.rand(2)
+    m.autograd.graph.increment_version(inference)
+    a.grad = m.ones(5)
+    del a.grad
+    pieces = m.arange(6.0).split_with_sizes([2, 4])
+    return a._version - before, a.grad, [p.tolist() for p in pieces], m.split_with_sizes(m.arange(3.0), [1, 2])[1]
+
+
+def test_increment_version_grad_deletion_and_split_with_sizes(oracle: SimpleNamespace) -> None:
+    oracle.check(_small_names)

@@ -268,6 +268,14 @@ def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     return edge
 
 
+def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
+    """Mark tensors as modified in place behind autograd's back: what saved them then refuses to unpack them.
+    Inference tensors have no version to move, as in PyTorch."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        if not t._is_inference:
+            t._shared_counter().value += 1
+
+
 def _edge_to_input(t: Tensor, position: Position | None) -> tuple[Node | None, int]:
     """The edge a new node's backward passes t's gradient along: t's grad_fn and output, t's sink, or none."""
     if not t._requires_grad:

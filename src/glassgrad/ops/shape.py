@@ -512,6 +512,10 @@ def _split_with_sizes(tensor: Tensor, sizes: tuple[int, ...], dim: int) -> tuple
     return _pieces(tensor, d, ((int(s), n) for s, n in zip(starts, sizes, strict=True)), SplitWithSizesBackward0)
 
 
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    return _split_with_sizes(input, tuple(split_sizes), dim)
+
+
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
@@ -599,7 +603,7 @@ _BOTH = {
     "reshape": reshape, "flatten": flatten, "unflatten": unflatten, "clone": clone, "transpose": transpose,
     "swapaxes": transpose, "swapdims": transpose, "t": t, "permute": permute, "movedim": movedim, "moveaxis": movedim,
     "broadcast_to": broadcast_to, "unsqueeze": unsqueeze, "squeeze": squeeze, "narrow": narrow, "select": select,
-    "split": split, "chunk": chunk, "tensor_split": tensor_split, "unbind": unbind,
+    "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk, "tensor_split": tensor_split, "unbind": unbind,
 }
 FUNCTIONS = {**_BOTH, "cat": cat, "concat": cat, "concatenate": cat, "stack": stack}
 METHODS = {

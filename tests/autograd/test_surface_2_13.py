@@ -510,3 +510,27 @@ def _small_names(m: ModuleType) -> Any:
 
 def test_increment_version_grad_deletion_and_split_with_sizes(oracle: SimpleNamespace) -> None:
     oracle.check(_small_names)
+
+
+def _nan_without_a_forward_stack(m: ModuleType) -> Any:
+    class Poisoned(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            return grad * float("nan")
+
+    out = Poisoned.apply(m.ones(2, requires_grad=True)).sum()
+
+    def run() -> Any:
+        with m.autograd.detect_anomaly():
+            return attempt(out.backward)
+
+    outcome = warned(run)  # (warned keeps each message's start: PyTorch's ends with where in its C++ source it warned)
+    return [(kind, text) for kind, text in outcome.warnings if "Error detected" in text], outcome.value
+
+
+def test_anomaly_mode_says_when_no_forward_stack_was_kept(oracle: SimpleNamespace) -> None:
+    oracle.check(_nan_without_a_forward_stack)

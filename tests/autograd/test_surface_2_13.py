@@ -534,3 +534,18 @@ def _nan_without_a_forward_stack(m: ModuleType) -> Any:
 
 def test_anomaly_mode_says_when_no_forward_stack_was_kept(oracle: SimpleNamespace) -> None:
     oracle.check(_nan_without_a_forward_stack)
+
+
+def _batched_grads(m: ModuleType, create_graph: bool) -> Any:
+    x = m.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)
+    rows = m.arange(3.0).view(3, 1, 1).expand(3, 2, 2) + 1
+    (by_row,) = m.autograd.grad(x * x, (x,), (rows,), is_grads_batched=True, create_graph=create_graph)
+    (scalar,) = m.autograd.grad((x**3).sum(), (x,), (m.arange(3.0),), is_grads_batched=True, create_graph=create_graph)
+    refused = attempt(lambda: m.autograd.grad(x.clone(), (x,), (m.ones(2, 2),), is_grads_batched=True))
+    second = m.autograd.grad(by_row.sum(), x) if create_graph else None
+    return by_row, scalar, refused, second
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_grad_with_batched_grad_outputs(oracle: SimpleNamespace, create_graph: bool) -> None:
+    oracle.check(lambda m: _batched_grads(m, create_graph))

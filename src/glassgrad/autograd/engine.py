@@ -461,8 +461,6 @@ def grad(
     materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
     """Return d(outputs)/d(inputs) without touching any `.grad`."""
-    if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported by glassgrad yet")
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
@@ -474,6 +472,8 @@ def grad(
         raise RuntimeError("grad requires non-empty inputs.")
     gouts = None if grad_outputs is None else _as_tuple(grad_outputs)
     keep = create_graph if retain_graph is None else retain_graph
+    if is_grads_batched:
+        return _batched_grad(outs, ins, gouts, keep, create_graph, allow_unused, materialize_grads)
     roots = [_edge(t) for t in outs]
     grads = _root_grads(outs, gouts, create_graph)
     edges = _input_edges(ins, "inputs")
@@ -490,3 +490,42 @@ def grad(
                 )
         final.append(g)
     return tuple(final)
+
+
+def _batched_grad(
+    outs: tuple[Any, ...], ins: tuple[Any, ...], gouts: tuple[Any, ...] | None, keep: bool, create_graph: bool,
+    allow_unused: bool, materialize_grads: bool,
+) -> tuple[Tensor | None, ...]:
+    """grad() with is_grads_batched: one backward per row of the grad_outputs' first dim, the results stacked (PyTorch
+    vmaps the backward; a loop gives the same values)."""
+    batch = None
+    for i, (out, given) in enumerate(zip(outs, gouts or (), strict=True)):
+        if isinstance(given, Tensor) and isinstance(out, Tensor):
+            if given._data.shape[1:] != out._data.shape:
+                raise RuntimeError(
+                    "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                    "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                    # PyTorch names the shape past the first two dims (its check reads a row's shape[1:])
+                    f"output, but a mismatch was detected: grad_output[{i}] has a shape of {Size(given.shape[2:])} and "
+                    f"output[{i}] has a shape of {out.shape}. If you only want some tensors in `grad_output` to be "
+                    "considered batched, consider using vmap."
+                )
+            batch = given._data.shape[0]
+    if batch is None:
+        raise RuntimeError("is_grads_batched=True needs grad_outputs with a batch dimension")
+    rows = [
+        grad(outs, ins, [g[b] if isinstance(g, Tensor) else g for g in gouts or ()], retain_graph=keep or b < batch - 1,
+             create_graph=create_graph, allow_unused=allow_unused, materialize_grads=materialize_grads)
+        for b in range(batch)
+    ]
+    stacked: list[Tensor | None] = []
+    for column in zip(*rows, strict=True):
+        if column[0] is None:
+            stacked.append(None)
+            continue
+        result = column[0].new_zeros((batch, *column[0].shape))
+        for b, g in enumerate(column):
+            result[b] = g  # recorded, with create_graph: the stack is differentiable too
+        stacked.append(result)
+    return tuple(stacked)
+

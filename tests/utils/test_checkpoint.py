@@ -213,3 +213,31 @@ def test_checkpoint_policies_are_named_and_selective_checkpointing_is_refused() 
     assert [p.name for p in glassgrad.utils.checkpoint.CheckpointPolicy] == [p.name for p in torch_checkpoint.CheckpointPolicy]
     with pytest.raises(NotImplementedError, match="create_selective_checkpoint_contexts"):
         glassgrad.utils.checkpoint.create_selective_checkpoint_contexts([])
+
+
+def test_an_early_stop_inside_a_custom_function_leaves_no_cycle() -> None:
+    import gc
+    import weakref
+
+    refs = []
+
+    class Keep(glassgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            y = x.clone()
+            ctx.save_for_backward(y)  # the recomputation stops while saving this
+            refs.append(weakref.ref(y))
+            return y
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            (y,) = ctx.saved_tensors
+            return grad
+
+    x = glassgrad.randn(3, requires_grad=True)
+    gc.disable()
+    try:
+        checkpoint(Keep.apply, x, use_reentrant=False).sum().backward()
+        assert [ref() for ref in refs] == [None, None]
+    finally:
+        gc.enable()

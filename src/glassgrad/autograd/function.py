@@ -230,15 +230,17 @@ def _wire_outputs(ctx: BackwardCFunction, inputs: tuple[Tensor, ...], outputs: A
             out._with_history(ctx, i)
         elif not differentiable:
             out._requires_grad = False
-    if records:
-        output_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
-        ctx._saved["saved_tensors"] = tuple(
-            None if t is None else SavedTensor(f"saved_tensors[{k}]", t, id(t) in output_ids)
-            for k, t in enumerate(ctx.to_save)
-        )
-    else:
-        ctx._saved["saved_tensors"] = ctx.to_save
-    ctx.to_save = ()
+    try:
+        if records:
+            output_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
+            ctx._saved["saved_tensors"] = tuple(
+                None if t is None else SavedTensor(f"saved_tensors[{k}]", t, id(t) in output_ids)
+                for k, t in enumerate(ctx.to_save)
+            )
+        else:
+            ctx._saved["saved_tensors"] = ctx.to_save
+    finally:  # even when a pack hook raises (a checkpoint stopping its recomputation early): the outputs to save
+        ctx.to_save = ()  # would otherwise hold ctx through their grad_fn, a cycle only the collector frees
     return tuple(outs) if is_tuple else outs[0]
 
 

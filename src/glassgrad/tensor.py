@@ -382,6 +382,10 @@ class Tensor(TensorBase):
     def grad(self, value: Tensor | None) -> None:
         self._grad = value
 
+    @grad.deleter
+    def grad(self) -> None:
+        self._grad = None
+
     @property
     def grad_dtype(self) -> dtype:
         """The dtype of gradients accumulated into .grad: the tensor's own (glassgrad has no way to set another)."""

@@ -104,3 +104,140 @@ def test_checkpoint_sequential_matches_the_plain_sequential() -> None:
 
     for a, e in zip(grads(2), grads(None), strict=True):
         np.testing.assert_allclose(a, e, rtol=1e-6)
+
+
+# -- early stop, determinism checks, context_fn: each outcome compared with PyTorch's ------------------------------
+def _outcome(fn: Any) -> Any:
+    try:
+        return fn()
+    except Exception as error:
+        return type(error).__name__, str(error).split("\n")[0]
+
+
+def _recomputations(m: Any, context_value: bool | None, argument: bool | None) -> Any:
+    calls = [0]
+
+    def copy(x: Any) -> Any:
+        calls[0] += 1  # clone saves nothing: an early-stopped recomputation never reaches it
+        return x.clone()
+
+    a = m.tensor(1.0, dtype=m.float64, requires_grad=True)
+    options = {} if argument is None else {"early_stop": argument}
+    if context_value is None:
+        out = m.utils.checkpoint.checkpoint(lambda x: copy(x.sin().cos()), a, use_reentrant=False, **options)
+    else:
+        with m.utils.checkpoint.set_checkpoint_early_stop(context_value):
+            out = m.utils.checkpoint.checkpoint(lambda x: copy(x.sin().cos()), a, use_reentrant=False, **options)
+    out.backward()
+    return calls[0], a.grad.item()
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("argument", [None, True, False])
+@pytest.mark.parametrize("context_value", [None, True, False])
+def test_early_stop_skips_the_rest_of_the_recomputation(context_value: bool | None, argument: bool | None) -> None:
+    assert _recomputations(glassgrad, context_value, argument) == _recomputations(torch, context_value, argument)
+
+
+def _changing(m: Any, first: str, then: str, early_stop: bool) -> Any:
+    bodies = {
+        "three saves": lambda x: x.sin().exp().sin(),
+        "two saves": lambda x: x.sin().exp(),
+        "two saves, another shape": lambda x: x.sin() * m.tensor([1.0, 2.0], dtype=m.float64),
+    }
+    runs = [first, then]
+
+    def fn(x: Any) -> Any:
+        return bodies[runs.pop(0)](x)
+
+    a = m.tensor([0.5], dtype=m.float64, requires_grad=True)
+
+    def run() -> Any:
+        with m.utils.checkpoint.set_checkpoint_early_stop(early_stop):
+            out = m.utils.checkpoint.checkpoint(fn, a, use_reentrant=False)
+        out.sum().backward()
+        return a.grad.tolist()
+
+    return _outcome(run)
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize(
+    ("first", "then"),
+    [("three saves", "two saves"), ("two saves", "three saves"), ("two saves", "two saves, another shape")],
+)
+@pytest.mark.parametrize("early_stop", [True, False])
+def test_a_recomputation_that_saves_otherwise_raises(first: str, then: str, early_stop: bool) -> None:
+    assert _changing(glassgrad, first, then, early_stop) == _changing(torch, first, then, early_stop)
+
+
+def _with_contexts(m: Any) -> Any:
+    entered = []
+
+    class Note:
+        def __init__(self, name: str) -> None:
+            self.name = name
+
+        def __enter__(self) -> None:
+            entered.append(self.name)
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+    a = m.tensor([0.5, 1.0], dtype=m.float64, requires_grad=True)
+    out = m.utils.checkpoint.checkpoint(
+        lambda x: x.sin().exp(), a, use_reentrant=False, context_fn=lambda: (Note("forward"), Note("recompute"))
+    )
+    out.sum().backward()
+    refused = _outcome(lambda: m.utils.checkpoint.checkpoint(m.exp, a, use_reentrant=True, context_fn=lambda: None))
+    return entered, a.grad.tolist(), refused
+
+
+@pytest.mark.torch_oracle
+def test_context_fn_wraps_the_forward_and_the_recomputation() -> None:
+    assert _with_contexts(glassgrad) == _with_contexts(torch)
+
+
+def _reentrant_under_grad(m: Any) -> Any:
+    a = m.ones(2, 2, requires_grad=True)
+    b = m.utils.checkpoint.checkpoint(m.exp, a, use_reentrant=True).sum()
+    return _outcome(lambda: m.autograd.grad(b, (a,)))
+
+
+@pytest.mark.torch_oracle
+def test_reentrant_checkpoint_refuses_autograd_grad() -> None:
+    assert _reentrant_under_grad(glassgrad) == _reentrant_under_grad(torch)
+
+
+def test_checkpoint_policies_are_named_and_selective_checkpointing_is_refused() -> None:
+    assert [p.name for p in glassgrad.utils.checkpoint.CheckpointPolicy] == [p.name for p in torch_checkpoint.CheckpointPolicy]
+    with pytest.raises(NotImplementedError, match="create_selective_checkpoint_contexts"):
+        glassgrad.utils.checkpoint.create_selective_checkpoint_contexts([])
+
+
+def test_an_early_stop_inside_a_custom_function_leaves_no_cycle() -> None:
+    import gc
+    import weakref
+
+    refs = []
+
+    class Keep(glassgrad.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            y = x.clone()
+            ctx.save_for_backward(y)  # the recomputation stops while saving this
+            refs.append(weakref.ref(y))
+            return y
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            assert len(ctx.saved_tensors) == 1  # unpacking runs the recomputation
+            return grad
+
+    x = glassgrad.randn(3, requires_grad=True)
+    gc.disable()
+    try:
+        checkpoint(Keep.apply, x, use_reentrant=False).sum().backward()
+        assert [ref() for ref in refs] == [None, None]
+    finally:
+        gc.enable()

@@ -33,9 +33,11 @@ from .grad_mode import (
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .graph_hooks import queue_callback, register_multi_grad_hook
 from .profiler import _profiler_enabled, kineto_available
+from .saved_mutation import allow_mutation_on_saved_tensors
 
-# torch.autograd.graph's names that need the engine, which graph.py sits below
+# torch.autograd.graph's names built above the core, which graph.py sits in
 graph.register_multi_grad_hook = register_multi_grad_hook  # type: ignore[attr-defined]
+graph.allow_mutation_on_saved_tensors = allow_mutation_on_saved_tensors  # type: ignore[attr-defined]
 
 
 class _ExecutionEngine:

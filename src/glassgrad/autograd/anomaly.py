@@ -61,10 +61,12 @@ def record_stack(node: Node) -> None:
 def check_outputs(node: Node, outputs: tuple[Tensor | None, ...]) -> None:
     for i, grad in enumerate(outputs):
         if grad is not None and grad.dtype.is_floating_point and np.isnan(grad._data).any():
-            stack = "".join(node.metadata.get("traceback_", ["(no forward stack: anomaly mode was off in forward)\n"]))
-            warnings.warn(
-                f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{stack}",
-                UserWarning,
-                stacklevel=2,
+            stack = node.metadata.get("traceback_")
+            where = (
+                f"Traceback of forward call that caused the error:\n{''.join(stack)}"
+                if stack
+                else "No forward pass information available. Enable detect anomaly during forward pass for more "
+                "information."
             )
+            warnings.warn(f"Error detected in {node.name()}. {where}", UserWarning, stacklevel=2)
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")

@@ -12,6 +12,7 @@ import heapq
 import itertools
 import operator
 from collections.abc import Iterable, Sequence
+from math import prod
 from sys import getrefcount  # a global of this module: compiled, sys.getrefcount is a lookup per call
 from typing import Any
 
@@ -20,7 +21,7 @@ import numpy as np
 from .. import _quiet as quiet
 from .. import _sites as sites
 from .._dtype import _BY_NUMPY
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
 from . import anomaly, forward_ad, grad_mode, seams, steps
 from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, GradientEdge, Node, edge_to
 
@@ -57,47 +58,60 @@ running: list[GraphTask] = []
 def _as_tuple(x: Any) -> tuple[Any, ...]:
     if x is None:
         return ()
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, GradientEdge)):
         return (x,)
     return tuple(x)
 
 
-def _root_grads(outputs: tuple[Tensor, ...], grad_outputs: tuple[Any, ...] | None, create_graph: bool) -> list[Tensor]:
+def _output_meta(out: Any, i: int) -> tuple[tuple[int, ...], np.dtype] | None:
+    """The shape and dtype a root's gradient must have (None: an edge made by hand, whose output is not known)."""
+    if isinstance(out, GradientEdge):
+        return getattr(out, "_output_meta", None)
+    if not isinstance(out, Tensor):
+        raise TypeError(f"expected a Tensor as output {i}, got {type(out).__name__}")
+    if not out._requires_grad:
+        raise RuntimeError(
+            f"element {i} of tensors does not require grad and does not have a grad_fn" + seams.explainer.no_grad_fn(out)
+        )
+    return out._data.shape, out._data.dtype
+
+
+def _root_grads(outputs: tuple[Any, ...], grad_outputs: tuple[Any, ...] | None, create_graph: bool) -> list[Tensor]:
     if grad_outputs is not None and len(grad_outputs) != len(outputs):
         raise RuntimeError(f"got {len(grad_outputs)} tensors and {len(outputs)} gradients")
     grads = []
     for i, out in enumerate(outputs):
-        if isinstance(out, GradientEdge):  # no tensor to check the gradient against, or to make one for
-            given = None if grad_outputs is None else grad_outputs[i]
-            if not isinstance(given, Tensor):
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            grads.append(given if create_graph else given.detach())
-            continue
-        if not isinstance(out, Tensor):
-            raise TypeError(f"expected a Tensor as output {i}, got {type(out).__name__}")
-        if not out._requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn" + seams.explainer.no_grad_fn(out)
-            )
+        meta = _output_meta(out, i)
         given = None if grad_outputs is None else grad_outputs[i]
         if given is None:
-            data = out._data
-            if data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs" + seams.explainer.non_scalar_root(out))
-            if data.dtype.kind != "f":
-                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
-            grads.append(Tensor._wrap(np.ones(data.shape, data.dtype)))  # made here: nothing to detach
+            if meta is None or prod(meta[0]) != 1:
+                explained = seams.explainer.non_scalar_root(out) if isinstance(out, Tensor) else ""
+                raise RuntimeError("grad can be implicitly created only for scalar outputs" + explained)
+            if meta[1].kind != "f":
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got torch.{_BY_NUMPY[meta[1]].name}")
+            grads.append(Tensor._wrap(np.ones(*meta)))  # made here: nothing to detach
             continue
         if not isinstance(given, Tensor):
             given = out.new_tensor(given)  # a copy of out's dtype, as torch.tensor(given, dtype=out.dtype)
-        elif given.shape != out.shape:
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {given.shape} and output[{i}] has a shape "
-                f"of {out.shape}."
-            )
+        elif meta is not None:
+            _check_root_grad(given, meta, i)
         keeps = create_graph or (forward_ad.state.propagating and forward_ad.tangent_of(given) is not None)  # its tangent
         grads.append(given if keeps else given.detach())
     return grads
+
+
+def _check_root_grad(given: Tensor, meta: tuple[tuple[int, ...], np.dtype], i: int) -> None:
+    shape, dtype = meta
+    if given._data.shape != shape:
+        raise RuntimeError(
+            f"Mismatch in shape: grad_output[{i}] has a shape of {given.shape} and output[{i}] has a shape "
+            f"of {Size(shape)}."
+        )
+    if (given._data.dtype.kind == "c") != (dtype.kind == "c"):
+        raise RuntimeError(
+            "For complex Tensors, both grad_output and output are required to have the same dtype. Mismatch in dtype: "
+            f"grad_output[{i}] has a dtype of torch.{given.dtype.name} and output[{i}] has a dtype of torch.{_BY_NUMPY[dtype].name}."
+        )
 
 
 def _dependencies(roots: list[Node]) -> dict[Node, int]:
@@ -447,8 +461,6 @@ def grad(
     materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
     """Return d(outputs)/d(inputs) without touching any `.grad`."""
-    if is_grads_batched:
-        raise NotImplementedError("is_grads_batched=True is not supported by glassgrad yet")
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, but got: allow_unused=False."
@@ -460,6 +472,8 @@ def grad(
         raise RuntimeError("grad requires non-empty inputs.")
     gouts = None if grad_outputs is None else _as_tuple(grad_outputs)
     keep = create_graph if retain_graph is None else retain_graph
+    if is_grads_batched:
+        return _batched_grad(outs, ins, gouts, keep, create_graph, allow_unused, materialize_grads)
     roots = [_edge(t) for t in outs]
     grads = _root_grads(outs, gouts, create_graph)
     edges = _input_edges(ins, "inputs")
@@ -476,3 +490,42 @@ def grad(
                 )
         final.append(g)
     return tuple(final)
+
+
+def _batched_grad(
+    outs: tuple[Any, ...], ins: tuple[Any, ...], gouts: tuple[Any, ...] | None, keep: bool, create_graph: bool,
+    allow_unused: bool, materialize_grads: bool,
+) -> tuple[Tensor | None, ...]:
+    """grad() with is_grads_batched: one backward per row of the grad_outputs' first dim, the results stacked (PyTorch
+    vmaps the backward; a loop gives the same values)."""
+    batch = None
+    for i, (out, given) in enumerate(zip(outs, gouts or (), strict=True)):
+        if isinstance(given, Tensor) and isinstance(out, Tensor):
+            if given._data.shape[1:] != out._data.shape:
+                raise RuntimeError(
+                    "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                    "dimension. The sizes of the remaining dimensions are expected to match the shape of corresponding "
+                    # PyTorch names the shape past the first two dims (its check reads a row's shape[1:])
+                    f"output, but a mismatch was detected: grad_output[{i}] has a shape of {Size(given.shape[2:])} and "
+                    f"output[{i}] has a shape of {out.shape}. If you only want some tensors in `grad_output` to be "
+                    "considered batched, consider using vmap."
+                )
+            batch = given._data.shape[0]
+    if batch is None:
+        raise RuntimeError("is_grads_batched=True needs grad_outputs with a batch dimension")
+    rows = [
+        grad(outs, ins, [g[b] if isinstance(g, Tensor) else g for g in gouts or ()], retain_graph=keep or b < batch - 1,
+             create_graph=create_graph, allow_unused=allow_unused, materialize_grads=materialize_grads)
+        for b in range(batch)
+    ]
+    stacked: list[Tensor | None] = []
+    for column in zip(*rows, strict=True):
+        if column[0] is None:
+            stacked.append(None)
+            continue
+        result = column[0].new_zeros((batch, *column[0].shape))
+        for b, g in enumerate(column):
+            result[b] = g  # recorded, with create_graph: the stack is differentiable too
+        stacked.append(result)
+    return tuple(stacked)
+

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Container
 from typing import Any
 
@@ -84,7 +85,7 @@ class BackwardCFunction(Node, FunctionCtx):
                 Tensor._wrap(np.zeros(meta[0], meta[1].np)) if g is None and meta is not None else g
                 for g, meta in zip(grad_outputs, self._output_meta, strict=True)
             ]
-        result = self._function.backward(self, *grad_outputs)
+        result = _user_backward(self._function)(self, *grad_outputs)
         grads = result if isinstance(result, tuple) else (result,)
         expected = len(self.needs_input_grad)
         if len(grads) > expected and all(g is None for g in grads[expected:]):
@@ -104,6 +105,19 @@ class BackwardCFunction(Node, FunctionCtx):
             if not isinstance(g, Tensor):  # checked here, where PyTorch checks it, before the engine reads it
                 raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
         return tuple(grads[i] if self.needs_input_grad[i] else None for i in self._tensor_positions)
+
+
+def _user_backward(function: type[Function]) -> Callable[..., Any]:
+    """The Function's backward, or its vjp (the other name PyTorch takes for it)."""
+    backward, vjp = function.backward, function.vjp
+    if vjp is Function.vjp:
+        return backward
+    if backward is not Function.backward:
+        raise RuntimeError(
+            "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should only implement "
+            "one of them."
+        )
+    return vjp
 
 
 class _FunctionMeta(type):
@@ -140,8 +154,12 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        ctx = cls._backward_cls(args)
         uses_setup_context = cls.setup_context is not Function.setup_context
+        if uses_setup_context:  # setup_context sees every argument of forward, its defaults included, as in PyTorch
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+            bound.apply_defaults()
+            args, kwargs = bound.args, bound.kwargs
+        ctx = cls._backward_cls(args)
         # forward computes with primals: its tangents are jvp's to give
         with grad_mode.no_grad(), forward_ad.computing_tangents():
             outputs = cls.forward(*args, **kwargs) if uses_setup_context else cls.forward(ctx, *args, **kwargs)
@@ -212,15 +230,17 @@ def _wire_outputs(ctx: BackwardCFunction, inputs: tuple[Tensor, ...], outputs: A
             out._with_history(ctx, i)
         elif not differentiable:
             out._requires_grad = False
-    if records:
-        output_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
-        ctx._saved["saved_tensors"] = tuple(
-            None if t is None else SavedTensor(f"saved_tensors[{k}]", t, id(t) in output_ids)
-            for k, t in enumerate(ctx.to_save)
-        )
-    else:
-        ctx._saved["saved_tensors"] = ctx.to_save
-    ctx.to_save = ()
+    try:
+        if records:
+            output_ids = {id(o): i for i, o in enumerate(outs) if isinstance(o, Tensor)}
+            ctx._saved["saved_tensors"] = tuple(
+                None if t is None else SavedTensor(f"saved_tensors[{k}]", t, id(t) in output_ids)
+                for k, t in enumerate(ctx.to_save)
+            )
+        else:
+            ctx._saved["saved_tensors"] = ctx.to_save
+    finally:  # even when a pack hook raises (a checkpoint stopping its recomputation early): the outputs to save
+        ctx.to_save = ()  # would otherwise hold ctx through their grad_fn, a cycle only the collector frees
     return tuple(outs) if is_tuple else outs[0]
 
 

@@ -247,20 +247,33 @@ def edge_to(t: Tensor) -> tuple[Node | None, int]:
     return (None, 0)
 
 
-class GradientEdge(NamedTuple):
-    """Where a tensor's gradient flows into the graph: usable in place of the tensor as autograd.grad's inputs or
-    outputs (the tensor itself need not be alive)."""
-
+class _GradientEdgeFields(NamedTuple):
     node: Node
     output_nr: int
     ownership_token: Node | None = None  # PyTorch's keeps a Python Function's graph alive; here `node` does that
+
+
+class GradientEdge(_GradientEdgeFields):
+    """Where a tensor's gradient flows into the graph: usable in place of the tensor as autograd.grad's inputs or
+    outputs (the tensor itself need not be alive). One from get_gradient_edge also knows the tensor's shape and dtype
+    (`_output_meta`), for a gradient made implicitly when it is an output; PyTorch's nodes keep those of each output."""
 
 
 def get_gradient_edge(tensor: Tensor) -> GradientEdge:
     if not tensor._requires_grad:
         raise RuntimeError("It is not possible to get the gradient edge for a Tensor that does not require gradients")
     node, output_nr = edge_to(tensor)
-    return GradientEdge(node, output_nr)
+    edge = GradientEdge(node, output_nr)
+    edge._output_meta = tensor._data.shape, tensor._data.dtype  # type: ignore[attr-defined]
+    return edge
+
+
+def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
+    """Mark tensors as modified in place behind autograd's back: what saved them then refuses to unpack them.
+    Inference tensors have no version to move, as in PyTorch."""
+    for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
+        if not t._is_inference:
+            t._shared_counter().value += 1
 
 
 def _edge_to_input(t: Tensor, position: Position | None) -> tuple[Node | None, int]:
@@ -387,6 +400,7 @@ class SavedTensor:
     __slots__ = (
         "__weakref__",
         "_data",
+        "_history",
         "_packed",
         "_tensor",
         "_unpack_hook",
@@ -431,8 +445,10 @@ class SavedTensor:
             with grad_mode.no_grad():
                 self._packed = pack(tensor)
             self._tensor = self._data = None
+            # What a packed input's unpacked value is differentiated as: the input itself, as in PyTorch
+            self._history = edge_to(tensor) if tensor._requires_grad and not is_output else None
         else:
-            self._packed = self._unpack_hook = None
+            self._packed = self._unpack_hook = self._history = None
             # An output is kept as its array alone: keeping the tensor would be a cycle through its grad_fn.
             self._data = data if is_output else None
             self._tensor = None if is_output else tensor
@@ -442,7 +458,8 @@ class SavedTensor:
         return prod(self.shape) * self.dtype.itemsize
 
     def release(self) -> None:
-        self._tensor = self._data = self._packed = self._unpack_hook = self.tangent = None  # the hook may hold state too
+        # the hook may hold state too
+        self._tensor = self._data = self._packed = self._unpack_hook = self._history = self.tangent = None
         self.released = True
 
     def unpack(self, node: Node) -> Tensor:
@@ -454,6 +471,8 @@ class SavedTensor:
                 raise TypeError(f"Output of saved tensor unpack_hook expected to be a Tensor but got result of type {type(unpacked).__name__}")
             if self.is_output and self.requires_grad:
                 unpacked = unpacked.detach()._with_history(node, self.output_nr)
+            elif self._history is not None and not unpacked._requires_grad:
+                unpacked = unpacked.detach()._with_history(*self._history)
             return unpacked
         if self.version_counter.value != self.saved_version:
             raise RuntimeError(explain_version(node, self))

@@ -22,12 +22,18 @@ from .graph import Node, SavedTensor, edge_to, explain_freed
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
-NO_GRAD_VIEW_MESSAGE = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
-    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
-    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
-    "you want the inplace to be tracked)."
-)
+# A view made in no_grad or inference mode, or a view of one, being written in place in normal grad mode
+_MODE_VIEW = {"no_grad": "created in no_grad mode and is being modified inplace with grad mode enabled",
+              "inference": "created in inference mode and is being modified inplace in normal mode"}
+
+
+def _mode_view_message(made_in: str, what: str) -> str:
+    return (
+        f"{what} {_MODE_VIEW[made_in]}. Given that this use case is ambiguous and error-prone, it is forbidden. You "
+        f"can clarify your code by moving both the view and the inplace either both inside the "
+        f"{'no_grad' if made_in == 'no_grad' else 'inference_mode'} block (if you don't want the inplace to be tracked) "
+        "or both outside (if you want the inplace to be tracked)."
+    )
 
 OVERLAP_MESSAGE = (
     "unsupported operation: more than one element of the written-to tensor refers to a single memory location. "
@@ -35,11 +41,60 @@ OVERLAP_MESSAGE = (
 )
 
 
+def _creation_meta(chain: tuple[Any, ...]) -> tuple[str | None, int | None]:
+    """How PyTorch's creation meta of a view comes out of its chain (the marks ops/shape.py leaves there): None, a
+    grad mode ("no_grad", "inference") or "multi-output"; and which output of its op the view is, where its last
+    step is one of several views one op returned. A later view keeps an earlier meta unless it has one of its own,
+    and inference mode's is never replaced."""
+    meta: str | None = None
+    output_nr = None
+    for replay, args in chain:
+        if getattr(replay, "made_in", None) is not None:  # where the step before it was taken: already counted
+            continue
+        output_nr = None
+        new = getattr(replay, "after_view_made_in", None)
+        if getattr(replay, "one_of_many", False):
+            new, output_nr = "multi-output", args[-1]
+        if new is not None and meta != "inference":
+            meta = new
+    if meta is None and chain and getattr(chain[-1][0], "made_in", None):
+        meta = "inference"
+    return meta, output_nr
+
+
+def _forbidden_view(t: Tensor) -> str | None:
+    """PyTorch's error for writing in place, with grad mode on, into a view it forbids that for, or None: a view made
+    in no_grad or inference mode, a view of one, or one of several views one op returned (unbind, split, chunk) or a
+    view of that."""
+    chain = t._view_chain
+    if t.grad_fn is None:
+        made_in = "inference" if any(getattr(fn, "made_in", None) for fn, _ in chain) else "no_grad"
+        return _mode_view_message(made_in, "A view was")
+    meta, output_nr = _creation_meta(chain)
+    if meta is None:
+        return None
+    output = f"Output {t._output_nr if output_nr is None else output_nr} of {t.grad_fn.name().removesuffix('Backward0')}"
+    if meta != "multi-output":
+        return _mode_view_message(meta, f"{output} is a view of a view which was")
+    return (
+        f"{output} is a view and is being modified inplace. This view is the output of a function that returns "
+        "multiple views. Such functions do not allow the output views to be modified inplace. You should replace the "
+        "inplace operation by an out-of-place one."
+    )
+
+
+# While allow_mutation_on_saved_tensors is active: called with each tensor about to be written in place, before the
+# write (else None, and in-place ops pay one global read).
+before_write: Callable[[Tensor], None] | None = None
+
+
 def check_inplace(t: Tensor) -> None:
     if not grad_mode.state.grad_enabled:
         return
-    if t._base is not None and t.grad_fn is None and t._requires_grad:
-        raise RuntimeError(NO_GRAD_VIEW_MESSAGE)
+    if t._base is not None and t._requires_grad:
+        message = _forbidden_view(t)
+        if message is not None:
+            raise RuntimeError(message)
     if t._base is not None and t._base.grad_fn is None and t._base._requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_MESSAGE + seams.explainer.leaf_inplace(t, view=True))
     if t.grad_fn is None and t._requires_grad:
@@ -85,6 +140,8 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
     node = result.grad_fn
     if node is not None:
         _keep_original_self(node, t)
+    if before_write is not None:
+        before_write(t)
     np.copyto(t._data, result._data, casting="unsafe")
     bump_version(t)
     if forward_ad.state.propagating:
@@ -96,6 +153,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
         _rebase_view(t, node)
     else:
         t._with_history(node, 0)
+        _carry_retained_grad(t)
     base = t._base if t._base is not None else t
     if base._views:
         _refresh_views(base, t)
@@ -172,7 +230,16 @@ def _refresh_views(base: Tensor, changed: Tensor) -> None:
             continue  # the base's shape changed in place: that view is stale (_rebase_view raises when it is written)
         if fresh.grad_fn is not None and _same_layout(fresh._data, view._data):
             view._with_history(fresh.grad_fn, fresh._output_nr)
+            _carry_retained_grad(view)
     base._views = alive
+
+
+def _carry_retained_grad(t: Tensor) -> None:
+    """retain_grad() follows a tensor onto the node an in-place op gave it, as PyTorch moves its retains_grad hook
+    (the old node's entry stays, but writes only to a tensor whose grad_fn it still is)."""
+    if t._retains_grad:
+        t._retains_grad = False
+        t.retain_grad()
 
 
 def bump_version(t: Tensor) -> None:
@@ -188,9 +255,13 @@ def bump_version(t: Tensor) -> None:
 
 
 def _keep_original_self(node: Node, t: Tensor) -> None:
-    """A formula that needs the old value of t gets a copy of it, as PyTorch's original_self."""
+    """A formula that needs the old value of t gets a copy of it, as PyTorch's original_self (which saved_tensors_hooks
+    pack in place of t: t's own packing would change with the write)."""
     for name, saved in list(node._saved.items()):
-        if isinstance(saved, SavedTensor) and saved._tensor is t:
+        if not isinstance(saved, SavedTensor):
+            continue
+        packed_self = saved._unpack_hook is not None and name == "self" and saved.version_counter is t._counter
+        if saved._tensor is t or packed_self:
             original = Tensor._wrap(t._data.copy())
             if t.grad_fn is not None:
                 original._with_history(t.grad_fn, t._output_nr)
@@ -243,6 +314,7 @@ def _rebase_view(view: Tensor, node: Node) -> None:
     previous = (base.grad_fn, base._output_nr, base._requires_grad)
     copy_slices = CopySlices(base, view._view_chain, node)
     base._with_history(copy_slices, 0)
+    _carry_retained_grad(base)
     # glassgrad replays a view from its base's current shape (PyTorch from strides): once the base's metadata changed
     # in place, the replay may pick other elements (or fail), and the gradient would be wrong.
     reshaped = _reshaped_bases.get(id(base)) is base
@@ -257,6 +329,7 @@ def _rebase_view(view: Tensor, node: Node) -> None:
         base.grad_fn, base._output_nr, base._requires_grad = previous
         raise RuntimeError(STALE_VIEW_MESSAGE)
     view._with_history(fresh.grad_fn, fresh._output_nr)  # type: ignore[union-attr]
+    _carry_retained_grad(view)
 
 
 class CopySlices(Node):

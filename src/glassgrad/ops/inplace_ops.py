@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._quiet import restore, silence
-from ..autograd import grad_mode
+from ..autograd import grad_mode, inplace
 from ..autograd.forward_ad import state as forward_state
 from ..autograd.inplace import bump_version
 from ..tensor import Tensor
@@ -72,6 +72,8 @@ def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: object) -> bool:
         return False
     if (records and grad_mode.state.grad_enabled) or forward_state.propagating:  # a dual's tangent changes too
         return False
+    if inplace.before_write is not None:
+        inplace.before_write(t)
     token = silence()
     try:
         ufunc(data, operand, out=data)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -15,11 +15,30 @@ import numpy as np
 from .. import _layout
 from ..autograd.engine import broadcast_dims
 from ..autograd.forward_ad import state as forward_state
+from ..autograd.grad_mode import state as mode_state
+from ..autograd.grad_mode import usage as mode_usage
 from ..autograd.inplace import track_view
 from ..tensor import Size, Tensor
 from .table import Derivative, derivative, formulas_record
 
 Shape = Sequence[int]
+
+
+def _mark(name: str, attribute: str, value: str) -> Callable[[Tensor], Tensor]:
+    """A mark in a view chain, replayed as nothing, that autograd/inplace.py reads when the view is written in place."""
+
+    def mark(view: Tensor) -> Tensor:
+        return view
+
+    mark.__name__ = mark.__qualname__ = name
+    setattr(mark, attribute, value)
+    return mark
+
+
+# The view was made in inference mode; the views after the mark were taken (grad mode on) of a view made in no_grad or
+# inference mode. PyTorch forbids writing into either in place in normal grad mode.
+_MADE_IN_INFERENCE = _mark("_made_in_inference", "made_in", "inference")
+_AFTER_VIEW_MADE_IN = {mode: _mark(f"_after_{mode}_view", "after_view_made_in", mode) for mode in ("no_grad", "inference")}
 
 
 def as_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args: Any) -> Tensor:
@@ -32,7 +51,14 @@ def as_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args:
 def mark_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args: Any) -> Tensor:
     """Make `result` a view of `input`: same storage, same version counter, replayable from the base."""
     result._base = input._base if input._base is not None else input
-    result._view_chain = (*input._view_chain, (replay, args))
+    chain = input._view_chain
+    if input._base is not None and input.grad_fn is None and input._requires_grad and result.grad_fn is not None:
+        made_in = "inference" if any(getattr(fn, "made_in", None) for fn, _ in chain) else "no_grad"
+        chain = (*chain, (_AFTER_VIEW_MADE_IN[made_in], ()))
+    chain = (*chain, (replay, args))
+    if mode_usage.inference and mode_state.inference:
+        chain = (*chain, (_MADE_IN_INFERENCE, ()))
+    result._view_chain = chain
     result._counter = input._version_counter
     result._is_inference = input._is_inference
     if result.grad_fn is None and input._requires_grad:
@@ -411,6 +437,28 @@ def _narrow_view(input: Tensor, d: int, start: int, length: int, entry: Derivati
     return _record_view(entry, input._data[index], input, narrow, d, start, length, self_shape=input.shape, dim=d, start=start)
 
 
+def _split_piece(input: Tensor, d: int, start: int, length: int, output_nr: int) -> Tensor:
+    """Replays piece `output_nr` of a split: the view chain keeps which output of the op the view was."""
+    return narrow(input, d, start, length)
+
+
+def _unbind_piece(input: Tensor, d: int, index: int, output_nr: int) -> Tensor:
+    return select(input, d, index)
+
+
+# Views that are one of several an op returned: PyTorch forbids writing into them in place (autograd/inplace.py)
+_split_piece.one_of_many = _unbind_piece.one_of_many = True  # type: ignore[attr-defined]
+
+
+def _pieces(input: Tensor, d: int, bounds: Iterable[tuple[int, int]], entry: Derivative) -> tuple[Tensor, ...]:
+    """The views split and chunk return, as (start, length) along dim d."""
+    pieces = []
+    for nr, (start, length) in enumerate(bounds):
+        out = input._data[(slice(None),) * d + (slice(start, start + length),)]
+        pieces.append(_record_view(entry, out, input, _split_piece, d, start, length, nr, self_shape=input.shape, dim=d, start=start))
+    return tuple(pieces)
+
+
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     return _select_view(input, dim, index, SelectBackward0)
 
@@ -451,7 +499,7 @@ def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int 
     if step < 0 or (step == 0 and size):
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
     starts = range(0, size, step) if size else (0,)
-    return tuple(_narrow_view(tensor, d, s, min(step, size - s), SplitBackward0) for s in starts)
+    return _pieces(tensor, d, ((s, min(step, size - s)) for s in starts), SplitBackward0)
 
 
 def _split_with_sizes(tensor: Tensor, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
@@ -465,7 +513,11 @@ def _split_with_sizes(tensor: Tensor, sizes: tuple[int, ...], dim: int) -> tuple
             f"but got split_sizes={list(sizes)}"
         )
     starts = np.cumsum((0, *sizes[:-1]))
-    return tuple(_narrow_view(tensor, d, int(s), n, SplitWithSizesBackward0) for s, n in zip(starts, sizes, strict=True))
+    return _pieces(tensor, d, ((int(s), n) for s, n in zip(starts, sizes, strict=True)), SplitWithSizesBackward0)
+
+
+def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    return _split_with_sizes(input, tuple(split_sizes), dim)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -506,7 +558,11 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
     if input.ndim == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = input._wrap_dim(dim)
-    return tuple(_select_view(input, d, i, UnbindBackward0) for i in range(input.shape[d]))
+    view_index = (slice(None),) * d
+    return tuple(
+        _record_view(UnbindBackward0, input._data[(*view_index, i, Ellipsis)], input, _unbind_piece, d, i, i, self_shape=input.shape, dim=d, index=i)
+        for i in range(input.shape[d])
+    )
 
 
 # -- moving and regrouping dims --------------------------------------------------------------
@@ -551,7 +607,7 @@ _BOTH = {
     "reshape": reshape, "flatten": flatten, "unflatten": unflatten, "clone": clone, "transpose": transpose,
     "swapaxes": transpose, "swapdims": transpose, "t": t, "permute": permute, "movedim": movedim, "moveaxis": movedim,
     "broadcast_to": broadcast_to, "unsqueeze": unsqueeze, "squeeze": squeeze, "narrow": narrow, "select": select,
-    "split": split, "chunk": chunk, "tensor_split": tensor_split, "unbind": unbind,
+    "split": split, "split_with_sizes": split_with_sizes, "chunk": chunk, "tensor_split": tensor_split, "unbind": unbind,
 }
 FUNCTIONS = {**_BOTH, "cat": cat, "concat": cat, "concatenate": cat, "stack": stack}
 METHODS = {

@@ -9,11 +9,13 @@ through the rerun.
 
 from __future__ import annotations
 
+import enum
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
-from ..autograd import grad_mode
+from ..autograd import engine, grad_mode
 from ..autograd.engine import backward
 from ..autograd.function import Function
 from ..autograd.graph import saved_tensors_hooks
@@ -28,27 +30,120 @@ USE_REENTRANT_WARNING = (
 )
 
 
+DEBUG_TIP = (
+    "\nTip: To see a more detailed error message, either pass `debug=True` to\n`torch.utils.checkpoint.checkpoint(...)` "
+    "or wrap the code block\nwith `with torch.utils.checkpoint.set_checkpoint_debug_enabled(True):` to\nenable "
+    "checkpoint-debug mode globally.\n"
+)
+DEBUG_NOTE = "You are seeing this error because you passed `debug=True` to checkpoint (or enabled checkpoint-debug mode)."
+
+# Set by set_checkpoint_early_stop / set_checkpoint_debug_enabled while they are active (None: each call's argument)
+_early_stop: bool | None = None
+_debug: bool | None = None
+
+
+class CheckpointPolicy(enum.Enum):
+    """What selective checkpointing does with one op's outputs."""
+
+    MUST_SAVE = 0
+    PREFER_SAVE = 1
+    MUST_RECOMPUTE = 2
+    PREFER_RECOMPUTE = 3
+    MUST_CPU_OFFLOAD = 4
+    PREFER_CPU_OFFLOAD = 5
+
+
+def create_selective_checkpoint_contexts(policy_fn_or_list: Any, allow_cache_entry_mutation: bool = False) -> Any:
+    """Selective checkpointing decides per ATen op call; glassgrad's ops have no dispatch level to decide at."""
+    raise NotImplementedError(
+        "glassgrad does not implement torch.utils.checkpoint.create_selective_checkpoint_contexts: selective "
+        "checkpointing intercepts each ATen op through a TorchDispatchMode, which glassgrad's ops do not go through. "
+        "checkpoint(..., use_reentrant=False) without context_fn recomputes every op instead."
+    )
+
+
+class CheckpointError(RuntimeError):
+    """The recomputation of a checkpoint did not save what the forward pass saved."""
+
+
+@contextmanager
+def set_checkpoint_early_stop(enable: bool) -> Iterator[None]:
+    """Whether the checkpoints run inside stop their recomputation once it has made every saved tensor (it decides
+    when the forward runs, and wins over checkpoint's own early_stop=)."""
+    global _early_stop
+    previous, _early_stop = _early_stop, enable
+    try:
+        yield
+    finally:
+        _early_stop = previous
+
+
+@contextmanager
+def set_checkpoint_debug_enabled(enabled: bool | None) -> Iterator[None]:
+    global _debug
+    previous, _debug = _debug, enabled
+    try:
+        yield
+    finally:
+        _debug = previous
+
+
+def noop_context_fn() -> tuple[AbstractContextManager[None], AbstractContextManager[None]]:
+    return nullcontext(), nullcontext()
+
+
 def checkpoint(
-    function: Callable[..., Any], *args: Any, use_reentrant: bool | None = None, preserve_rng_state: bool = True, **kwargs: Any
+    function: Callable[..., Any],
+    *args: Any,
+    use_reentrant: bool | None = None,
+    context_fn: Callable[[], tuple[AbstractContextManager[Any], AbstractContextManager[Any]]] = noop_context_fn,
+    determinism_check: str = "default",
+    debug: bool = False,
+    early_stop: bool = True,
+    preserve_rng_state: bool = True,
+    **kwargs: Any,
 ) -> Any:
     """function(*args, **kwargs), saving nothing for backward: what backward needs is recomputed."""
     if use_reentrant is None:
         warnings.warn(USE_REENTRANT_WARNING, UserWarning, stacklevel=2)
         use_reentrant = True  # PyTorch 2.13's default when the argument is left out
     if use_reentrant:
+        if context_fn is not noop_context_fn or debug is not False:
+            raise ValueError("Passing `context_fn` or `debug` is only supported when use_reentrant=False.")
         if kwargs:
             raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
         return _Reentrant.apply(function, preserve_rng_state, *args)
-    return _NonReentrant(function, args, kwargs, preserve_rng_state).run()
+    if determinism_check not in ("default", "none"):
+        raise ValueError(
+            f"determinism_check should be one of ['default', 'none'], but got {determinism_check}"
+        )
+    frame = _NonReentrant(function, args, kwargs, preserve_rng_state)
+    frame.early_stop = early_stop if _early_stop is None else _early_stop
+    frame.check = determinism_check == "default"
+    frame.debug = debug if _debug is None else _debug
+    forward_context, frame.recompute_context = context_fn()
+    with forward_context:
+        return frame.run()
+
+
+class _StopRecomputation(Exception):
+    """Raised inside a recomputation once it has made every tensor the forward saved (early stop)."""
+
+
+def _metadata(tensor: Tensor) -> dict[str, Any]:
+    return {"shape": tensor.shape, "dtype": tensor.dtype, "device": tensor.device}
 
 
 class _NonReentrant:
     """The saved tensors of one checkpointed call: indices while forward runs, recomputed on first unpack."""
 
+    early_stop = check = debug = True
+    recompute_context: AbstractContextManager[Any] = nullcontext()
+
     def __init__(self, function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], keep_rng: bool) -> None:
         self.function, self.args, self.kwargs = function, args, kwargs
         self.rng_state = default_generator.get_state() if keep_rng else None
-        self.count = 0
+        self.saved_metadata: list[dict[str, Any]] = []
         self.recomputed: list[Tensor | None] | None = None
 
     def run(self) -> Any:
@@ -56,28 +151,65 @@ class _NonReentrant:
             return self.function(*self.args, **self.kwargs)
 
     def _pack(self, tensor: Tensor) -> int:
-        self.count += 1
-        return self.count - 1
+        self.saved_metadata.append(_metadata(tensor))
+        return len(self.saved_metadata) - 1
 
     def _unpack(self, index: int) -> Tensor:
         if self.recomputed is None or self.recomputed[index] is None:  # first use, or again after retain_graph
-            self.recomputed = []
-            rng = default_generator.get_state()
-            if self.rng_state is not None:
-                default_generator.set_state(self.rng_state)
-            with grad_mode.enable_grad(), saved_tensors_hooks(self._keep, _never_unpacked):
-                self.function(*self.args, **self.kwargs)
-            default_generator.set_state(rng)
+            self._recompute()
+        assert self.recomputed is not None
         tensor = self.recomputed[index]
         self.recomputed[index] = None  # each recomputed tensor is freed once its node has it, as in PyTorch
         assert tensor is not None
         return tensor
 
+    def _recompute(self) -> None:
+        self.recomputed = []
+        rng = default_generator.get_state()
+        if self.rng_state is not None:
+            default_generator.set_state(self.rng_state)
+        try:
+            with grad_mode.enable_grad(), self.recompute_context, saved_tensors_hooks(self._keep, _never_unpacked):
+                self.function(*self.args, **self.kwargs)
+        except _StopRecomputation:
+            pass
+        finally:
+            default_generator.set_state(rng)
+        if self.check:
+            self._check_recomputed()
+
     def _keep(self, tensor: Tensor) -> None:
         """The rerun's own graph is thrown away: its nodes keep nothing (an output kept there would be a
         cycle through its grad_fn), only this list does, until each tensor is handed out."""
         assert self.recomputed is not None
+        if len(self.recomputed) == len(self.saved_metadata) and self.check:
+                self._fail("torch.utils.checkpoint: trying to save more tensors during recomputation than during the original forward pass.\n")
         self.recomputed.append(tensor)
+        if self.early_stop and len(self.recomputed) == len(self.saved_metadata):
+            raise _StopRecomputation  # every tensor the forward saved is made: the rest of the rerun is not needed
+
+    def _check_recomputed(self) -> None:
+        assert self.recomputed is not None
+        saved, recomputed = len(self.saved_metadata), len(self.recomputed)
+        if recomputed != saved:
+            self._fail(
+                "torch.utils.checkpoint: A different number of tensors was saved during the original forward and "
+                f"recomputation.\nNumber of tensors saved during forward: {saved}\nNumber of tensors saved during "
+                f"recomputation: {recomputed}.\n"
+            )
+        different = [
+            f"tensor at position {i}:\nsaved metadata: {meta}\nrecomputed metadata: {_metadata(t)}\n"
+            for i, (meta, t) in enumerate(zip(self.saved_metadata, self.recomputed, strict=True))
+            if t is not None and meta != _metadata(t)
+        ]
+        if different:
+            self._fail(
+                "torch.utils.checkpoint: Recomputed values for the following tensors have different metadata than "
+                f"during the forward pass.\n{''.join(different)}.\n"
+            )
+
+    def _fail(self, message: str) -> None:
+        raise CheckpointError(message + (DEBUG_NOTE if self.debug else DEBUG_TIP))
 
 
 def _never_unpacked(packed: None) -> Tensor:
@@ -96,6 +228,12 @@ class _Reentrant(Function):
 
     @staticmethod
     def backward(ctx: Any, *grads: Any) -> Any:
+        if engine.running and engine.running[-1].needed is not None:  # a backward that runs only part of the graph
+            raise RuntimeError(
+                "When use_reentrant=True, torch.utils.checkpoint is incompatible with .grad() or passing an `inputs` "
+                "parameter to .backward(). To resolve this error, you can either set use_reentrant=False, or call "
+                ".backward() without passing the `inputs` argument."
+            )
         inputs = [a.detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a for a in ctx.inputs]
         rng = default_generator.get_state()
         if ctx.rng_state is not None:

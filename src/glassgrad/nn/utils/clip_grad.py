@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -52,20 +53,14 @@ def clip_grad_norm_(
     return total
 
 
-def clip_grad_norm(
-    parameters: Tensor | Iterable[Tensor],
-    max_norm: float,
-    norm_type: float = 2.0,
-    error_if_nonfinite: bool = False,
-    foreach: bool | None = None,
-) -> Tensor:
+def clip_grad_norm(*args: Any, **kwargs: Any) -> Tensor:
     """The old name of clip_grad_norm_, deprecated (with PyTorch's warning) but still in 2.13."""
     warnings.warn(
         "`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
         FutureWarning,
         stacklevel=2,
     )
-    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite, foreach)
+    return clip_grad_norm_(*args, **kwargs)
 
 
 @grad_mode.no_grad()

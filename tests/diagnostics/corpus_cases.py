@@ -159,8 +159,5 @@ _ON_BOTH_ENGINES = {
     "federated_test_losses_summed_with_numpy": "silent on graphs never backwarded: the users' test losses carry graphs into np.sum, and no backward runs",
     "gradient_penalty_backward_create_graph": "silent on backward(create_graph=True): the penalty's gradient graph through merged.grad draws no warning",
     "backward_create_graph_on_parameters": "wrong line: blames `penalty` (rebound every step); the growing graph is in w.grad, filled by backward(create_graph=True)",
-    "leaky_relu_then_dropout_in_place": "wrong line: names the model call; the value was overwritten by the Dropout(inplace=True) inside it",
-    "forward_pass_outside_the_loop": "wrong fix: says add the losses or retain_graph=True; the loss was computed once before the loop and must be recomputed inside it",
-    "gan_discriminator_step_without_detach": "wrong fix: says detach() `fake` where the iteration starts (the generator would stop learning); the detach belongs in the discriminator's loss",
 }
 KNOWN_MISSES: dict[str, dict[str, str]] = {"glassgrad": dict(_ON_BOTH_ENGINES), "torch": dict(_ON_BOTH_ENGINES)}

@@ -143,3 +143,33 @@ def test_the_grad_mode_block_is_found_in_a_caller(tmp_path: Path) -> None:
     assert code.grad_off_caller([(module, 3), (module, 5)])[1:] == (1, "@torch.inference_mode()")
     assert code.grad_off_caller([(module, 5)])[1:] == (4, "`with torch.no_grad():`")
     assert code.grad_off_caller([(module, 1)]) is None
+
+
+def test_a_loss_made_before_the_loop_that_backwards_it(tmp_path: Path) -> None:
+    body = "loss = (w * 2).sum()\nfor _ in range(3):\n    loss.backward()\n"
+    module, _ = compiled(tmp_path, body)
+    root = code.precomputed_root((module, 3))
+    assert root is not None and (root.name, root.line) == ("loss", 1)
+    fresh = "for _ in range(3):\n    loss = (w * 2).sum()\n    loss.backward()\n"
+    (tmp_path / "fresh").mkdir()  # another file: the parsed source is cached per file and modification time
+    module, _ = compiled(tmp_path / "fresh", fresh)
+    assert code.precomputed_root((module, 3)) is None
+
+
+def test_the_first_of_two_losses_that_read_a_tensor(tmp_path: Path) -> None:
+    body = "for _ in range(2):\n    fake = G(z)\n    errD = D(fake)\n    errD.backward()\n    errG = D(fake)\n    errG.backward()\n"
+    module, _ = compiled(tmp_path, body)
+    assert code.first_loss_use((module, 2), (module, 4)) == ("fake", 3)
+    assert code.first_loss_use((module, 3), (module, 4)) is None  # errD does not read itself
+
+
+def test_the_modules_constructed_in_place_inside_a_model_call(tmp_path: Path) -> None:
+    body = (
+        "class Net(nn.Module):\n    def __init__(self):\n        self.act = nn.ReLU(inplace=True)\n"
+        "D = nn.Sequential(nn.LeakyReLU(inplace=True), nn.Dropout(0.3, inplace=True), nn.Dropout(0.3))\n"
+        "net = Net()\nout = D(x) + net(x)\n"
+    )
+    module, _ = compiled(tmp_path, body)
+    assert code.inplace_constructions((module, 6)) == [3, 4]
+    assert code.inplace_constructions((module, 6), "Dropout") == [4]
+    assert code.inplace_constructions((module, 5)) == [3]

@@ -295,6 +295,66 @@ def _rebound_attribute(made: ast.stmt, names: list[str]) -> Variable | None:
     return Variable(name, "carried", made.lineno) if name is not None else None
 
 
+def precomputed_root(backward_at: Site | None) -> Variable | None:
+    """The variable a backward in a loop differentiates where the loop only reads it, its value made before the loop
+    (`loss = f(W)` then `for ...: loss.backward()`): one graph, backwarded by every iteration."""
+    found = statement(backward_at)
+    if found is None:
+        return None
+    parsed, call = found
+    loop = parsed.loop_of(call)
+    if loop is None:
+        return None
+    variables = [classify(parsed, name, loop) for name in differentiated(call)]
+    return next((v for v in variables if v.kind == "precomputed" and v.line is not None), None)
+
+
+def first_loss_use(made_at: Site | None, freed_at: Site | None) -> tuple[str, int] | None:
+    """Where the loss that the backward at `freed_at` differentiates reads the variable made at `made_at`: the
+    variable's name and the loss's line (`errD = bce(netD(fake), ...)` before errD.backward()); None where it does not."""
+    made, freeing = statement(made_at), statement(freed_at)
+    if made is None or freeing is None or made[0] is not freeing[0]:
+        return None
+    parsed, call = freeing
+    names = assigned_names(made[1])
+    scope = parsed.scope_of(call)
+    for root in differentiated(call):
+        definitions = [d for d in _definitions(parsed, scope, root, call.lineno) if d.lineno > made[1].lineno]
+        value = _value(definitions[-1]) if definitions else None
+        name = next((n for n in names if value is not None and reads(value, n)), None)
+        if name is not None:
+            return name, definitions[-1].lineno
+    return None
+
+
+def _inplace_true(call: ast.Call) -> bool:
+    return any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+
+
+def inplace_constructions(modified_at: Site | None, kind: str | None = None) -> list[int]:
+    """The lines constructing a module with inplace=True (of class `kind`, where known: `Dropout`) inside the models
+    the statement at `modified_at` calls (`D(images)` with `D = nn.Sequential(..., nn.Dropout(0.3, inplace=True))`,
+    or a class of the file): the change made inside the model call was one of theirs."""
+    found = statement(modified_at)
+    if found is None:
+        return []
+    parsed, changed = found
+    called = {n.func.id for n in ast.walk(changed) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    models: list[ast.AST] = [
+        n for n in ast.walk(parsed.tree)
+        if (isinstance(n, ast.ClassDef) and n.name in called) or (isinstance(n, ast.Assign) and called & set(assigned_names(n)))
+    ]
+    models += [  # `model = Net()`: the class of the file it constructs
+        c for m in list(models) if isinstance(m, ast.Assign) for c in ast.walk(parsed.tree)
+        if isinstance(c, ast.ClassDef) and c.name in {_called_name(n.func) for n in ast.walk(m.value) if isinstance(n, ast.Call)}
+    ]
+    lines = {
+        n.lineno for model in models for n in ast.walk(model)
+        if isinstance(n, ast.Call) and _inplace_true(n) and kind in (None, _called_name(n.func))
+    }
+    return sorted(lines)
+
+
 def same_iteration(first: Site | None, second: Site | None) -> bool | None:
     """Whether two backward calls run in one iteration of a loop: True for two statements of one loop body,
     False for one statement run by successive iterations (the same line twice); None where unknown."""

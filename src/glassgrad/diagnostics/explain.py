@@ -116,6 +116,19 @@ def _site_of(freed_by: Site | bool | None) -> Site | None:
     return freed_by if isinstance(freed_by, tuple) else None
 
 
+def _shared_fix(name: str, line: int, site: Site | None, freed_by: Site | None) -> list[str]:
+    """Two losses of one iteration read `name`: the first one's loss, at `line`, is where a detach() belongs."""
+    return [
+        f"Fix: `{name}` feeds two losses in one iteration; the backward of the first one, at {_at(freed_by)}",
+        "  went on through the graph that made it, and freed it. Which fix applies depends on what that loss trains:",
+        "  - if it should not train what made `" + name + "` (a GAN's discriminator step must not update the generator):",
+        f"    detach() it in that loss, at\n    {_line(site, line)}",
+        f"    ({name}.detach() there; the later loss still backpropagates through `{name}`);",
+        "  - if both losses should train it: add them and call backward once, or pass retain_graph=True to the first",
+        "    backward.",
+    ]
+
+
 def freed_text(
     node_name: str,
     node_site: Site | None,
@@ -147,8 +160,25 @@ def freed_text(
             f"  {_at(crossing.child_site)}",
             f"  is used again at {_at(crossing.parent_site)}",
         ]
+        shared = (
+            code.first_loss_use(crossing.child_site, _site_of(freed_by))
+            if code.same_iteration(_site_of(freed_by), backward_at) is True
+            else None
+        )
         fix = pattern_fix(crossing.child_site, backward_at if backward_at is not None else _site_of(freed_by))
-        lines += fix if fix is not None else UNDECIDED_FIX
+        if shared is not None:  # two losses of one iteration share it: the first one's backward freed its graph
+            lines += _shared_fix(*shared, crossing.child_site, _site_of(freed_by))
+        else:
+            lines += fix if fix is not None else UNDECIDED_FIX
+    elif code.same_iteration(_site_of(freed_by), backward_at) is False and (root := code.precomputed_root(backward_at)):
+        # this same line freed it in an earlier iteration: the loop backwards one graph made before it
+        lines += [
+            f"Fix: `{root.name}` is computed once, before the loop, at",
+            f"  {_line(backward_at, root.line)}",
+            "  and every iteration calls backward on that one graph, which the first backward freed.",
+            "  Recompute it inside the loop, so that each iteration builds its graph from the updated parameters",
+            "  (retain_graph=True would only backpropagate the same stale values again).",
+        ]
     else:
         lines += [
             "Fix: this graph was already backwarded. To backpropagate several losses through one graph, add them",
@@ -183,7 +213,9 @@ def version_text(
     if modified_at is not None:
         by = f" by {modified_by}, called" if modified_by is not None else ""
         lines.append(f"  It was then modified in place (now version {current_version}), last{by} at {_at(modified_at)}")
+    constructed = code.inplace_constructions(modified_at, modified_by.split("(")[0] if modified_by is not None else None)
     if modified_by is not None:
+        lines += [f"  {modified_by} is constructed at\n  {_line(modified_at, line)}" for line in constructed]
         lines.append(f"Fix: {modified_by} overwrote its input, which this backward still needs: pass inplace=False there.")
         return "\n".join(lines)
     one_iteration = code.same_iteration(*backwards)
@@ -210,6 +242,13 @@ def version_text(
         "  optimizer.step() after the last backward, or recompute the forward after it), or use the",
         "  out-of-place form (x = x + ...) so the saved value stays intact.",
     ]
+    if constructed:  # the change ran inside a model call: its modules made with inplace=True are the candidates
+        lines += [
+            "  The line of the change calls a model with modules constructed with inplace=True, at",
+            *(f"  {_line(modified_at, line)}" for line in constructed),
+            "  If one of them made the change (one that runs after the op that saved the value), pass inplace=False",
+            "  there.",
+        ]
     if one_iteration is False:  # the same backward line ran through it before: an earlier iteration's graph?
         lines += [
             "  That holds if this graph is meant to be backwarded again. If it is an earlier iteration's graph,",
@@ -362,7 +401,7 @@ def freed(node: Node, saved: SavedTensor | None) -> str:
     return freed_text(
         node.name(), node._site, buffer, freed_by.site if freed_by is not None else False, crossing,
         read_outside_backward=isinstance(node, BackwardCFunction) and not engine.running,
-        backward_at=_failing_call() if crossing is not None else None,
+        backward_at=_failing_call(),
     )
 
 

@@ -460,8 +460,8 @@ def grad_off_block(parsed: Source, node: ast.AST) -> tuple[int, str] | None:
 
 
 def grad_off_caller(stack: list[Site]) -> tuple[Site, int, str] | None:
-    """The grad-mode block that encloses the first of these frames (the failing call, then its callers outward) that
-    one encloses: the frame, the block's line and its text."""
+    """The innermost grad-mode block (or decorator) around these frames, the failing call first and then its callers
+    outward: the frame it encloses, the block's line and its text."""
     for site in stack:
         found = statement(site)
         block = grad_off_block(*found) if found is not None else None
@@ -546,7 +546,8 @@ def cuts(failing_call: Site | None, budget: int = 40) -> list[Cut]:
         value = _value(definition)
         block = grad_off_block(parsed, definition)
         if block is not None:
-            result.append(Cut(definition.lineno, f"a {block[1]} block" if block[1].startswith("`") else block[1], name, block=block[0], kind="grad-mode"))
+            how = f"a {block[1]} block" if block[1].startswith("`") else f"the function decorated with {block[1]}"
+            result.append(Cut(definition.lineno, how, name, block=block[0], kind="grad-mode"))
             continue
         if value is None:
             continue

@@ -292,7 +292,7 @@ def _cut_lines(cut: code.Cut, site: Site | None) -> list[str]:
     if cut.kind == "grad-mode":
         return [
             f"`{cut.name}` was computed inside {cut.how}, at\n  {at}",
-            f"  in the block that starts at\n  {_line(site, cut.block)}\n  so no graph was recorded for it.",
+            f"  under the grad-mode switch at\n  {_line(site, cut.block)}\n  so no graph was recorded for it.",
             f"Fix: compute `{cut.name}` with grad mode on (outside that block) if it should be differentiated.",
         ]
     if cut.kind == "created":
@@ -374,6 +374,8 @@ def non_scalar_text(shape: tuple[int, ...], made_at: Site | None) -> str:
 
 def user_stack() -> list[Site]:
     """The user's frames now on the stack, innermost first: the failing call, then its callers."""
+    if not sites.enabled:  # the glass records no user lines (caller_position's switch)
+        return []
     frame: FrameType | None = sys._getframe(1)
     found: list[Site] = []
     while frame is not None:

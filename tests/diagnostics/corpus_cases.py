@@ -151,17 +151,7 @@ def judge(case: Case, report: dict[str, Any]) -> str | None:
 
 # The misses of today: case -> the cause (the words before the first colon group them in docs/corpus.md).
 # Only ever shorten these lists; a case leaves a list by becoming right on that engine.
-_GRAPH_CUT = "element 0 not traced to the cut: "
 _ON_BOTH_ENGINES = {
-    "backward_in_validation_under_no_grad": _GRAPH_CUT + "names no line; the loss was made inside the `with torch.no_grad():` of the validation step",
-    "example_logits_without_requires_grad": _GRAPH_CUT + "names no line; the logits were created by torch.rand without requires_grad",
-    "finetune_inside_inference_mode": _GRAPH_CUT + "names no line; the function is decorated with @torch.inference_mode()",
-    "jacobian_penalty_in_no_grad_validation": _GRAPH_CUT + "names no line; autograd.grad runs inside the validation's no_grad block",
-    "losses_collected_with_torch_tensor": _GRAPH_CUT + "names no line; torch.tensor([...]) over the stage losses made a leaf",
-    "maml_query_loss_only_under_no_grad": _GRAPH_CUT + "names no line; the only query loss was computed in a no_grad block",
-    "reentrant_checkpoint_input_without_grad": _GRAPH_CUT + "names no line; checkpoint(use_reentrant=True) got no input requiring grad",
-    "tensor_built_from_grad_scalars": _GRAPH_CUT + "names no line; torch.tensor([cosa, cosb]) copied values into a new leaf (torch.stack keeps the graph)",
-    "zero_loss_when_no_positive_samples": _GRAPH_CUT + "names no line; the loss is a sum of torch.tensor(0.0) constants",
     "maml_adaptation_steps_memory": "false alarm on meta-learning: growth warnings on a correct MAML loop (the adapted parameters' graph lives until the outer backward, one task at a time)",
     "maml_second_order_per_task_batch": "false alarm on meta-learning: growth warnings on a correct MAML loop with the meta-gradient taken per task",
     "validation_metrics_without_no_grad": "silent on graphs never backwarded: no backward runs, so no watch looks; the summed validation metric keeps every batch's graph",
@@ -169,8 +159,5 @@ _ON_BOTH_ENGINES = {
     "federated_test_losses_summed_with_numpy": "silent on graphs never backwarded: the users' test losses carry graphs into np.sum, and no backward runs",
     "gradient_penalty_backward_create_graph": "silent on backward(create_graph=True): the penalty's gradient graph through merged.grad draws no warning",
     "backward_create_graph_on_parameters": "wrong line: blames `penalty` (rebound every step); the growing graph is in w.grad, filled by backward(create_graph=True)",
-    "leaky_relu_then_dropout_in_place": "wrong line: names the model call; the value was overwritten by the Dropout(inplace=True) inside it",
-    "forward_pass_outside_the_loop": "wrong fix: says add the losses or retain_graph=True; the loss was computed once before the loop and must be recomputed inside it",
-    "gan_discriminator_step_without_detach": "wrong fix: says detach() `fake` where the iteration starts (the generator would stop learning); the detach belongs in the discriminator's loss",
 }
 KNOWN_MISSES: dict[str, dict[str, str]] = {"glassgrad": dict(_ON_BOTH_ENGINES), "torch": dict(_ON_BOTH_ENGINES)}

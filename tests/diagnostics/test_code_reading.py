@@ -109,5 +109,67 @@ def test_two_backwards_share_an_iteration_only_as_two_statements_of_one_loop(tmp
 def test_the_statement_that_cut_the_graph(tmp_path: Path, body: str, how: str, name: str) -> None:
     module, _ = compiled(tmp_path, body)
     failing = len(body.splitlines())
-    cut = code.cut((module, failing))
-    assert cut is not None and (cut.how, cut.name) == (how, name)
+    [cut] = code.cuts((module, failing))
+    assert (cut.how, cut.name) == (how, name)
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        # a constant made without requires_grad, reached through a function of the file and its return
+        ("def f(n):\n    zero = torch.tensor(0.0)\n    return zero * n\nloss = f(3)\nloss.backward()\n", [(2, "created")]),
+        # every definition of a list grown item by item: the one made under no_grad is named with its block
+        (
+            "qs = [0.0, 0.0]\nwith torch.no_grad():\n    qs[1] += w.sum()\nfor k in range(0):\n    qs[1] += w.sum()\n"
+            "qs[-1].backward()\n",
+            [(3, "grad-mode")],
+        ),
+        # a cut of a graph wins over a constant beside it (torch.tensor over tensors, over literals)
+        ("y = torch.tensor([a, b])\nm = torch.tensor([1.0])\n(y * m).sum().backward()\n", [(1, "cut")]),
+        ("z = checkpoint(block, x, use_reentrant=True)\nz.sum().backward()\n", [(1, "checkpoint")]),
+        ("z = checkpoint(block, x, use_reentrant=False)\nz.sum().backward()\n", []),
+    ],
+    ids=["constant_returned", "grown_under_no_grad", "cut_over_constant", "reentrant_checkpoint", "plain_checkpoint"],
+)
+def test_each_statement_that_cut_or_never_made_the_graph(tmp_path: Path, body: str, found: list[tuple[int, str]]) -> None:
+    module, _ = compiled(tmp_path, body)
+    cuts = code.cuts((module, len(body.splitlines())))
+    assert [(c.line, c.kind) for c in cuts] == found
+
+
+def test_the_grad_mode_block_is_found_in_a_caller(tmp_path: Path) -> None:
+    body = "@torch.inference_mode()\ndef step():\n    loss.backward()\nwith torch.no_grad():\n    step()\n"
+    module, _ = compiled(tmp_path, body)
+    assert code.grad_off_caller([(module, 3), (module, 5)])[1:] == (1, "@torch.inference_mode()")
+    assert code.grad_off_caller([(module, 5)])[1:] == (4, "`with torch.no_grad():`")
+    assert code.grad_off_caller([(module, 1)]) is None
+
+
+def test_a_loss_made_before_the_loop_that_backwards_it(tmp_path: Path) -> None:
+    body = "loss = (w * 2).sum()\nfor _ in range(3):\n    loss.backward()\n"
+    module, _ = compiled(tmp_path, body)
+    root = code.precomputed_root((module, 3))
+    assert root is not None and (root.name, root.line) == ("loss", 1)
+    fresh = "for _ in range(3):\n    loss = (w * 2).sum()\n    loss.backward()\n"
+    (tmp_path / "fresh").mkdir()  # another file: the parsed source is cached per file and modification time
+    module, _ = compiled(tmp_path / "fresh", fresh)
+    assert code.precomputed_root((module, 3)) is None
+
+
+def test_the_first_of_two_losses_that_read_a_tensor(tmp_path: Path) -> None:
+    body = "for _ in range(2):\n    fake = G(z)\n    errD = D(fake)\n    errD.backward()\n    errG = D(fake)\n    errG.backward()\n"
+    module, _ = compiled(tmp_path, body)
+    assert code.first_loss_use((module, 2), (module, 4)) == ("fake", 3)
+    assert code.first_loss_use((module, 3), (module, 4)) is None  # errD does not read itself
+
+
+def test_the_modules_constructed_in_place_inside_a_model_call(tmp_path: Path) -> None:
+    body = (
+        "class Net(nn.Module):\n    def __init__(self):\n        self.act = nn.ReLU(inplace=True)\n"
+        "D = nn.Sequential(nn.LeakyReLU(inplace=True), nn.Dropout(0.3, inplace=True), nn.Dropout(0.3))\n"
+        "net = Net()\nout = D(x) + net(x)\n"
+    )
+    module, _ = compiled(tmp_path, body)
+    assert code.inplace_constructions((module, 6)) == [3, 4]
+    assert code.inplace_constructions((module, 6), "Dropout") == [4]
+    assert code.inplace_constructions((module, 5)) == [3]

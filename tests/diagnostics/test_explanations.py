@@ -65,7 +65,7 @@ def test_function_saved_tensors_read_after_free(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "body", "explanation"),
     [
-        ("no_grad_fn", "x = torch.ones(3)\n(x * 2).sum().backward()\n", "none of which requires grad"),
+        ("no_grad_fn", "x = torch.ones(3)\n(x * 2).sum().backward()\n", "`x` was created by torch.ones(...) without requires_grad=True"),
         ("non_scalar", "x = torch.ones(3, requires_grad=True)\ny = x * 2  # @made\ny.backward()\n", "loss.sum() or loss.mean()"),
         ("leaf_inplace", "w = torch.ones(3, requires_grad=True)\nw += 1\n", "with torch.no_grad():"),
     ],

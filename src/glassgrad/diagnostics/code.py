@@ -295,6 +295,66 @@ def _rebound_attribute(made: ast.stmt, names: list[str]) -> Variable | None:
     return Variable(name, "carried", made.lineno) if name is not None else None
 
 
+def precomputed_root(backward_at: Site | None) -> Variable | None:
+    """The variable a backward in a loop differentiates where the loop only reads it, its value made before the loop
+    (`loss = f(W)` then `for ...: loss.backward()`): one graph, backwarded by every iteration."""
+    found = statement(backward_at)
+    if found is None:
+        return None
+    parsed, call = found
+    loop = parsed.loop_of(call)
+    if loop is None:
+        return None
+    variables = [classify(parsed, name, loop) for name in differentiated(call)]
+    return next((v for v in variables if v.kind == "precomputed" and v.line is not None), None)
+
+
+def first_loss_use(made_at: Site | None, freed_at: Site | None) -> tuple[str, int] | None:
+    """Where the loss that the backward at `freed_at` differentiates reads the variable made at `made_at`: the
+    variable's name and the loss's line (`errD = bce(netD(fake), ...)` before errD.backward()); None where it does not."""
+    made, freeing = statement(made_at), statement(freed_at)
+    if made is None or freeing is None or made[0] is not freeing[0]:
+        return None
+    parsed, call = freeing
+    names = assigned_names(made[1])
+    scope = parsed.scope_of(call)
+    for root in differentiated(call):
+        definitions = [d for d in _definitions(parsed, scope, root, call.lineno) if d.lineno > made[1].lineno]
+        value = _value(definitions[-1]) if definitions else None
+        name = next((n for n in names if value is not None and reads(value, n)), None)
+        if name is not None:
+            return name, definitions[-1].lineno
+    return None
+
+
+def _inplace_true(call: ast.Call) -> bool:
+    return any(k.arg == "inplace" and isinstance(k.value, ast.Constant) and k.value.value is True for k in call.keywords)
+
+
+def inplace_constructions(modified_at: Site | None, kind: str | None = None) -> list[int]:
+    """The lines constructing a module with inplace=True (of class `kind`, where known: `Dropout`) inside the models
+    the statement at `modified_at` calls (`D(images)` with `D = nn.Sequential(..., nn.Dropout(0.3, inplace=True))`,
+    or a class of the file): the change made inside the model call was one of theirs."""
+    found = statement(modified_at)
+    if found is None:
+        return []
+    parsed, changed = found
+    called = {n.func.id for n in ast.walk(changed) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    models: list[ast.AST] = [
+        n for n in ast.walk(parsed.tree)
+        if (isinstance(n, ast.ClassDef) and n.name in called) or (isinstance(n, ast.Assign) and called & set(assigned_names(n)))
+    ]
+    models += [  # `model = Net()`: the class of the file it constructs
+        c for m in list(models) if isinstance(m, ast.Assign) for c in ast.walk(parsed.tree)
+        if isinstance(c, ast.ClassDef) and c.name in {_called_name(n.func) for n in ast.walk(m.value) if isinstance(n, ast.Call)}
+    ]
+    lines = {
+        n.lineno for model in models for n in ast.walk(model)
+        if isinstance(n, ast.Call) and _inplace_true(n) and kind in (None, _called_name(n.func))
+    }
+    return sorted(lines)
+
+
 def same_iteration(first: Site | None, second: Site | None) -> bool | None:
     """Whether two backward calls run in one iteration of a loop: True for two statements of one loop body,
     False for one statement run by successive iterations (the same line twice); None where unknown."""
@@ -310,22 +370,41 @@ def same_iteration(first: Site | None, second: Site | None) -> bool | None:
 
 @dataclass(frozen=True)
 class Cut:
-    """The statement that cut a tensor off its graph, and how."""
+    """A statement that cut a tensor off its graph (or made it with none), and how."""
 
     line: int
-    how: str  # "detach()", ".item()", ".data", ".numpy()", "torch.tensor(...)", "a `with torch.no_grad():` block"
-    name: str  # the variable the statement binds
+    how: str  # "detach()", ".item()", "torch.tensor(...)", "a `with torch.no_grad():` block", "torch.rand(...)", ...
+    name: str  # the variable the statement binds (or the function that returns it)
     source_name: str | None = None  # the tensor it was cut from, where one is named (`grad_1` in grad_1.detach())
+    block: int | None = None  # a grad-mode cut: the `with` line or the decorator's line that turned grad mode off
+    kind: Literal["cut", "grad-mode", "created", "checkpoint"] = "cut"
 
 
 _CUTTING_METHODS = {"detach": "detach()", "item": ".item()", "numpy": ".numpy()", "tolist": ".tolist()", "detach_": "detach_()"}
 _CUTTING_CALLS = {"tensor": "torch.tensor(...)", "from_numpy": "torch.from_numpy(...)", "as_tensor": "torch.as_tensor(...)"}
+# Factories whose tensors require grad only when asked to (requires_grad=True); integer ones never can, so not listed
+_CREATING_CALLS = frozenset({
+    "rand", "randn", "zeros", "ones", "empty", "full", "tensor", "as_tensor", "arange", "linspace", "eye",
+    "rand_like", "randn_like", "zeros_like", "ones_like", "empty_like", "full_like", "FloatTensor", "Tensor",
+})
 _MODULE_NAMES = frozenset({"torch", "th", "F", "nn", "np"})
 _NO_GRAD_BLOCKS = frozenset({"no_grad", "inference_mode"})
 
 
+def _torch_call(node: ast.AST) -> str | None:
+    """`rand` for torch.rand(...) (or th.rand): the name of a call of a torch function, else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and dotted(node.func.value) in ("torch", "th"):
+        return node.func.attr
+    return None
+
+
+def _reads_a_name(node: ast.AST) -> bool:
+    return any(isinstance(n, ast.Name) and n.id not in _MODULE_NAMES for n in ast.walk(node))
+
+
 def _cut_in(expr: ast.AST) -> tuple[str, str | None] | None:
-    """How an expression cuts the graph (and from which name), if it does."""
+    """How an expression cuts the graph (and from which name), if it does: torch.tensor(...) only over other
+    values (`torch.tensor([a, b])`); over literals it makes a constant, which _created_in reports."""
     for node in ast.walk(expr):
         if isinstance(node, ast.Attribute) and node.attr == "data" and isinstance(node.ctx, ast.Load):
             return ".data", dotted(node.value)
@@ -334,22 +413,61 @@ def _cut_in(expr: ast.AST) -> tuple[str, str | None] | None:
             if how is not None:
                 return how, dotted(node.func.value)
             how = _CUTTING_CALLS.get(node.func.attr)
-            if how is not None and dotted(node.func.value) in ("torch", "th"):
+            if how is not None and _torch_call(node) is not None and _reads_a_name(node):
                 return how, None
     return None
 
 
-def _under_no_grad(parsed: Source, node: ast.AST) -> bool:
+def _requires_grad(call: ast.Call) -> bool:
+    return any(k.arg == "requires_grad" and not (isinstance(k.value, ast.Constant) and k.value.value is False) for k in call.keywords)
+
+
+def _created_in(expr: ast.AST) -> str | None:
+    """`torch.rand(...)` where the whole expression is a torch factory call without requires_grad=True: a tensor with no
+    graph behind it, and none started."""
+    name = _torch_call(expr)
+    if name in _CREATING_CALLS and isinstance(expr, ast.Call) and not _requires_grad(expr):
+        return f"torch.{name}(...)"
+    return None
+
+
+def _reentrant_checkpoint(expr: ast.AST) -> bool:
+    """checkpoint(fn, *inputs) with the reentrant variant (use_reentrant=True, the default of older PyTorch): it records
+    a node only when one of its tensor inputs requires grad; the module's parameters do not count."""
+    if not (isinstance(expr, ast.Call) and _called_name(expr.func) == "checkpoint"):
+        return False
+    flag = next((k.value for k in expr.keywords if k.arg == "use_reentrant"), None)
+    return not (isinstance(flag, ast.Constant) and flag.value is False)
+
+
+def grad_off_block(parsed: Source, node: ast.AST) -> tuple[int, str] | None:
+    """The `with torch.no_grad():` (inference_mode) around a statement in its function, or the function's
+    @torch.no_grad() / @torch.inference_mode() decorator: its line and its text."""
     for ancestor in parsed.ancestors(node):
         if isinstance(ancestor, (ast.With, ast.AsyncWith)):
             for item in ancestor.items:
                 call = item.context_expr
-                func = call.func if isinstance(call, ast.Call) else call
-                if _called_name(func) in _NO_GRAD_BLOCKS:
-                    return True
-        if isinstance(ancestor, _FUNCTIONS):
-            return False
-    return False
+                if _called_name(call.func if isinstance(call, ast.Call) else call) in _NO_GRAD_BLOCKS:
+                    return ancestor.lineno, f"`with {ast.unparse(call)}:`"
+        if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for decorator in ancestor.decorator_list:
+                if _called_name(decorator.func if isinstance(decorator, ast.Call) else decorator) in _NO_GRAD_BLOCKS:
+                    return decorator.lineno, f"@{ast.unparse(decorator)}"
+            return None
+        if isinstance(ancestor, ast.Lambda):
+            return None
+    return None
+
+
+def grad_off_caller(stack: list[Site]) -> tuple[Site, int, str] | None:
+    """The innermost grad-mode block (or decorator) around these frames, the failing call first and then its callers
+    outward: the frame it encloses, the block's line and its text."""
+    for site in stack:
+        found = statement(site)
+        block = grad_off_block(*found) if found is not None else None
+        if block is not None:
+            return (site, *block)
+    return None
 
 
 def differentiated(call: ast.stmt) -> list[str]:
@@ -380,37 +498,79 @@ def differentiated(call: ast.stmt) -> list[str]:
     return []
 
 
-def cut(failing_call: Site | None, depth: int = 6) -> Cut | None:
-    """Follow the definitions of what the failing call differentiates back to the statement that cut the graph."""
+def _value(node: ast.stmt) -> ast.AST | None:
+    """What a defining statement puts into its variable: the assigned value, the appended arguments, the returned value."""
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+        return ast.Tuple(elts=list(node.value.args), ctx=ast.Load())
+    return getattr(node, "value", None)
+
+
+def _definitions(parsed: Source, scope: ast.AST, name: str, before: int) -> list[ast.stmt]:
+    """The statements of `scope` before line `before` that bind or grow `name` (`x = ...`, `x[i] += ...`, `x.append(...)`)."""
+    return [
+        n for n in ast.walk(scope)
+        if isinstance(n, ast.stmt) and n.lineno < before and parsed.scope_of(n) is scope
+        and (name in assigned_names(n) or _growth(n, name) or _grows_subscript(n, name))
+    ]
+
+
+def _grows_subscript(node: ast.stmt, name: str) -> bool:
+    target = node.target if isinstance(node, ast.AugAssign) else None
+    return isinstance(target, ast.Subscript) and dotted(target.value) == name
+
+
+def _functions(parsed: Source) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    return {n.name: n for n in ast.walk(parsed.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def cuts(failing_call: Site | None, budget: int = 40) -> list[Cut]:
+    """Follow the definitions of what the failing call differentiates back to the statements that cut the graph or
+    made a tensor without one: every definition of each name (the code does not say which ran), and the return
+    statements of the file's functions it is computed by. Cuts of a graph come first: a tensor created without
+    requires_grad is named only where nothing cut a graph."""
     found = statement(failing_call)
     if found is None:
-        return None
+        return []
     parsed, call = found
+    functions = _functions(parsed)
     scope = parsed.scope_of(call)
-    pending = [(name, call.lineno) for name in differentiated(call)]
-    seen: set[str] = set()
-    while pending and depth > 0:
-        depth -= 1
-        name, before = pending.pop(0)
-        if name in seen:
+    pending: list[tuple[ast.stmt, str]] = [(d, n) for n in differentiated(call) for d in _definitions(parsed, scope, n, call.lineno)]
+    seen: set[ast.stmt] = set()
+    result: list[Cut] = []
+    while pending and budget > 0:
+        definition, name = pending.pop(0)
+        if definition in seen:
             continue
-        seen.add(name)
-        definitions = [
-            n for n in ast.walk(scope)
-            if isinstance(n, ast.stmt) and n.lineno < before and name in assigned_names(n) and parsed.scope_of(n) is scope
-        ]
-        if not definitions:
+        seen.add(definition)
+        budget -= 1
+        value = _value(definition)
+        block = grad_off_block(parsed, definition)
+        if block is not None:
+            how = f"a {block[1]} block" if block[1].startswith("`") else f"the function decorated with {block[1]}"
+            result.append(Cut(definition.lineno, how, name, block=block[0], kind="grad-mode"))
             continue
-        definition = max(definitions, key=lambda n: n.lineno)
-        value = getattr(definition, "value", None)
-        if _under_no_grad(parsed, definition):
-            return Cut(definition.lineno, "a `with torch.no_grad():` block", name)
-        how = _cut_in(value) if value is not None else None
+        if value is None:
+            continue
+        how = _cut_in(value)
         if how is not None:
-            return Cut(definition.lineno, how[0], name, how[1])
-        if value is not None:
-            pending += [(dotted(n), definition.lineno) for n in ast.walk(value) if isinstance(n, ast.Name) and n.id != "torch"]  # type: ignore[misc]
-    return None
+            result.append(Cut(definition.lineno, how[0], name, how[1]))
+            continue
+        if _reentrant_checkpoint(value):
+            result.append(Cut(definition.lineno, "checkpoint(..., use_reentrant=True)", name, kind="checkpoint"))
+            continue
+        created = _created_in(value)
+        if created is not None:
+            result.append(Cut(definition.lineno, created, name, kind="created"))
+            continue
+        here = parsed.scope_of(definition)
+        for node in ast.walk(value):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
+                function = functions[node.func.id]  # its returns make the value: follow them inside the function
+                pending += [(r, function.name) for r in ast.walk(function) if isinstance(r, ast.Return) and parsed.scope_of(r) is function]
+            elif isinstance(node, ast.Name) and node.id not in _MODULE_NAMES and node.id not in functions:
+                pending += [(d, node.id) for d in _definitions(parsed, here, node.id, definition.lineno)]
+    cutting = [c for c in result if c.kind != "created"]
+    return sorted(cutting or result, key=lambda c: c.line)
 
 
 def adding_statement(filename: str, name: str) -> int | None:

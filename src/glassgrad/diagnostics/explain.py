@@ -8,6 +8,8 @@ two patterns open, each fix is given with the condition under which it is right.
 
 from __future__ import annotations
 
+import sys
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from .. import _sites as sites
@@ -114,6 +116,19 @@ def _site_of(freed_by: Site | bool | None) -> Site | None:
     return freed_by if isinstance(freed_by, tuple) else None
 
 
+def _shared_fix(name: str, line: int, site: Site | None, freed_by: Site | None) -> list[str]:
+    """Two losses of one iteration read `name`: the first one's loss, at `line`, is where a detach() belongs."""
+    return [
+        f"Fix: `{name}` feeds two losses in one iteration; the backward of the first one, at {_at(freed_by)}",
+        "  went on through the graph that made it, and freed it. Which fix applies depends on what that loss trains:",
+        "  - if it should not train what made `" + name + "` (a GAN's discriminator step must not update the generator):",
+        f"    detach() it in that loss, at\n    {_line(site, line)}",
+        f"    ({name}.detach() there; the later loss still backpropagates through `{name}`);",
+        "  - if both losses should train it: add them and call backward once, or pass retain_graph=True to the first",
+        "    backward.",
+    ]
+
+
 def freed_text(
     node_name: str,
     node_site: Site | None,
@@ -145,8 +160,25 @@ def freed_text(
             f"  {_at(crossing.child_site)}",
             f"  is used again at {_at(crossing.parent_site)}",
         ]
+        shared = (
+            code.first_loss_use(crossing.child_site, _site_of(freed_by))
+            if code.same_iteration(_site_of(freed_by), backward_at) is True
+            else None
+        )
         fix = pattern_fix(crossing.child_site, backward_at if backward_at is not None else _site_of(freed_by))
-        lines += fix if fix is not None else UNDECIDED_FIX
+        if shared is not None:  # two losses of one iteration share it: the first one's backward freed its graph
+            lines += _shared_fix(*shared, crossing.child_site, _site_of(freed_by))
+        else:
+            lines += fix if fix is not None else UNDECIDED_FIX
+    elif code.same_iteration(_site_of(freed_by), backward_at) is False and (root := code.precomputed_root(backward_at)):
+        # this same line freed it in an earlier iteration: the loop backwards one graph made before it
+        lines += [
+            f"Fix: `{root.name}` is computed once, before the loop, at",
+            f"  {_line(backward_at, root.line)}",
+            "  and every iteration calls backward on that one graph, which the first backward freed.",
+            "  Recompute it inside the loop, so that each iteration builds its graph from the updated parameters",
+            "  (retain_graph=True would only backpropagate the same stale values again).",
+        ]
     else:
         lines += [
             "Fix: this graph was already backwarded. To backpropagate several losses through one graph, add them",
@@ -181,7 +213,9 @@ def version_text(
     if modified_at is not None:
         by = f" by {modified_by}, called" if modified_by is not None else ""
         lines.append(f"  It was then modified in place (now version {current_version}), last{by} at {_at(modified_at)}")
+    constructed = code.inplace_constructions(modified_at, modified_by.split("(")[0] if modified_by is not None else None)
     if modified_by is not None:
+        lines += [f"  {modified_by} is constructed at\n  {_line(modified_at, line)}" for line in constructed]
         lines.append(f"Fix: {modified_by} overwrote its input, which this backward still needs: pass inplace=False there.")
         return "\n".join(lines)
     one_iteration = code.same_iteration(*backwards)
@@ -208,6 +242,13 @@ def version_text(
         "  optimizer.step() after the last backward, or recompute the forward after it), or use the",
         "  out-of-place form (x = x + ...) so the saved value stays intact.",
     ]
+    if constructed:  # the change ran inside a model call: its modules made with inplace=True are the candidates
+        lines += [
+            "  The line of the change calls a model with modules constructed with inplace=True, at",
+            *(f"  {_line(modified_at, line)}" for line in constructed),
+            "  If one of them made the change (one that runs after the op that saved the value), pass inplace=False",
+            "  there.",
+        ]
     if one_iteration is False:  # the same backward line ran through it before: an earlier iteration's graph?
         lines += [
             "  That holds if this graph is meant to be backwarded again. If it is an earlier iteration's graph,",
@@ -240,24 +281,74 @@ _CUT_REASONS = {
 }
 
 
-def no_grad_text(shape: tuple[int, ...], dtype: str, grad_enabled: bool, failing_at: Site | None) -> str:
-    """After "element 0 of tensors does not require grad": the statement that cut the graph, where the code says."""
-    cut = code.cut(failing_at) if grad_enabled else None  # with grad mode off, that is the reason, whatever came before
+_CUT_FIXES = {
+    "torch.tensor(...)": "build it with torch.stack([...]) (or torch.cat) over the tensors, which keeps the graph",
+}
+
+
+def _cut_lines(cut: code.Cut, site: Site | None) -> list[str]:
+    """What one found statement did, and its fix."""
+    at = _line(site, cut.line)
+    if cut.kind == "grad-mode":
+        return [
+            f"`{cut.name}` was computed inside {cut.how}, at\n  {at}",
+            f"  under the grad-mode switch at\n  {_line(site, cut.block)}\n  so no graph was recorded for it.",
+            f"Fix: compute `{cut.name}` with grad mode on (outside that block) if it should be differentiated.",
+        ]
+    if cut.kind == "created":
+        return [
+            f"`{cut.name}` was created by {cut.how} without requires_grad=True, at\n  {at}",
+            "  so no graph starts there.",
+            f"Fix: if `{cut.name}` is what should get gradients, create it with requires_grad=True (or as an"
+            " nn.Parameter); if it is a constant (a zero loss term), compute it from the model's output instead"
+            " (out.sum() * 0) so that the loss keeps a graph, or skip backward when nothing in it has one.",
+        ]
+    if cut.kind == "checkpoint":
+        return [
+            f"`{cut.name}` is the output of a reentrant checkpoint, at\n  {at}",
+            "  which records a node only when one of its tensor inputs requires grad (the wrapped",
+            "  module's parameters do not count), so its output has no graph.",
+            "Fix: make an input require grad (x.requires_grad_()) before the call, or pass use_reentrant=False.",
+        ]
+    source_hint = f"`{cut.source_name}` (before the cut)" if cut.source_name else "the tensor before the cut"
+    fix = _CUT_FIXES.get(cut.how, f"differentiate {source_hint} instead, or drop the {cut.how} there if gradients should flow through it")
+    return [f"the graph was cut by {cut.how} at\n  {at}", f"  ({_CUT_REASONS[cut.how]}).", f"Fix: {fix}."]
+
+
+def no_grad_text(shape: tuple[int, ...], dtype: str, grad_enabled: bool, stack: list[Site]) -> str:
+    """After "element 0 of tensors does not require grad": the statements that cut the graph, where the code says.
+
+    `stack`: the user's frames, the failing call first and then its callers outward.
+    """
     what = _what(shape, dtype)
-    if cut is not None:
-        at = _line(failing_at, cut.line)
-        if cut.how.startswith("a `with"):
-            return (
-                f"{HEADER} the tensor to differentiate is {what}: `{cut.name}` was computed inside "
-                f"{cut.how}, at\n  {at}\n  so no graph was recorded for it.\n"
-                f"Fix: compute `{cut.name}` outside that block if it should be differentiated."
+    failing_at = stack[0] if stack else None
+    if not grad_enabled:  # with grad mode off, that is the reason, whatever came before
+        found = code.grad_off_caller(stack)
+        if found is not None:
+            site, line, text = found
+            decorated = text.startswith("@")
+            fix = (
+                f"Fix: remove {text} from the function that calls backward (tensors made in inference mode cannot "
+                "join a graph later)."
+                if decorated and "inference_mode" in text
+                else "Fix: call backward only where grad mode is on: outside that block, or around the part to "
+                "differentiate re-enable it with `with torch.enable_grad():` (a validation step under no_grad "
+                "should not backward at all)."
             )
-        source_hint = f"`{cut.source_name}` (before the cut)" if cut.source_name else "the tensor before the cut"
-        return (
-            f"{HEADER} the tensor to differentiate is {what}: the graph was cut by {cut.how} at\n  {at}\n"
-            f"  ({_CUT_REASONS[cut.how]}).\n"
-            f"Fix: differentiate {source_hint} instead, or drop the {cut.how} there if gradients should flow through it."
-        )
+            where = "in the function decorated with" if decorated else "inside"
+            return (
+                f"{HEADER} the tensor to differentiate is {what}: grad mode is off here, {where} {text} at\n"
+                f"  {_line(site, line)}\n  so nothing computed under it records a graph.\n{fix}"
+            )
+    found_cuts = code.cuts(failing_at) if grad_enabled else []
+    if len(found_cuts) == 1:
+        return f"{HEADER} the tensor to differentiate is {what}: " + "\n".join(_cut_lines(found_cuts[0], failing_at))
+    if found_cuts:
+        lines = [f"{HEADER} the tensor to differentiate is {what}; what it is computed from was cut off a graph "
+                 "(or never had one) at each of these statements, one of which made it:"]
+        for each in found_cuts:
+            lines += ["- " + "\n  ".join("\n".join(_cut_lines(each, failing_at)).split("\n"))]
+        return "\n".join(lines)
     reasons = (
         "grad mode is off right now (inside no_grad() or inference_mode())"
         if not grad_enabled
@@ -281,6 +372,19 @@ def non_scalar_text(shape: tuple[int, ...], made_at: Site | None) -> str:
     )
 
 
+def user_stack() -> list[Site]:
+    """The user's frames now on the stack, innermost first: the failing call, then its callers."""
+    if not sites.enabled:  # the glass records no user lines (caller_position's switch)
+        return []
+    frame: FrameType | None = sys._getframe(1)
+    found: list[Site] = []
+    while frame is not None:
+        if sites.is_users(frame.f_code.co_filename) and frame.f_lineno is not None:
+            found.append((frame.f_code, frame.f_lineno))
+        frame = frame.f_back
+    return found
+
+
 # -- glassgrad's own engine: the facts come straight from its nodes ------------------------------------------
 def _failing_call() -> Site | None:
     """The user's line running the backward under way (the first frame outside glassgrad)."""
@@ -299,7 +403,7 @@ def freed(node: Node, saved: SavedTensor | None) -> str:
     return freed_text(
         node.name(), node._site, buffer, freed_by.site if freed_by is not None else False, crossing,
         read_outside_backward=isinstance(node, BackwardCFunction) and not engine.running,
-        backward_at=_failing_call() if crossing is not None else None,
+        backward_at=_failing_call(),
     )
 
 
@@ -321,7 +425,7 @@ def version(node: Node, saved: SavedTensor) -> str:
 def no_grad_fn(tensor: Tensor) -> str:
     from ..autograd import grad_mode
 
-    return no_grad_text(tuple(tensor.shape), tensor.dtype.name, grad_mode.state.grad_enabled, _failing_call())
+    return no_grad_text(tuple(tensor.shape), tensor.dtype.name, grad_mode.state.grad_enabled, user_stack())
 
 
 def non_scalar_root(tensor: Tensor) -> str:

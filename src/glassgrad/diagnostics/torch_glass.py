@@ -476,7 +476,7 @@ class TorchGlass:
             tensor = next((t for t in tensors if not t.requires_grad), None)
             if tensor is not None:
                 return explain.no_grad_text(
-                    tuple(tensor.shape), _dtype_name(tensor.dtype), self.torch.is_grad_enabled(), sites.resolve(sites.caller_position())
+                    tuple(tensor.shape), _dtype_name(tensor.dtype), self.torch.is_grad_enabled(), explain.user_stack()
                 )
         return None
 

@@ -412,7 +412,7 @@ def version(node: Node, saved: SavedTensor) -> str:
     from .views import NATIVE
 
     counter = saved.version_counter
-    roots = engine.running[-1] if engine.running else []
+    roots = engine.running[-1].roots if engine.running else []
     earlier = NATIVE.crossing(roots, node._step + 1)
     retained_by = node._retained_by
     return version_text(

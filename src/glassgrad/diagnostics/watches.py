@@ -41,9 +41,11 @@ class GraphWarning(UserWarning):
 # of one statement are iterations of the loop around it; two statements (MAML's inner autograd.grad and its
 # meta-loss backward) each see the other's graph at its own phase, which is no growth.
 GROWTH_STEPS = 2
-# The holder search looks at the whole heap (0.2 s in a process that imported torch). Once it has run, it runs again
-# only when the surviving nodes have grown this many times over since, or the larger factor once it found what
-# holds them: a leaking loop pays for a logarithmic number of searches, not one per step.
+# The holder search looks at the whole heap (0.2 s in a process that imported torch). Once it has run for a backward
+# statement, it runs again for that statement only when its surviving nodes have grown this many times over since, or
+# the larger factor once it found what holds them: a leaking loop pays for a logarithmic number of searches, not one
+# per step. Another statement (the next loop, a notebook's next cell) starts with a search of its own: what an earlier
+# loop left alive may outnumber the new leak for many steps.
 SEARCH_GROWTH, SEARCH_GROWTH_FOUND = 2, 16
 MIN_PRUNE = 4096  # tracked references before the dead ones are first dropped outside a backward
 
@@ -86,7 +88,8 @@ class WatchState:
     transforms: transform_calls.TransformCalls = field(default_factory=transform_calls.TransformCalls)
     counted_transform: int = 0  # the outermost transform call whose first backward was counted as a step
     counting: bool = True  # whether the backward under way is counted as a step (after_backward reads it)
-    next_search: int = 0  # surviving nodes that make the holders worth searching for again
+    # Surviving nodes that make the holders worth searching for again, by backward statement (as `surviving`)
+    next_search: dict[tuple[int, int] | None, int] = field(default_factory=dict)
     # A backward that keeps its graph (an inner autograd.grad with create_graph=True, the first of two losses) ends
     # an iteration unless the next backward, another statement, goes through that graph: until then its count of
     # survivors waits here with the record that says whether a later backward used the graph. (The same statement
@@ -258,12 +261,13 @@ class WatchState:
         they grow step over step."""
         view = self.view
         self.previous_boundary = step
-        surviving = self.surviving.setdefault(None if position is None else (id(position[0]), position[1]), [])
+        statement = None if position is None else (id(position[0]), position[1])
+        surviving = self.surviving.setdefault(statement, [])
         surviving.append(old)
         recent = surviving[-(GROWTH_STEPS + 1) :]
-        if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)) and old >= self.next_search:
+        if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)) and old >= self.next_search.get(statement, 0):
             found = _holders(view, boundary)
-            self.next_search = old * (SEARCH_GROWTH_FOUND if found else SEARCH_GROWTH)
+            self.next_search[statement] = old * (SEARCH_GROWTH_FOUND if found else SEARCH_GROWTH)
             for site, count, holder, node in found:
                 # A graph that reaches into the previous iteration's through a state the loop carries (a recurrent
                 # state under retain_graph=True) grows by that state, whatever holds its newest end.

@@ -162,8 +162,6 @@ _ON_BOTH_ENGINES = {
     "reentrant_checkpoint_input_without_grad": _GRAPH_CUT + "names no line; checkpoint(use_reentrant=True) got no input requiring grad",
     "tensor_built_from_grad_scalars": _GRAPH_CUT + "names no line; torch.tensor([cosa, cosb]) copied values into a new leaf (torch.stack keeps the graph)",
     "zero_loss_when_no_positive_samples": _GRAPH_CUT + "names no line; the loss is a sum of torch.tensor(0.0) constants",
-    "maml_adaptation_steps_memory": "false alarm on meta-learning: growth warnings on a correct MAML loop (the adapted parameters' graph lives until the outer backward, one task at a time)",
-    "maml_second_order_per_task_batch": "false alarm on meta-learning: growth warnings on a correct MAML loop with the meta-gradient taken per task",
     "validation_metrics_without_no_grad": "silent on graphs never backwarded: no backward runs, so no watch looks; the summed validation metric keeps every batch's graph",
     "validation_step_losses_recorded": "silent on graphs never backwarded: no backward runs, so no watch looks; the validation losses kept in a list hold their graphs",
     "federated_test_losses_summed_with_numpy": "silent on graphs never backwarded: the users' test losses carry graphs into np.sum, and no backward runs",

@@ -408,7 +408,7 @@ class TorchGlass:
         roots = [n for n in (self._node_of(t) for t in t_outputs) if n is not None]
         reachable = self.view.walk(roots)
         executed = self._executed(reachable, inputs) if inputs else reachable
-        self.watches.before_backward(roots, reachable[len(roots):], keep_graph, call.position)
+        self.watches.before_backward(roots, reachable[len(roots):], keep_graph, call.position, create_graph)
         if self.cuda_allocated is not None:
             self.cuda_allocated.append(self.torch.cuda.memory_allocated())
         self.running.append(roots)

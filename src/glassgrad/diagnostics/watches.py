@@ -56,6 +56,8 @@ class _Retained:
     saved_bytes: int
     used: bool = False
     alive: int = 0  # nodes of the retained graph still alive: it is gone when none is
+    # The backward made a graph of its gradients (create_graph=True), for a later backward to differentiate through
+    higher: bool = False
 
 
 def _where(site: Site | None) -> str:
@@ -96,6 +98,11 @@ class WatchState:
     # going through it is the next iteration reaching into this one: a retained recurrent state.)
     kept: _Retained | None = None
     tentative: tuple[_Retained, tuple[int, int, int, Position | None]] | None = None
+    # A statement whose create_graph=True backward goes through the graph its previous run made (MAML's inner steps,
+    # each adapted from the last) builds one graph for a later backward: its counts wait here until another
+    # statement's backward (the meta-loss) goes through the newest of them, which makes them one iteration, or does
+    # not, or an optimizer step comes first, which makes each run an iteration (a recurrence that is never consumed).
+    chain: list[tuple[int, int, int, Position | None]] = field(default_factory=list)
     # Once graphs were found kept alive, walking every tracked node at every backward would cost a leaking loop more
     # at every step. Then the entries walked at one backward are "settled": later backwards walk only the entries
     # after them, and all are walked again when the list has doubled (prune), the settled ones' counts kept here.
@@ -161,7 +168,9 @@ class WatchState:
             code, line = site
             warnings.warn_explicit(message, GraphWarning, code.co_filename, line, module=code.co_name)
 
-    def before_backward(self, roots: list[Any], reachable: Iterable[Any], keep_graph: bool, position: Position | None) -> None:
+    def before_backward(
+        self, roots: list[Any], reachable: Iterable[Any], keep_graph: bool, position: Position | None, create_graph: bool = False
+    ) -> None:
         """Called by the engine with the nodes this backward will visit, and where the backward was called (resolved
         to a line only if retain_graph needs it: finding the line walks the code's line table)."""
         self.flush()
@@ -185,8 +194,16 @@ class WatchState:
             if record is not None:
                 record.used = True
         tentative, self.tentative = self.tentative, None
-        if tentative is not None and (not tentative[0].used or tentative[0].site == resolve(position)):
-            self._count(*tentative[1])  # the backward that kept it did end its iteration
+        if tentative is not None:
+            record, measured = tentative
+            same = record.site == resolve(position)
+            if record.used and same and record.higher:
+                self.chain.append(measured)
+            else:
+                chain, self.chain = self.chain, []
+                if not record.used or same:  # the backward that kept it did end its iteration, and so did its chain's
+                    for earlier in (*chain, measured):
+                        self._count(*earlier)
         crossing = view.crossing(roots, self.previous_boundary, reachable, freed=True)
         if crossing is not None:
             fix = explain.pattern_fix(crossing.child_site, resolve(position)) or [
@@ -201,7 +218,8 @@ class WatchState:
             )
         if keep_graph and roots and not inside_transform:  # a transform's retain is its own, freed when it returns
             graph = {id(n): n for n in [*roots, *reachable]}.values()
-            record = self.kept = _Retained(resolve(position), sum(b.nbytes for n in graph for b in view.saved(n) if b.state != "released"))
+            saved = sum(b.nbytes for n in graph for b in view.saved(n) if b.state != "released")
+            record = self.kept = _Retained(resolve(position), saved, higher=create_graph)
             # Every node of the graph carries the record: a later backward through any part of it (the shared
             # trunk of two losses, the forward graph under a gradient penalty) is a use of what retain_graph kept.
             # The graph is gone when its last node is: its root may go first (autograd.grad(score.sum(), x)).
@@ -231,6 +249,9 @@ class WatchState:
 
     def optimizer_stepped(self) -> None:
         """Called after every optimizer step: nodes made before it belong to earlier iterations."""
+        chain, self.chain = self.chain, []
+        for measured in chain:  # the chain's graph outlived the iteration without another statement going through it
+            self._count(*measured)
         if self.iteration_boundary is None:
             self.surviving.clear()  # counted against another boundary until now: growth starts anew
         self.iteration_boundary = steps.current

@@ -165,8 +165,6 @@ _ON_BOTH_ENGINES = {
     "validation_metrics_without_no_grad": "silent on graphs never backwarded: no backward runs, so no watch looks; the summed validation metric keeps every batch's graph",
     "validation_step_losses_recorded": "silent on graphs never backwarded: no backward runs, so no watch looks; the validation losses kept in a list hold their graphs",
     "federated_test_losses_summed_with_numpy": "silent on graphs never backwarded: the users' test losses carry graphs into np.sum, and no backward runs",
-    "gradient_penalty_backward_create_graph": "silent on backward(create_graph=True): the penalty's gradient graph through merged.grad draws no warning",
-    "backward_create_graph_on_parameters": "wrong line: blames `penalty` (rebound every step); the growing graph is in w.grad, filled by backward(create_graph=True)",
     "leaky_relu_then_dropout_in_place": "wrong line: names the model call; the value was overwritten by the Dropout(inplace=True) inside it",
     "forward_pass_outside_the_loop": "wrong fix: says add the losses or retain_graph=True; the loss was computed once before the loop and must be recomputed inside it",
     "gan_discriminator_step_without_detach": "wrong fix: says detach() `fake` where the iteration starts (the generator would stop learning); the detach belongs in the discriminator's loss",

@@ -7,7 +7,8 @@ each backward pass checks three patterns:
   (an un-detached hidden state);
 - graphs kept alive: nodes from earlier steps still alive and growing step over step (a running
   `total = total + loss`, a list of losses kept for logging), with what holds them;
-- `retain_graph=True` on a graph that dies before any later backward went through any part of it.
+- `retain_graph=True` on a graph that dies before any later backward went through any part of it;
+- `backward(create_graph=True)`, which stores gradients carrying their own graph in the leaves' `.grad`.
 
 The rules are written once, over a GraphView: glassgrad's engine feeds them its own nodes, the torch
 glass (torch_glass.py) feeds them the records it keeps for real PyTorch's nodes.
@@ -169,11 +170,20 @@ class WatchState:
             warnings.warn_explicit(message, GraphWarning, code.co_filename, line, module=code.co_name)
 
     def before_backward(
-        self, roots: list[Any], reachable: Iterable[Any], keep_graph: bool, position: Position | None, create_graph: bool = False
+        self,
+        roots: list[Any],
+        reachable: Iterable[Any],
+        keep_graph: bool,
+        position: Position | None,
+        create_graph: bool = False,
+        accumulate: bool = True,
     ) -> None:
         """Called by the engine with the nodes this backward will visit, and where the backward was called (resolved
-        to a line only if retain_graph needs it: finding the line walks the code's line table)."""
+        to a line only if retain_graph needs it: finding the line walks the code's line table). `accumulate`: the
+        gradients go into the leaves' .grad (backward), not back to the caller (autograd.grad)."""
         self.flush()
+        if create_graph and accumulate:
+            self._warn_create_graph(resolve(position))
         view = self.view
         reachable = list(reachable)
         # One outermost transform call is one step, however many backwards it runs (see autograd/transform_calls.py).
@@ -229,6 +239,20 @@ class WatchState:
                     self.retained[key] = record
                     record.alive += 1
                     weakref.finalize(key, self._retained_node_died, record)
+
+    def _warn_create_graph(self, site: Site | None) -> None:
+        """PyTorch's own note on backward(create_graph=True) (a leaf and its .grad's graph make a reference cycle its
+        collector cannot see), given once per statement and with the line, which PyTorch's warning lacks."""
+        self._warn(
+            "create_graph",
+            f"backward(create_graph=True) at {_where(site)}\n  stores gradients that carry their own graph in the .grad of "
+            "the leaves it reaches: a later backward adds its gradient to that graph instead of replacing it, and in "
+            "PyTorch each leaf and its .grad's graph hold each other in a reference cycle, so every step's graph stays "
+            "alive.\nIf you differentiate the gradient again (a gradient penalty), take it with "
+            "torch.autograd.grad(..., create_graph=True), which returns it without storing it on the leaves. If you need "
+            "it in .grad, set the grads to None after using them (optimizer.zero_grad(set_to_none=True), `p.grad = None`).",
+            site,
+        )
 
     def _retained_node_died(self, record: _Retained) -> None:
         record.alive -= 1

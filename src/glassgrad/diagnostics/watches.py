@@ -10,6 +10,9 @@ each backward pass checks three patterns:
 - `retain_graph=True` on a graph that dies before any later backward went through any part of it;
 - `backward(create_graph=True)`, which stores gradients carrying their own graph in the leaves' `.grad`.
 
+And once, when the program ends (ended(), the doctor's seam): graphs no backward went through, built over and
+over (evaluation with grad on) and kept by the program (a list of validation losses, a running metric).
+
 The rules are written once, over a GraphView: glassgrad's engine feeds them its own nodes, the torch
 glass (torch_glass.py) feeds them the records it keeps for real PyTorch's nodes.
 """
@@ -48,6 +51,9 @@ GROWTH_STEPS = 2
 # per step. Another statement (the next loop, a notebook's next cell) starts with a search of its own: what an earlier
 # loop left alive may outnumber the new leak for many steps.
 SEARCH_GROWTH, SEARCH_GROWTH_FOUND = 2, 16
+# Nodes made at one line in the graphs a holder keeps at the end, with no backward through them, that make them
+# a loop's iterations piled up (an unrolled recurrence in one output is no pile: its holder adds nothing).
+PILED = 3
 MIN_PRUNE = 4096  # tracked references before the dead ones are first dropped outside a backward
 
 
@@ -254,6 +260,28 @@ class WatchState:
             site,
         )
 
+    def ended(self, namespace: dict[str, Any]) -> None:
+        """The program ended with `namespace` its globals: warn about graphs no backward went through that pile up in
+        something it keeps (evaluation run with grad on). Only the globals are asked: the frames are gone."""
+        view = self.view
+        for name, value in namespace.items():
+            held = _held_tensors(view, value)
+            if not held or name.startswith("__"):
+                continue
+            # a backward goes only through nodes that existed before it: those made after the last one it never saw
+            roots = [node for node in (view.grad_fn(t) for t in held) if (view.step(node) or 0) >= steps.current]
+            pile = _pile(view, roots)
+            if pile is None:
+                continue
+            site, made = pile
+            filename = namespace.get("__file__")
+            kind = "variable" if held[0] is value else type(value).__name__
+            holder = Holder(f"{kind} `{name}` (global)", name, filename if isinstance(filename, str) else None)
+            adding = holder.adding_line()
+            if kind == "variable" and adding is None:  # a variable is a pile only where a statement adds to it
+                continue
+            self._warn("unused", _unused_message(made, site, holder, adding), adding if adding is not None else site)
+
     def _retained_node_died(self, record: _Retained) -> None:
         record.alive -= 1
         if record.alive == 0 and not record.used:
@@ -361,6 +389,49 @@ def _alive_message(old: int, site: Site | None, count: int, holder: Holder | Non
     message += f"It is held by {holder.description}"
     message += f", added to at\n  {_where(adding)}\n" if adding is not None else ".\n"
     return message + "Keep loss.item() or loss.detach() there instead, so each step's graph can be freed."
+
+
+def _held_tensors(view: GraphView, value: Any) -> list[Any]:
+    """The tensors with a graph that `value` is, or holds directly (a list, tuple or dict of them)."""
+    if issubclass(type(value), view.tensor_type):
+        return [value] if view.grad_fn(value) is not None else []
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    return [v for v in items if issubclass(type(v), view.tensor_type) and view.grad_fn(v) is not None]
+
+
+def _pile(view: GraphView, roots: list[Any]) -> tuple[Site | None, int] | None:
+    """(the line, how many times) where the graphs at `roots` were made over and over, one per iteration: PILED
+    or more roots made at one line (losses kept in a list), or a root whose graph begins with a chain of PILED
+    or more nodes of one kind made at its line, each the input of the next (a running `total += loss`). Nodes of
+    one call (a model's layers, all made at the line that calls it) do not chain that way."""
+    by_site = Counter(view.site(root) for root in roots)
+    if by_site:
+        site, made = by_site.most_common(1)[0]
+        if made >= PILED:
+            return site, made
+    for root in roots:
+        site, length, node = view.site(root), 1, root
+        while length < PILED:
+            node = next((c for c, _ in view.edges(node) if c is not None and type(c) is type(root) and view.site(c) == site), None)
+            if node is None:
+                break
+            length += 1
+        if length >= PILED:
+            return site, length
+    return None
+
+
+def _unused_message(made: int, site: Site | None, holder: Holder, adding: Site | None) -> str:
+    message = (
+        f"the program ended keeping graphs no backward went through: {holder.description} holds the graphs of "
+        f"{made} or more iterations, made at\n  {_where(site)}\n"
+    )
+    if adding is not None:
+        message += f"  added to at\n  {_where(adding)}\n"
+    return message + (
+        "Each keeps its whole graph and saved tensors alive. If this is evaluation, run it under `with torch.no_grad():`; "
+        "if you keep the values for logging, keep loss.item() (or loss.detach()) instead."
+    )
 
 
 def _holders(view: GraphView, boundary: int) -> list[tuple[Site | None, int, Holder | None, Any]]:

@@ -270,7 +270,7 @@ class WatchState:
                 continue
             # a backward goes only through nodes that existed before it: those made after the last one it never saw
             roots = [node for node in (view.grad_fn(t) for t in held) if (view.step(node) or 0) >= steps.current]
-            pile = _pile(view, roots)
+            pile = _pile(view, roots, steps.current)
             if pile is None:
                 continue
             site, made = pile
@@ -399,11 +399,12 @@ def _held_tensors(view: GraphView, value: Any) -> list[Any]:
     return [v for v in items if issubclass(type(v), view.tensor_type) and view.grad_fn(v) is not None]
 
 
-def _pile(view: GraphView, roots: list[Any]) -> tuple[Site | None, int] | None:
+def _pile(view: GraphView, roots: list[Any], fresh: int) -> tuple[Site | None, int] | None:
     """(the line, how many times) where the graphs at `roots` were made over and over, one per iteration: PILED
     or more roots made at one line (losses kept in a list), or a root whose graph begins with a chain of PILED
-    or more nodes of one kind made at its line, each the input of the next (a running `total += loss`). Nodes of
-    one call (a model's layers, all made at the line that calls it) do not chain that way."""
+    or more nodes of one kind made at its line since step `fresh`, each the input of the next (a running
+    `total += loss`; one that began before the last backward is the growth watch's). Nodes of one call (a model's
+    layers, all made at the line that calls it) do not chain that way."""
     by_site = Counter(view.site(root) for root in roots)
     if by_site:
         site, made = by_site.most_common(1)[0]
@@ -412,7 +413,13 @@ def _pile(view: GraphView, roots: list[Any]) -> tuple[Site | None, int] | None:
     for root in roots:
         site, length, node = view.site(root), 1, root
         while length < PILED:
-            node = next((c for c, _ in view.edges(node) if c is not None and type(c) is type(root) and view.site(c) == site), None)
+            node = next(
+                (
+                    c for c, _ in view.edges(node)
+                    if c is not None and type(c) is type(root) and view.site(c) == site and (view.step(c) or 0) >= fresh
+                ),
+                None,
+            )
             if node is None:
                 break
             length += 1

@@ -213,11 +213,10 @@ def _glass(engine: str) -> Iterator[tuple[GraphView, Any]]:
 
 def _globals_at(error: BaseException, script: str) -> dict[str, Any]:
     """The script's globals as they were when it failed (runpy returns none then): from its module frame."""
-    filename = str(Path(script))
     traceback_ = error.__traceback__
     while traceback_ is not None:
         code = traceback_.tb_frame.f_code
-        if code.co_name == "<module>" and code.co_filename == filename:
+        if code.co_name == "<module>" and code.co_filename == script:  # runpy compiles it under the path as given
             return traceback_.tb_frame.f_globals
         traceback_ = traceback_.tb_next
     return {}

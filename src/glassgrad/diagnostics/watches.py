@@ -212,8 +212,8 @@ class WatchState:
         tentative, self.tentative = self.tentative, None
         if tentative is not None:
             record, measured = tentative
-            same = record.site == resolve(position)
-            if record.used and same and record.higher:
+            same = record.used and record.site == resolve(position)  # the next run of the statement went through it
+            if same and record.higher:
                 self.chain.append(measured)
             else:
                 chain, self.chain = self.chain, []

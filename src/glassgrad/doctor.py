@@ -211,6 +211,17 @@ def _glass(engine: str) -> Iterator[tuple[GraphView, Any]]:
             yield NATIVE, state
 
 
+def _globals_at(error: BaseException, script: str) -> dict[str, Any]:
+    """The script's globals as they were when it failed (runpy returns none then): from its module frame."""
+    traceback_ = error.__traceback__
+    while traceback_ is not None:
+        code = traceback_.tb_frame.f_code
+        if code.co_name == "<module>" and code.co_filename == script:  # runpy compiles it under the path as given
+            return traceback_.tb_frame.f_globals
+        traceback_ = traceback_.tb_next
+    return {}
+
+
 def diagnose(script: str, args: list[str], engine: str | None = None) -> Report:
     """Run the script with the glass on and gather what it saw."""
     chosen, alias = choose_engine(script, engine)
@@ -219,6 +230,7 @@ def diagnose(script: str, args: list[str], engine: str | None = None) -> Report:
         with _glass(chosen) as (view, glass):
             status, namespace, error = run(script, args, alias)
             state = glass.watches if chosen == "torch" else glass
+            state.ended(namespace if error is None else _globals_at(error, script))
             report = Report(script, chosen, status, error, list(state.history))
             if chosen == "torch" and glass.cuda_allocated is not None:
                 report.cuda_allocated = list(glass.cuda_allocated)

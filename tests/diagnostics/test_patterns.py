@@ -401,3 +401,84 @@ def test_a_graph_spanning_iterations_through_a_retained_state_names_the_state(tm
     assert f"reaches into the previous one through the tensor made by AddBackward0 at\n  {script.site('state')}" in warning["message"]
     assert "`h` carries state from one iteration to the next" in warning["message"]
     assert "h = h.detach()" in warning["message"]
+
+
+# Two leaking loops in a row (a notebook's cell run twice): the second is warned about too, though the first one's
+# search backed off and what the first left alive outnumbers the second's survivors at first.
+TWO_LEAKING_LOOPS = """
+w = torch.randn(3, requires_grad=True)
+kept = []
+for step in range(40):
+    loss = w.sin().sum()
+    loss.backward()
+    kept.append(loss)  # @first
+history = []
+for step in range(5):
+    loss = w.cos().sum()
+    loss.backward()
+    history.append(loss)  # @second
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_each_leaking_loop_is_searched_for_its_own_holder(tmp_path: Path, engine: str) -> None:
+    script = plain(tmp_path, "two_loops", TWO_LEAKING_LOOPS)
+    said = [w["message"] for w in diagnosed(script, engine)["warnings"]]
+    assert any(f"added to at\n  {script.site('second')}" in m for m in said), said
+
+
+# A MAML step with more adaptation steps than the growth rule's window, before any optimizer step: the inner graphs
+# live until the meta-loss's backward, which goes through all of them.
+MAML_MANY_STEPS = MAML.replace("range(2)", "range(6)").replace("range(20)", "range(2)")
+
+# backward(create_graph=True) fills .grad with gradients that carry a graph.
+GRAD_WITH_GRAPH = """
+w = torch.randn(4, requires_grad=True)
+for step in range(3):
+    y = torch.tanh(w * 2).sum()
+    y.backward(create_graph=True)  # @backward
+    penalty = w.grad.pow(2).sum()
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_inner_loop_of_create_graph_steps_is_no_growth(tmp_path: Path, engine: str) -> None:
+    report = diagnosed(plain(tmp_path, "maml", MAML_MANY_STEPS), engine)
+    assert report["error"] is None
+    assert report["warnings"] == []
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_backward_with_create_graph_is_named_with_its_fixes(tmp_path: Path, engine: str) -> None:
+    script = plain(tmp_path, "create_graph", GRAD_WITH_GRAPH)
+    said = [w["message"] for w in diagnosed(script, engine)["warnings"]]
+    [message] = [m for m in said if m.startswith("backward(create_graph=True)")]
+    assert f"at {script.site('backward')}" in message
+    assert "torch.autograd.grad(..., create_graph=True)" in message and "set the grads to None" in message
+
+
+# Evaluation with grad on and no backward at all: what the program keeps piles up one graph per batch.
+EVALUATION_KEPT = """
+model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+losses = []
+running = 0
+for batch in range(4):
+    loss = model(torch.randn(2, 4)).pow(2).mean()  # @loss
+    losses.append(loss)  # @append
+    running += loss  # @running
+prediction = model(torch.randn(2, 4))
+"""
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_graphs_kept_without_any_backward_are_named_at_the_end(tmp_path: Path, engine: str) -> None:
+    script = plain(tmp_path, "evaluation", EVALUATION_KEPT)
+    report = diagnosed(script, engine)
+    assert report["error"] is None
+    said = [w["message"] for w in report["warnings"]]
+    assert len(said) == 2, said  # `prediction`, one output of a model with several layers, is no pile
+    [listed] = [m for m in said if "list `losses` (global)" in m]
+    assert f"made at\n  {script.site('loss')}" in listed and f"added to at\n  {script.site('append')}" in listed
+    [summed] = [m for m in said if "variable `running` (global)" in m]
+    assert f"added to at\n  {script.site('running')}" in summed
+    assert all("torch.no_grad()" in m and "loss.item()" in m for m in said)

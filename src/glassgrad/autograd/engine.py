@@ -244,7 +244,7 @@ def _run(
     root_nodes = task.roots
     deps = task.deps = _dependencies(root_nodes)
     if seams.watcher is not None:
-        seams.watcher.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.position)
+        seams.watcher.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.position, create_graph, bool(accumulate))
     targets = {n for n, _ in capture if n is not None} if capture is not None else None
     needed = task.needed = _needed(itertools.chain(deps, root_nodes), targets) if targets is not None else None
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}

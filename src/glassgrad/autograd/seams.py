@@ -45,7 +45,13 @@ class Watcher(Protocol):
     def prune(self) -> None: ...
 
     def before_backward(
-        self, roots: list[Any], reachable: Iterable[Any], keep_graph: bool, position: Position | None
+        self,
+        roots: list[Any],
+        reachable: Iterable[Any],
+        keep_graph: bool,
+        position: Position | None,
+        create_graph: bool = False,
+        accumulate: bool = True,
     ) -> None: ...
 
     def after_backward(self) -> None: ...

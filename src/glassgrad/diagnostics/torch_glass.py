@@ -404,11 +404,12 @@ class TorchGlass:
     def _backward(self, run_backward: Callable[..., Any], t_outputs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         call = Call(sites.caller_position(), steps.current)
         keep_graph, create_graph = bool(args[1]), bool(args[2])
+        accumulate = bool(kwargs.get("accumulate_grad", args[5] if len(args) > 5 else True))
         inputs = args[3] if len(args) > 3 else ()
         roots = [n for n in (self._node_of(t) for t in t_outputs) if n is not None]
         reachable = self.view.walk(roots)
         executed = self._executed(reachable, inputs) if inputs else reachable
-        self.watches.before_backward(roots, reachable[len(roots):], keep_graph, call.position)
+        self.watches.before_backward(roots, reachable[len(roots):], keep_graph, call.position, create_graph, accumulate)
         if self.cuda_allocated is not None:
             self.cuda_allocated.append(self.torch.cuda.memory_allocated())
         self.running.append(roots)

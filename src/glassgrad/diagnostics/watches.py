@@ -7,7 +7,11 @@ each backward pass checks three patterns:
   (an un-detached hidden state);
 - graphs kept alive: nodes from earlier steps still alive and growing step over step (a running
   `total = total + loss`, a list of losses kept for logging), with what holds them;
-- `retain_graph=True` on a graph that dies before any later backward went through any part of it.
+- `retain_graph=True` on a graph that dies before any later backward went through any part of it;
+- `backward(create_graph=True)`, which stores gradients carrying their own graph in the leaves' `.grad`.
+
+And once, when the program ends (ended(), the doctor's seam): graphs no backward went through, built over and
+over (evaluation with grad on) and kept by the program (a list of validation losses, a running metric).
 
 The rules are written once, over a GraphView: glassgrad's engine feeds them its own nodes, the torch
 glass (torch_glass.py) feeds them the records it keeps for real PyTorch's nodes.
@@ -41,10 +45,15 @@ class GraphWarning(UserWarning):
 # of one statement are iterations of the loop around it; two statements (MAML's inner autograd.grad and its
 # meta-loss backward) each see the other's graph at its own phase, which is no growth.
 GROWTH_STEPS = 2
-# The holder search looks at the whole heap (0.2 s in a process that imported torch). Once it has run, it runs again
-# only when the surviving nodes have grown this many times over since, or the larger factor once it found what
-# holds them: a leaking loop pays for a logarithmic number of searches, not one per step.
+# The holder search looks at the whole heap (0.2 s in a process that imported torch). Once it has run for a backward
+# statement, it runs again for that statement only when its surviving nodes have grown this many times over since, or
+# the larger factor once it found what holds them: a leaking loop pays for a logarithmic number of searches, not one
+# per step. Another statement (the next loop, a notebook's next cell) starts with a search of its own: what an earlier
+# loop left alive may outnumber the new leak for many steps.
 SEARCH_GROWTH, SEARCH_GROWTH_FOUND = 2, 16
+# Nodes made at one line in the graphs a holder keeps at the end, with no backward through them, that make them
+# a loop's iterations piled up (an unrolled recurrence in one output is no pile: its holder adds nothing).
+PILED = 3
 MIN_PRUNE = 4096  # tracked references before the dead ones are first dropped outside a backward
 
 
@@ -54,6 +63,8 @@ class _Retained:
     saved_bytes: int
     used: bool = False
     alive: int = 0  # nodes of the retained graph still alive: it is gone when none is
+    # The backward made a graph of its gradients (create_graph=True), for a later backward to differentiate through
+    higher: bool = False
 
 
 def _where(site: Site | None) -> str:
@@ -86,13 +97,19 @@ class WatchState:
     transforms: transform_calls.TransformCalls = field(default_factory=transform_calls.TransformCalls)
     counted_transform: int = 0  # the outermost transform call whose first backward was counted as a step
     counting: bool = True  # whether the backward under way is counted as a step (after_backward reads it)
-    next_search: int = 0  # surviving nodes that make the holders worth searching for again
+    # Surviving nodes that make the holders worth searching for again, by backward statement (as `surviving`)
+    next_search: dict[tuple[int, int] | None, int] = field(default_factory=dict)
     # A backward that keeps its graph (an inner autograd.grad with create_graph=True, the first of two losses) ends
     # an iteration unless the next backward, another statement, goes through that graph: until then its count of
     # survivors waits here with the record that says whether a later backward used the graph. (The same statement
     # going through it is the next iteration reaching into this one: a retained recurrent state.)
     kept: _Retained | None = None
     tentative: tuple[_Retained, tuple[int, int, int, Position | None]] | None = None
+    # A statement whose create_graph=True backward goes through the graph its previous run made (MAML's inner steps,
+    # each adapted from the last) builds one graph for a later backward: its counts wait here until another
+    # statement's backward (the meta-loss) goes through the newest of them, which makes them one iteration, or does
+    # not, or an optimizer step comes first, which makes each run an iteration (a recurrence that is never consumed).
+    chain: list[tuple[int, int, int, Position | None]] = field(default_factory=list)
     # Once graphs were found kept alive, walking every tracked node at every backward would cost a leaking loop more
     # at every step. Then the entries walked at one backward are "settled": later backwards walk only the entries
     # after them, and all are walked again when the list has doubled (prune), the settled ones' counts kept here.
@@ -158,10 +175,21 @@ class WatchState:
             code, line = site
             warnings.warn_explicit(message, GraphWarning, code.co_filename, line, module=code.co_name)
 
-    def before_backward(self, roots: list[Any], reachable: Iterable[Any], keep_graph: bool, position: Position | None) -> None:
+    def before_backward(
+        self,
+        roots: list[Any],
+        reachable: Iterable[Any],
+        keep_graph: bool,
+        position: Position | None,
+        create_graph: bool = False,
+        accumulate: bool = True,
+    ) -> None:
         """Called by the engine with the nodes this backward will visit, and where the backward was called (resolved
-        to a line only if retain_graph needs it: finding the line walks the code's line table)."""
+        to a line only if retain_graph needs it: finding the line walks the code's line table). `accumulate`: the
+        gradients go into the leaves' .grad (backward), not back to the caller (autograd.grad)."""
         self.flush()
+        if create_graph and accumulate:
+            self._warn_create_graph(resolve(position))
         view = self.view
         reachable = list(reachable)
         # One outermost transform call is one step, however many backwards it runs (see autograd/transform_calls.py).
@@ -182,8 +210,16 @@ class WatchState:
             if record is not None:
                 record.used = True
         tentative, self.tentative = self.tentative, None
-        if tentative is not None and (not tentative[0].used or tentative[0].site == resolve(position)):
-            self._count(*tentative[1])  # the backward that kept it did end its iteration
+        if tentative is not None:
+            record, measured = tentative
+            same = record.used and record.site == resolve(position)  # the next run of the statement went through it
+            if same and record.higher:
+                self.chain.append(measured)
+            else:
+                chain, self.chain = self.chain, []
+                if not record.used or same:  # the backward that kept it did end its iteration, and so did its chain's
+                    for earlier in (*chain, measured):
+                        self._count(*earlier)
         crossing = view.crossing(roots, self.previous_boundary, reachable, freed=True)
         if crossing is not None:
             fix = explain.pattern_fix(crossing.child_site, resolve(position)) or [
@@ -198,7 +234,8 @@ class WatchState:
             )
         if keep_graph and roots and not inside_transform:  # a transform's retain is its own, freed when it returns
             graph = {id(n): n for n in [*roots, *reachable]}.values()
-            record = self.kept = _Retained(resolve(position), sum(b.nbytes for n in graph for b in view.saved(n) if b.state != "released"))
+            saved = sum(b.nbytes for n in graph for b in view.saved(n) if b.state != "released")
+            record = self.kept = _Retained(resolve(position), saved, higher=create_graph)
             # Every node of the graph carries the record: a later backward through any part of it (the shared
             # trunk of two losses, the forward graph under a gradient penalty) is a use of what retain_graph kept.
             # The graph is gone when its last node is: its root may go first (autograd.grad(score.sum(), x)).
@@ -208,6 +245,42 @@ class WatchState:
                     self.retained[key] = record
                     record.alive += 1
                     weakref.finalize(key, self._retained_node_died, record)
+
+    def _warn_create_graph(self, site: Site | None) -> None:
+        """PyTorch's own note on backward(create_graph=True) (a leaf and its .grad's graph make a reference cycle its
+        collector cannot see), given once per statement and with the line, which PyTorch's warning lacks."""
+        self._warn(
+            "create_graph",
+            f"backward(create_graph=True) at {_where(site)}\n  stores gradients that carry their own graph in the .grad of "
+            "the leaves it reaches: a later backward adds its gradient to that graph instead of replacing it, and in "
+            "PyTorch each leaf and its .grad's graph hold each other in a reference cycle, so every step's graph stays "
+            "alive.\nIf you differentiate the gradient again (a gradient penalty), take it with "
+            "torch.autograd.grad(..., create_graph=True), which returns it without storing it on the leaves. If you need "
+            "it in .grad, set the grads to None after using them (optimizer.zero_grad(set_to_none=True), `p.grad = None`).",
+            site,
+        )
+
+    def ended(self, namespace: dict[str, Any]) -> None:
+        """The program ended with `namespace` its globals: warn about graphs no backward went through that pile up in
+        something it keeps (evaluation run with grad on). Only the globals are asked: the frames are gone."""
+        view = self.view
+        for name, value in namespace.items():
+            held = _held_tensors(view, value)
+            if not held or name.startswith("__"):
+                continue
+            # a backward goes only through nodes that existed before it: those made after the last one it never saw
+            roots = [node for node in (view.grad_fn(t) for t in held) if (view.step(node) or 0) >= steps.current]
+            pile = _pile(view, roots, steps.current)
+            if pile is None:
+                continue
+            site, made = pile
+            filename = namespace.get("__file__")
+            kind = "variable" if held[0] is value else type(value).__name__
+            holder = Holder(f"{kind} `{name}` (global)", name, filename if isinstance(filename, str) else None)
+            adding = holder.adding_line()
+            if kind == "variable" and adding is None:  # a variable is a pile only where a statement adds to it
+                continue
+            self._warn("unused", _unused_message(made, site, holder, adding), adding if adding is not None else site)
 
     def _retained_node_died(self, record: _Retained) -> None:
         record.alive -= 1
@@ -228,6 +301,9 @@ class WatchState:
 
     def optimizer_stepped(self) -> None:
         """Called after every optimizer step: nodes made before it belong to earlier iterations."""
+        chain, self.chain = self.chain, []
+        for measured in chain:  # the chain's graph outlived the iteration without another statement going through it
+            self._count(*measured)
         if self.iteration_boundary is None:
             self.surviving.clear()  # counted against another boundary until now: growth starts anew
         self.iteration_boundary = steps.current
@@ -258,12 +334,13 @@ class WatchState:
         they grow step over step."""
         view = self.view
         self.previous_boundary = step
-        surviving = self.surviving.setdefault(None if position is None else (id(position[0]), position[1]), [])
+        statement = None if position is None else (id(position[0]), position[1])
+        surviving = self.surviving.setdefault(statement, [])
         surviving.append(old)
         recent = surviving[-(GROWTH_STEPS + 1) :]
-        if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)) and old >= self.next_search:
+        if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)) and old >= self.next_search.get(statement, 0):
             found = _holders(view, boundary)
-            self.next_search = old * (SEARCH_GROWTH_FOUND if found else SEARCH_GROWTH)
+            self.next_search[statement] = old * (SEARCH_GROWTH_FOUND if found else SEARCH_GROWTH)
             for site, count, holder, node in found:
                 # A graph that reaches into the previous iteration's through a state the loop carries (a recurrent
                 # state under retain_graph=True) grows by that state, whatever holds its newest end.
@@ -312,6 +389,56 @@ def _alive_message(old: int, site: Site | None, count: int, holder: Holder | Non
     message += f"It is held by {holder.description}"
     message += f", added to at\n  {_where(adding)}\n" if adding is not None else ".\n"
     return message + "Keep loss.item() or loss.detach() there instead, so each step's graph can be freed."
+
+
+def _held_tensors(view: GraphView, value: Any) -> list[Any]:
+    """The tensors with a graph that `value` is, or holds directly (a list, tuple or dict of them)."""
+    if issubclass(type(value), view.tensor_type):
+        return [value] if view.grad_fn(value) is not None else []
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    return [v for v in items if issubclass(type(v), view.tensor_type) and view.grad_fn(v) is not None]
+
+
+def _pile(view: GraphView, roots: list[Any], fresh: int) -> tuple[Site | None, int] | None:
+    """(the line, how many times) where the graphs at `roots` were made over and over, one per iteration: PILED
+    or more roots made at one line (losses kept in a list), or a root whose graph begins with a chain of PILED
+    or more nodes of one kind made at its line since step `fresh`, each the input of the next (a running
+    `total += loss`; one that began before the last backward is the growth watch's). Nodes of one call (a model's
+    layers, all made at the line that calls it) do not chain that way."""
+    by_site = Counter(view.site(root) for root in roots)
+    if by_site:
+        site, made = by_site.most_common(1)[0]
+        if made >= PILED:
+            return site, made
+    for root in roots:
+        site, length, node = view.site(root), 1, root
+        while length < PILED:
+            node = next(
+                (
+                    c for c, _ in view.edges(node)
+                    if c is not None and type(c) is type(root) and view.site(c) == site and (view.step(c) or 0) >= fresh
+                ),
+                None,
+            )
+            if node is None:
+                break
+            length += 1
+        if length >= PILED:
+            return site, length
+    return None
+
+
+def _unused_message(made: int, site: Site | None, holder: Holder, adding: Site | None) -> str:
+    message = (
+        f"the program ended keeping graphs no backward went through: {holder.description} holds the graphs of "
+        f"{made} or more iterations, made at\n  {_where(site)}\n"
+    )
+    if adding is not None:
+        message += f"  added to at\n  {_where(adding)}\n"
+    return message + (
+        "Each keeps its whole graph and saved tensors alive. If this is evaluation, run it under `with torch.no_grad():`; "
+        "if you keep the values for logging, keep loss.item() (or loss.detach()) instead."
+    )
 
 
 def _holders(view: GraphView, boundary: int) -> list[tuple[Site | None, int, Holder | None, Any]]:

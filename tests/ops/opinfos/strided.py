@@ -109,7 +109,18 @@ def _layout(made: Any, m: Any) -> Any:
     return m.tensor([*made.stride(), *made.shape], dtype=m.int64)
 
 
+def _storage(m: Any, x: Any) -> Any:
+    """What Tensor.untyped_storage() is compared by: its size in bytes and elements, its element size (1: bytes),
+    whether a view of x shares it (same data_ptr), and its bytes. It is the whole of the storage, also from a view."""
+    view = x.reshape(-1)[1:]
+    storage = view.untyped_storage()
+    shared = storage.data_ptr() == x.untyped_storage().data_ptr()
+    facts = [storage.nbytes(), storage.size(), len(storage), storage.element_size(), int(shared)]
+    return m.tensor([*facts, *storage.tolist()], dtype=m.int64)
+
+
 OPS = [
+    OpInfo("Tensor.untyped_storage", _storage, order=0, shapes=unary(min_side=1)),
     # Uninitialised values are not comparable; the layout is.
     OpInfo("glassgrad.empty_strided", lambda m, x: _layout(m.empty_strided(x.shape, _column_major(x.shape)), m), order=0,
            errors=(lambda m: m.empty_strided((2, 3), (1,)), lambda m: m.empty_strided((2, 3), (-1, 1)))),

@@ -449,10 +449,14 @@ class PowerTransform(Transform):
         return gg.broadcast_shapes(shape, getattr(self.exponent, "shape", ()))
 
 
+def _inside_unit_interval(p: Tensor) -> Tensor:
+    """p kept inside (0, 1) in its precision, so that log(p) and log1p(-p) stay finite."""
+    finfo = gg.finfo(p.dtype)
+    return gg.clamp(p, min=finfo.tiny, max=1.0 - finfo.eps)
+
+
 def _clipped_sigmoid(x: Tensor) -> Tensor:
-    """sigmoid(x) kept inside (0, 1) in x's precision, so that its inverse stays finite."""
-    finfo = gg.finfo(x.dtype)
-    return gg.clamp(gg.sigmoid(x), min=finfo.tiny, max=1.0 - finfo.eps)
+    return _inside_unit_interval(gg.sigmoid(x))
 
 
 class SigmoidTransform(_Stateless):
@@ -467,8 +471,7 @@ class SigmoidTransform(_Stateless):
         return _clipped_sigmoid(x)
 
     def _inverse(self, y: Tensor) -> Tensor:
-        finfo = gg.finfo(y.dtype)
-        y = y.clamp(min=finfo.tiny, max=1.0 - finfo.eps)
+        y = _inside_unit_interval(y)
         return y.log() - (-y).log1p()
 
     def log_abs_det_jacobian(self, x: Tensor, y: Tensor) -> Tensor:

@@ -70,6 +70,7 @@ import contextlib
 import fnmatch
 import importlib
 import inspect
+import pkgutil
 import sys
 import textwrap
 import tomllib
@@ -85,6 +86,9 @@ ROOT = Path(__file__).resolve().parent.parent
 EXCLUSIONS = Path(__file__).with_name("coverage_exclusions.toml")
 THEMES = Path(__file__).with_name("coverage_themes.toml")
 
+# The namespaces with a row of their own in the table; every other public submodule counts in the row of
+# its top-level package (torch.nn.utils.rnn in torch.nn's). torch.utils._pytree is the one private module
+# counted: transformers and Lightning reach it (issue 33).
 NAMESPACES = (
     "torch", "torch.Tensor", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special",
     "torch.autograd", "torch.optim", "torch.optim.lr_scheduler", "torch.utils.data", "torch.cuda",
@@ -105,9 +109,13 @@ class Group:
     reason: str
     names: frozenset[str]  # qualified: "torch.Tensor.to_sparse"
     patterns: tuple[str, ...]  # "torch.Tensor.*sparse*": the glob applies to the last component only
+    modules: tuple[str, ...] = ()  # "torch.ao": whole submodules, with everything under them, never walked
 
     def matches(self, qualified: str) -> bool:
         return qualified in self.names or any(pattern_matches(p, qualified) for p in self.patterns)
+
+    def covers_module(self, module: str) -> bool:
+        return any(module == m or module.startswith(m + ".") for m in self.modules)
 
 
 def pattern_matches(pattern: str, qualified: str) -> bool:
@@ -124,6 +132,9 @@ class Exclusions:
 
     def group_of(self, qualified: str) -> list[Group]:
         return [group for group in self.groups if group.matches(qualified)]
+
+    def module_group(self, module: str) -> Group | None:
+        return next((group for group in self.groups if group.covers_module(module)), None)
 
 
 @dataclass
@@ -143,6 +154,9 @@ class Name:
 class Report:
     names: list[Name]
     filtered: dict[str, list[str]]  # namespace -> names that rules 3 and 4 dropped
+    modules: dict[str, bool] = field(default_factory=dict)  # each measured module -> glassgrad imports it
+    unimportable: dict[str, str] = field(default_factory=dict)  # PyTorch module -> why it does not import here
+    excluded_modules: dict[str, str] = field(default_factory=dict)  # whole excluded module -> its group
     unknown_exclusions: list[str] = field(default_factory=list)  # entries naming no public name
     ambiguous: list[str] = field(default_factory=list)  # public names that two groups claim
 
@@ -163,7 +177,8 @@ class Report:
 def load_exclusions(path: Path = EXCLUSIONS) -> Exclusions:
     data = tomllib.loads(path.read_text())
     groups = tuple(
-        Group(g["id"], g["reason"], frozenset(g.get("names", ())), tuple(g.get("patterns", ()))) for g in data["exclude"]
+        Group(g["id"], g["reason"], frozenset(g.get("names", ())), tuple(g.get("patterns", ())), tuple(g.get("modules", ())))
+        for g in data["exclude"]
     )
     return Exclusions(groups, frozenset(data["undocumented_public"]["names"]))
 
@@ -204,6 +219,35 @@ def _own(obj: Any, namespace_all: set[str], name: str) -> bool:
     return name in namespace_all or str(type(obj).__module__).startswith("torch")
 
 
+def public_modules(exclusions: Exclusions) -> tuple[list[str], dict[str, str]]:
+    """(modules, excluded): every public submodule of the installed PyTorch (no path segment starts with
+    an underscore), shallowest first, found by pkgutil without importing any; and the submodules that
+    an exclusion group takes whole, which are not walked into (-> the group's id)."""
+    import torch
+
+    modules, excluded = [], {}
+    stack = [("torch", list(torch.__path__))]
+    while stack:
+        package, path = stack.pop()
+        for info in pkgutil.iter_modules(path, package + "."):
+            if info.name.rpartition(".")[2].startswith("_"):
+                continue
+            group = exclusions.module_group(info.name)
+            if group is not None:
+                excluded[info.name] = group.id
+                continue
+            modules.append(info.name)
+            if info.ispkg:
+                stack.append((info.name, [str(Path(info.module_finder.path) / info.name.rpartition(".")[2])]))  # type: ignore[union-attr]
+    return sorted(modules, key=lambda m: (m.count("."), m)), excluded
+
+
+def namespaces(exclusions: Exclusions) -> list[str]:
+    """What `make coverage` measures: the table's own namespaces, then every other public submodule."""
+    modules, _ = public_modules(exclusions)
+    return list(NAMESPACES) + [m for m in modules if m not in NAMESPACES]
+
+
 def public_names(namespace: str, exclusions: Exclusions) -> tuple[list[str], list[str]]:
     """(public, filtered): the names of PyTorch's `namespace` that pass the docstring's rules, and
     those that rules 3 and 4 dropped (rules 1 and 2 drop what nobody would count)."""
@@ -213,6 +257,8 @@ def public_names(namespace: str, exclusions: Exclusions) -> tuple[list[str], lis
     for name in sorted(dir(owner)):
         if name.startswith("_"):
             continue
+        if namespace not in NAMESPACES and namespace_all and name not in namespace_all:
+            continue  # rule 6: outside the table's own namespaces, a module with __all__ says what it exports
         with warnings.catch_warnings():  # reading a deprecated name (torch.cuda.has_half) warns
             warnings.simplefilter("ignore")
             obj = getattr(owner, name)
@@ -327,17 +373,61 @@ def _audit(exclusions: Exclusions, public: dict[str, list[str]]) -> tuple[list[s
     return unknown, ambiguous
 
 
-def measure(exclusions: Exclusions | None = None, namespaces: Iterable[str] = NAMESPACES) -> Report:
-    """Every public name of `namespaces`, classified as the module docstring says."""
+def _identity(namespace: str, name: str, obj: Any) -> object:
+    """What makes two public names one: the same object (torch.nn.modules.linear.Linear is torch.nn.Linear),
+    except for plain values, which equal ones share by accident."""
+    if obj is None or isinstance(obj, bool | int | float | str | bytes | tuple):
+        return (namespace, name)
+    return id(obj)
+
+
+def _import_error(namespace: str) -> str | None:
+    """Why PyTorch's `namespace` does not import in this environment (an optional dependency such as
+    tensorboard is missing), or None."""
+    try:
+        resolve(namespace, "torch")
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+    return None
+
+
+def _count_once(split: dict[str, tuple[list[str], list[str]]]) -> dict[str, tuple[list[str], list[str]]]:
+    """Keep each object in one namespace: the shallowest that has it (torch.nn.Linear, not
+    torch.nn.modules.linear.Linear); at equal depth the one that defines it (torch.overrides.is_tensor_like,
+    not torch.autograd's import of it), then the first in `split`'s order."""
+    claims: dict[object, list[tuple[int, bool, int, str]]] = {}
+    keys: dict[tuple[str, str], object] = {}
+    for order, (namespace, (public, _)) in enumerate(split.items()):
+        owner = resolve(namespace, "torch")
+        for name in public:
+            obj = getattr(owner, name)
+            module = str(getattr(obj, "__module__", "") or "")
+            elsewhere = not (module == namespace or module.startswith(namespace + "."))
+            keys[namespace, name] = key = _identity(namespace, name, obj)
+            claims.setdefault(key, []).append((namespace.count("."), elsewhere, order, namespace))
+    home = {key: min(claimants)[3] for key, claimants in claims.items()}
+    return {ns: ([n for n in public if home[keys[ns, n]] == ns], filtered) for ns, (public, filtered) in split.items()}
+
+
+def measure(exclusions: Exclusions | None = None, measured: Iterable[str] | None = None) -> Report:
+    """Every public name of the `measured` namespaces (by default all, see `namespaces`), classified as the
+    module docstring says. A name two namespaces share counts once, in the first: the table's own
+    namespaces first, then the shallowest module."""
     exclusions = exclusions or load_exclusions()
+    excluded_modules: dict[str, str] = {}
+    if measured is None:
+        measured = namespaces(exclusions)
+        excluded_modules = public_modules(exclusions)[1]
     with warnings.catch_warnings():  # glassgrad's deprecated names warn when read, as PyTorch's do
         warnings.simplefilter("ignore")
-        split = {ns: public_names(ns, exclusions) for ns in namespaces}
+        unimportable = {ns: why for ns in measured if (why := _import_error(ns)) is not None}
+        split = _count_once({ns: public_names(ns, exclusions) for ns in measured if ns not in unimportable})
         registry_names, registry_ids = _registry()
         mentioned = names_in_tests()
-        names = []
+        names, modules = [], {}
         for namespace, (public, _) in split.items():
             mine = resolve(namespace, "glassgrad")
+            modules[namespace] = mine is not None
             for name in public:
                 groups = exclusions.group_of(f"{namespace}.{name}")
                 entry = Name(namespace, name, "lacking", groups[0].id if groups else None)
@@ -350,8 +440,12 @@ def measure(exclusions: Exclusions | None = None, namespaces: Iterable[str] = NA
                 elif groups:
                     entry.status = "excluded"
                 names.append(entry)
-    report = Report(names, {ns: filtered for ns, (_, filtered) in split.items()})
+    report = Report(names, {ns: filtered for ns, (_, filtered) in split.items()}, modules, unimportable, excluded_modules)
     report.unknown_exclusions, report.ambiguous = _audit(exclusions, {ns: public for ns, (public, _) in split.items()})
+    if excluded_modules:  # a whole-module exclusion must name a public module of this PyTorch
+        report.unknown_exclusions += [
+            f"{group.id}: {module}" for group in exclusions.groups for module in group.modules if module not in excluded_modules
+        ]
     return report
 
 
@@ -362,29 +456,44 @@ def _percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "n/a"
 
 
+def row_of(namespace: str) -> str:
+    """The table row a module's names count in: its own when the table has one, else its top-level package's."""
+    own = [ns for ns in NAMESPACES if namespace == ns or (ns != "torch" and namespace.startswith(ns + "."))]
+    return max(own, key=len) if own else ".".join(namespace.split(".")[:2])
+
+
 def table(report: Report) -> str:
-    """The per-namespace Markdown table, with the goal namespaces' total and the grand total."""
+    """The Markdown table: a row per namespace of NAMESPACES and per other top-level submodule, one per
+    submodule excluded whole, then the goal namespaces' total and the grand total. `modules` says how many
+    of the row's public modules glassgrad can import."""
     header = (
-        "| namespace | public | excluded | present | lacking | present % | registry | tests | untested |\n"
-        "|---|--:|--:|--:|--:|--:|--:|--:|--:|"
+        "| namespace | modules | public | excluded | present | lacking | present % | registry | tests | untested |\n"
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
     )
     rows = [header]
 
-    def row(label: str, selected: list[Name]) -> str:
+    def row(label: str, selected: list[Name], modules: list[str]) -> str:
         status = Counter(n.status for n in selected)
         tested = Counter(n.tested for n in selected if n.status == "present")
         present, lacking = status["present"], status["lacking"]
+        imported = sum(report.modules[m] for m in modules)
         return (
-            f"| {label} | {len(selected)} | {status['excluded']} | {present} | {lacking} | {_percent(present, present + lacking)} "
-            f"| {tested['registry']} | {tested['tests']} | {tested['untested']} |"
+            f"| {label} | {imported}/{len(modules)} | {len(selected)} | {status['excluded']} | {present} | {lacking} "
+            f"| {_percent(present, present + lacking)} | {tested['registry']} | {tested['tests']} | {tested['untested']} |"
         )
 
-    namespaces = list(dict.fromkeys(n.namespace for n in report.names))
-    rows += [row(f"`{ns}`", report.in_namespace(ns)) for ns in namespaces]
+    labels = list(dict.fromkeys([*NAMESPACES, *sorted({row_of(m) for m in report.modules})]))
+    for label in labels:
+        modules = [m for m in report.modules if row_of(m) == label]
+        if modules:
+            rows.append(row(f"`{label}`", [n for n in report.names if row_of(n.namespace) == label], modules))
+    for module, group in sorted(report.excluded_modules.items()):
+        if row_of(module) == module:  # a top-level package excluded whole; deeper ones are listed by --list groups
+            rows.append(f"| `{module}` | excluded: {group} | | | | | | | | |")
     goal = [n for n in report.names if n.namespace in GOAL_NAMESPACES]
-    if goal and len(namespaces) > 1:
-        rows.append(row(f"**goal namespaces** (target {GOAL:.0%})", goal))
-        rows.append(row("**all**", report.names))
+    if goal and len(report.modules) > 1:
+        rows.append(row(f"**goal namespaces** (target {GOAL:.0%})", goal, [m for m in report.modules if m in GOAL_NAMESPACES]))
+        rows.append(row("**all**", report.names, list(report.modules)))
     return "\n".join(rows)
 
 
@@ -418,16 +527,23 @@ def listing(report: Report, kind: str) -> Iterator[str]:
         for theme, entries in by_theme(lacking, themes()).items():
             yield f"\n**{theme}** ({len(entries)}): " + ", ".join(f"`{_short(e)}`" for e in entries)
     elif kind == "groups":
-        yield "| exclusion group | names | reason |\n|---|--:|---|"
+        yield "| exclusion group | names | whole modules | reason |\n|---|--:|--:|---|"
         counts = Counter(n.group for n in report.names if n.status == "excluded")
+        module_counts = Counter(report.excluded_modules.values())
         for group in load_exclusions().groups:
-            yield f"| {group.id} | {counts[group.id]} | {group.reason} |"
+            yield f"| {group.id} | {counts[group.id]} | {module_counts[group.id]} | {group.reason} |"
     elif kind == "excluded":
         exclusions = load_exclusions()
         excluded = [n for n in report.names if n.status == "excluded"]
         for group in exclusions.groups:
-            entries = [n for n in excluded if n.group == group.id]
-            yield f"\n**{group.id}** ({len(entries)}): {group.reason}\n  " + ", ".join(f"`{_short(e)}`" for e in entries)
+            entries = [_short(n) for n in excluded if n.group == group.id]
+            entries += [f"{m.removeprefix('torch.')} (module)" for m, g in report.excluded_modules.items() if g == group.id]
+            yield f"\n**{group.id}** ({len(entries)}): {group.reason}\n  " + ", ".join(f"`{e}`" for e in entries)
+    elif kind == "modules":
+        for module, imported in report.modules.items():
+            yield f"{module}: {'glassgrad imports it' if imported else 'glassgrad lacks it'}"
+        for module, why in report.unimportable.items():
+            yield f"{module}: not counted, PyTorch's does not import here ({why})"
     elif kind == "present":
         for tested in ("registry", "tests", "untested"):
             entries = [n for n in report.names if n.status == "present" and n.tested == tested]
@@ -462,12 +578,12 @@ def problems(report: Report) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--list", action="append", default=[], choices=("lacking", "groups", "excluded", "present", "filtered", "stale-exclusions"),
+        "--list", action="append", default=[], choices=("lacking", "groups", "excluded", "modules", "present", "filtered", "stale-exclusions"),
         help="also list these names (repeatable)",
     )
-    parser.add_argument("--namespace", action="append", choices=NAMESPACES, help="measure only these (repeatable)")
+    parser.add_argument("--namespace", action="append", help="measure only these PyTorch modules (repeatable)")
     args = parser.parse_args(argv)
-    report = measure(namespaces=args.namespace or NAMESPACES)
+    report = measure(measured=args.namespace)
     print(provenance() + "\n")
     print(table(report))
     for kind in args.list:

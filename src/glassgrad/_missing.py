@@ -63,3 +63,18 @@ def no_mode_dispatch(qualified: str) -> NotImplementedInGlassgrad:
     return NotImplementedInGlassgrad(
         f"glassgrad does not implement {torch_name(qualified)} yet: its ops do not dispatch to modes (entered at {used_at()})"
     )
+
+
+def unprovided_module(module: str, reason: str) -> Any:
+    """A module-level __getattr__ for a PyTorch module glassgrad cannot have (torch.export, torch.xpu): importing
+    it works, as on PyTorch's CPU build, and any public name of it raises, saying why."""
+
+    def __getattr__(name: str) -> Any:
+        plain = f"module '{module}' has no attribute '{name}'"
+        if name.startswith("_"):  # protocols probe private and dunder names: a plain miss
+            raise AttributeError(plain)
+        raise NotImplementedInGlassgrad(
+            f"{plain}: glassgrad does not provide {torch_name(module)}: {reason} (used at {used_at()})"
+        )
+
+    return __getattr__

@@ -31,9 +31,10 @@ class Generator:
         return self._seed
 
     def get_state(self) -> Tensor:
-        """The stream's position as a uint8 tensor (PCG64's state, increment and buffered half-word), for set_state."""
+        """The stream's position as a uint8 tensor (PCG64's state, increment and buffered half-word, and the seed that
+        initial_seed answers, which PyTorch's state also carries), for set_state."""
         pcg = self._rng.bit_generator.state
-        fields = (pcg["state"]["state"], pcg["state"]["inc"], pcg["has_uint32"], pcg["uinteger"])
+        fields = (pcg["state"]["state"], pcg["state"]["inc"], pcg["has_uint32"], pcg["uinteger"], self._seed)
         raw = b"".join(value.to_bytes(size, "little") for value, size in zip(fields, _STATE_FIELDS, strict=True))
         return Tensor._wrap(np.frombuffer(raw, dtype=np.uint8).copy())
 
@@ -50,14 +51,14 @@ class Generator:
         for size in _STATE_FIELDS:
             fields.append(int.from_bytes(raw[start : start + size], "little"))
             start += size
-        state, inc, has_uint32, uinteger = fields
+        state, inc, has_uint32, uinteger, self._seed = fields
         self._rng.bit_generator.state = {
             "bit_generator": "PCG64", "state": {"state": state, "inc": inc}, "has_uint32": has_uint32, "uinteger": uinteger,
         }
         return self
 
 
-_STATE_FIELDS = (16, 16, 1, 4)  # bytes of PCG64's 128-bit state and increment, its flag and its buffered uint32
+_STATE_FIELDS = (16, 16, 1, 4, 8)  # bytes of PCG64's 128-bit state and increment, its flag, its buffered uint32, the seed
 
 
 default_generator = Generator()

@@ -1,0 +1,8 @@
+"""torch.ao.quantization: see glassgrad.ao."""
+
+from __future__ import annotations
+
+from ..._missing import unprovided_module as _unprovided_module
+from .. import _QUANTIZATION
+
+__getattr__ = _unprovided_module(__name__, _QUANTIZATION)

@@ -191,3 +191,52 @@ def test_modules_glassgrad_cannot_have_import_and_refuse_use(module: str, name: 
         getattr(ours, name)
     with pytest.raises(AttributeError, match=r"has no attribute '_private'$"):
         ours._private  # noqa: B018
+
+
+# -- torch.quasirandom ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("dimension", [1, 2, 7, 300, 21201])
+def test_unscrambled_sobol_points_are_pytorchs_bit_for_bit(dimension: int) -> None:
+    engines = [m.quasirandom.SobolEngine(dimension) for m in (torch, glassgrad)]
+
+    def steps(m, engine):
+        yield engine.draw(5, dtype=m.float64)
+        yield engine.fast_forward(8).draw(3)  # 16 drawn, so draw_base2 may follow
+        yield engine.draw_base2(4)
+        yield engine.reset().draw(1)
+        yield engine.fast_forward(2).draw(2, dtype=m.float64)
+
+    for theirs, ours in zip(steps(torch, engines[0]), steps(glassgrad, engines[1]), strict=True):
+        assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1]
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    assert engines[1].num_generated == engines[0].num_generated
+
+
+def test_sobol_out_repr_and_errors_as_pytorchs() -> None:
+    for m in (torch, glassgrad):
+        engine = m.quasirandom.SobolEngine(3, scramble=True, seed=4)
+        out = m.empty(0)
+        assert engine.draw(4, out=out) is out and tuple(out.shape) == (4, 3)
+        assert repr(engine) == "SobolEngine(dimension=3, scramble=True, seed=4)"
+        assert repr(m.quasirandom.SobolEngine(2)) == "SobolEngine(dimension=2)"
+    messages = []
+    for m in (torch, glassgrad):
+        with pytest.raises(ValueError) as bad_dimension:
+            m.quasirandom.SobolEngine(21202)
+        with pytest.raises(ValueError) as not_power_of_two:
+            m.quasirandom.SobolEngine(2).fast_forward(3).draw_base2(2)
+        messages.append((str(bad_dimension.value), str(not_power_of_two.value)))
+    assert messages[0] == messages[1]
+
+
+def test_scrambled_sobol_points_are_balanced_and_repeat_with_a_seed() -> None:
+    points = glassgrad.quasirandom.SobolEngine(6, scramble=True, seed=11).draw_base2(7, dtype=glassgrad.float64).numpy()
+    again = glassgrad.quasirandom.SobolEngine(6, scramble=True, seed=11).draw(128, dtype=glassgrad.float64).numpy()
+    other = glassgrad.quasirandom.SobolEngine(6, scramble=True, seed=12).draw(128, dtype=glassgrad.float64).numpy()
+    np.testing.assert_array_equal(points, again)
+    assert not np.array_equal(points, other) and ((points >= 0) & (points < 1)).all()
+    for d in range(6):  # a (0, m, 1)-net in every dimension, as unscrambled: one point per interval of width 1/128
+        assert np.array_equal(np.sort(np.floor(points[:, d] * 128)), np.arange(128))
+    pairs = np.floor(points[:, :2] * 8)  # and in two dimensions at once: two points in each of the 64 squares
+    assert (np.unique(pairs[:, 0] * 8 + pairs[:, 1], return_counts=True)[1] == 2).all()

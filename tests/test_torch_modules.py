@@ -62,6 +62,7 @@ def test_random_names_are_the_top_level_ones(m) -> None:
     assert m.random.get_rng_state is m.get_rng_state and m.random.set_rng_state is m.set_rng_state
     assert m.random.initial_seed is m.initial_seed and m.random.seed is m.seed
     assert m.random.default_generator is m.default_generator
+    assert m.random.thread_safe_generator() is None  # outside a DataLoader thread worker
 
 
 # -- torch.return_types ----------------------------------------------------------------------------------

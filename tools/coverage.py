@@ -3,14 +3,22 @@
     python tools/coverage.py                  # the table (Markdown)
     python tools/coverage.py --list lacking   # and the lacking names, grouped by theme
     python tools/coverage.py --list groups    # the exclusion groups with their counts and reasons
+    python tools/coverage.py --list modules   # each measured module: does glassgrad import it
+    python tools/coverage.py --namespace torch.random   # only these modules (repeatable), no walk
     python tools/coverage.py --list excluded  # or: present, filtered, stale-exclusions
 
 Run it against the installed PyTorch 2.13 and the glassgrad on the path (`make coverage`). It
 measures; it keeps no numbers of its own, so re-running it after names land is all it takes.
 
-The namespaces: torch, torch.Tensor, torch.nn, torch.nn.functional, torch.linalg, torch.fft,
-torch.special, torch.autograd, torch.optim, torch.optim.lr_scheduler, torch.utils.data, torch.cuda,
-torch.utils._pytree, torch.compiler, torch.multiprocessing.
+The namespaces: every public submodule of the installed PyTorch, found by walking its package with
+pkgutil (public: no segment of the dotted path starts with an underscore), plus torch.Tensor and
+torch.utils._pytree. A submodule that an exclusion group takes whole (`modules` in
+coverage_exclusions.toml: torch.ao, torch.export, torch.fx, torch.xpu, ...) is not walked into, and one
+that does not import in this environment (torch.utils.tensorboard without tensorboard) is reported, not
+counted. The table has a row per namespace of NAMESPACES (torch, torch.Tensor, torch.nn,
+torch.nn.functional, ...) and one per other top-level submodule, which takes the names of every module
+under it (torch.nn.utils.rnn counts in torch.nn's row); its `modules` column says how many of a row's
+modules glassgrad can import.
 
 A name of a PyTorch namespace is *public* when all of these hold:
 
@@ -32,7 +40,13 @@ A name of a PyTorch namespace is *public* when all of these hold:
    without a docstring that are on PyTorch's reference pages all the same (torch.Size, torch.dtype,
    torch.FloatTensor) or that programs commonly call (torch.relu, torch.log_softmax);
 5. on torch.Tensor every attribute of the class that passes rule 1 counts: the class is the API, and
-   its undocumented methods include the core ones (Tensor.data, Tensor.dtype, Tensor.grad_fn).
+   its undocumented methods include the core ones (Tensor.data, Tensor.dtype, Tensor.grad_fn);
+6. outside NAMESPACES, a module that defines `__all__` exports only what it lists: PyTorch's own rule for
+   a module's public API (its test_public_bindings checks it), which keeps out the helpers a module
+   imports for itself;
+7. a name is counted once: an object that several namespaces expose counts in the shallowest
+   (torch.nn.Linear, not torch.nn.modules.linear.Linear), at equal depth in the one whose module defines
+   it (torch.overrides.is_tensor_like, not torch.autograd's import of it).
 
 Rules 3 and 4 do not delete names silently: `--list filtered` shows what they dropped.
 

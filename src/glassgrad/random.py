@@ -13,9 +13,20 @@ import warnings
 from collections.abc import Iterable, Iterator
 
 from ._missing import module_getattr as _module_getattr
-from .ops.creation import default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .ops.creation import (
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+    thread_safe_generator,
+)
 
-__all__ = ["default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state"]
+__all__ = [
+    "default_generator", "fork_rng", "get_rng_state", "initial_seed", "manual_seed", "seed", "set_rng_state",
+    "thread_safe_generator",
+]
 
 _warned_about_many_devices = False
 

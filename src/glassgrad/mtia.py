@@ -1,17 +1,11 @@
-"""torch.mtia: the runtime of Meta's MTIA accelerators. glassgrad computes on the CPU with NumPy: as on PyTorch's CPU build, no
-device is available; everything else raises, saying glassgrad does not provide it."""
+"""torch.mtia: the runtime of Meta's MTIA accelerators. No device is available, as on PyTorch's CPU build; any other name
+raises, saying glassgrad does not provide torch.mtia."""
 
 from __future__ import annotations
 
 from ._missing import unprovided_module as _unprovided_module
+from ._other_accelerators import CPU_ONLY as _CPU_ONLY
+from ._other_accelerators import device_count, is_available
 
-
-def is_available() -> bool:
-    return False
-
-
-def device_count() -> int:
-    return 0
-
-
-__getattr__ = _unprovided_module(__name__, "glassgrad computes on the CPU only, with NumPy")
+__all__ = ["device_count", "is_available"]
+__getattr__ = _unprovided_module(__name__, _CPU_ONLY)

@@ -241,3 +241,28 @@ def test_scrambled_sobol_points_are_balanced_and_repeat_with_a_seed() -> None:
         assert np.array_equal(np.sort(np.floor(points[:, d] * 128)), np.arange(128))
     pairs = np.floor(points[:, :2] * 8)  # and in two dimensions at once: two points in each of the 64 squares
     assert (np.unique(pairs[:, 0] * 8 + pairs[:, 1], return_counts=True)[1] == 2).all()
+
+
+@LIBS
+def test_is_tensor_method_or_property(m) -> None:
+    assert m.overrides.is_tensor_method_or_property(m.Tensor.add)
+    assert m.overrides.is_tensor_method_or_property(m.Tensor.shape.__get__)
+    assert not m.overrides.is_tensor_method_or_property(m.cat) and not m.overrides.is_tensor_method_or_property(len)
+
+
+# -- torch.utils.hooks ---------------------------------------------------------------------------------
+
+
+def test_warn_if_has_hooks_and_unserializable_hook_as_pytorchs() -> None:
+    for m in (torch, glassgrad):
+        t = m.ones(2, requires_grad=True)
+        m.utils.hooks.warn_if_has_hooks(t)  # no hooks: silent (filterwarnings=error would fail otherwise)
+        handle = t.register_hook(lambda grad: grad)
+        with pytest.warns(UserWarning, match=r"^backward hook .* on tensor will not be serialized\.  If this is expected"):
+            m.utils.hooks.warn_if_has_hooks(t)
+        handle.remove()
+        marked = m.utils.hooks.unserializable_hook(lambda grad: grad)
+        assert marked.__torch_unserializable__ is True
+        t.register_hook(marked)
+        m.utils.hooks.warn_if_has_hooks(t)
+        assert isinstance(handle, m.utils.hooks.RemovableHandle)

@@ -90,6 +90,16 @@ def wrap_torch_function(dispatcher: Callable[..., Iterable[Any]]) -> Callable[[C
     return decorate
 
 
+def is_tensor_method_or_property(func: Callable[..., Any]) -> bool:
+    """Whether `func` is a method of the Tensor class, or the __get__ of one of its properties, as a
+    __torch_function__ would be handed them. glassgrad.add and Tensor.add are one function (PyTorch has two),
+    so this answers True for a function the Tensor class also has as a method."""
+    from .tensor import Tensor
+
+    name = getattr(func, "__name__", "")
+    return name == "__get__" or any(vars(cls).get(name) is func for cls in Tensor.__mro__)
+
+
 def is_tensor_like(inp: Any) -> bool:
     """A glassgrad tensor, or anything that brings its own __torch_function__ (a class as well as an instance)."""
     from .tensor import Tensor

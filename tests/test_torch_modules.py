@@ -184,7 +184,13 @@ def test_other_accelerators_report_no_device_as_the_cpu_build_does(module: str) 
         ours.synchronize()
 
 
-@pytest.mark.parametrize(("module", "name"), [("export", "export"), ("ao.quantization", "quantize_dynamic"), ("ao", "nn")])
+@pytest.mark.parametrize(
+    ("module", "name"),
+    [
+        ("export", "export"), ("ao.quantization", "quantize_dynamic"), ("ao", "nn"), ("quantization", "quantize"),
+        ("nested", "nested_tensor"), ("package", "PackageExporter"),
+    ],
+)
 def test_modules_glassgrad_cannot_have_import_and_refuse_use(module: str, name: str) -> None:
     importlib.import_module(f"torch.{module}")
     ours = importlib.import_module(f"glassgrad.{module}")

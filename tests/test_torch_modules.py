@@ -56,6 +56,21 @@ def test_fork_rng_on_a_cuda_device_fails_as_on_pytorchs_cpu_build() -> None:
     assert errors[0] == errors[1]
 
 
+@pytest.mark.parametrize("device_type", [None, "cpu", "mps", "xpu", "meta", "foo"])
+def test_fork_rng_per_device_type_as_pytorchs_cpu_build(device_type: str | None) -> None:
+    outcomes = []
+    for lib in (torch, glassgrad):
+        try:
+            with lib.random.fork_rng(device_type=device_type):
+                pass
+            outcomes.append("ok")
+        except (AttributeError, RuntimeError) as error:
+            outcomes.append(f"{type(error).__name__}: {str(error).replace('glassgrad', 'torch').splitlines()[0]}")
+    assert outcomes[0] == outcomes[1]
+    if device_type in ("mps", "xpu"):
+        assert glassgrad.get_device_module(device_type) is getattr(glassgrad, device_type)
+
+
 @LIBS
 def test_random_names_are_the_top_level_ones(m) -> None:
     assert m.random.manual_seed is m.manual_seed or m.random.manual_seed(5).initial_seed() == 5

@@ -139,7 +139,7 @@ def get_device_module(device: device | str | None = None) -> object:
         device = _device_type("cpu")
     elif not isinstance(device, _device_type):
         raise RuntimeError(f"Invalid value of device '{device}', expect torch.device, str, or None")
-    if device.type not in ("cpu", "cuda"):  # glassgrad has no torch.xpu, torch.mps, ...
+    if device.type not in ("cpu", "cuda", "mps", "mtia", "xpu"):  # the device modules glassgrad has (none with a device)
         raise RuntimeError(f"Device '{device.type}' does not have a corresponding module registered as 'torch.{device.type}'.")
     return __getattr__(device.type)
 

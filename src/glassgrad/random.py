@@ -8,7 +8,6 @@ fork_rng leaves the stream (and the seed initial_seed answers) exactly where it 
 from __future__ import annotations
 
 import contextlib
-import importlib
 import warnings
 from collections.abc import Iterable, Iterator
 
@@ -31,30 +30,23 @@ __all__ = [
 _warned_about_many_devices = False
 
 
-def _device_module(device_type: str) -> object:
-    from ._device import as_device
-
-    kind = as_device(device_type, op="fork_rng").type
-    try:
-        return importlib.import_module(f"glassgrad.{kind}")
-    except ModuleNotFoundError:
-        raise RuntimeError(
-            f"torch has no module of `{kind}`, you should register a module by `torch._register_device_module`."
-        ) from None
-
-
 @contextlib.contextmanager
 def fork_rng(
     devices: Iterable[int] | None = None,
     enabled: bool = True,
     _caller: str = "fork_rng",
     _devices_kw: str = "devices",
-    device_type: str = "cuda",
+    device_type: str | None = None,
 ) -> Iterator[None]:
     """Run the block with the random state forked: on leaving, the CPU generator's state (and that of each
     device in `devices`, by default every device of `device_type`, none on a CPU-only build) is put back."""
     global _warned_about_many_devices
-    device_module = _device_module(device_type)
+    if device_type == "meta":
+        yield
+        return
+    from . import get_device_module
+
+    device_module = get_device_module(device_type or "cuda")  # "cuda" when no accelerator, as in PyTorch
     if not enabled:
         yield
         return

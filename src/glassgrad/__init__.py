@@ -190,7 +190,7 @@ _compiled, _sites.frames_elided = _native.compiled_imports()
 _LAZY_MODULES = (
     "_C", "_dynamo", "accelerator", "amp", "ao", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "export",
     "func", "fx", "jit", "library", "mps", "mtia", "multiprocessing", "nested", "onnx", "overrides", "package", "profiler",
-    "quantization", "quasirandom", "random", "return_types", "storage", "types", "version", "xpu",
+    "quantization", "quasirandom", "random", "return_types", "signal", "storage", "types", "version", "xpu",
 )
 # Names imported from their module on first use: torch.autocast is torch.amp.autocast, ...
 _LAZY_NAMES = {

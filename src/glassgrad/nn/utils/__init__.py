@@ -2,7 +2,7 @@
 
 from ..._missing import module_getattr as _module_getattr
 from . import clip_grad, convert_parameters, rnn
-from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_
+from .clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

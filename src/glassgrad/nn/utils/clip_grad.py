@@ -24,6 +24,39 @@ def _vector_norm(values: np.ndarray, norm_type: float) -> float:
 
 
 @grad_mode.no_grad()
+def get_total_norm(
+    tensors: Tensor | Iterable[Tensor], norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach: bool | None = None
+) -> Tensor:
+    """The norm of all `tensors` together (the norm of their norms), in their promoted dtype."""
+    tensors = [tensors] if isinstance(tensors, Tensor) else list(tensors)
+    norm_type = float(norm_type)
+    if not tensors:
+        return Tensor._wrap(np.array(0.0, dtype=np.float32))
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        dtype = _dtype.promote_types(dtype, t.dtype)
+    norms = np.array([_vector_norm(t._data, norm_type) for t in tensors])
+    total = Tensor._wrap(np.array(_vector_norm(norms, norm_type), dtype=dtype.np))
+    if error_if_nonfinite and not math.isfinite(total.item()):
+        raise RuntimeError(
+            f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be "
+            "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
+            "`error_if_nonfinite=False`"
+        )
+    return total
+
+
+@grad_mode.no_grad()
+def clip_grads_with_norm_(
+    parameters: Tensor | Iterable[Tensor], max_norm: float, total_norm: Tensor | float, foreach: bool | None = None
+) -> None:
+    """Scale the parameters' gradients by max_norm / total_norm where that is below 1 (total_norm from
+    get_total_norm, perhaps reduced across processes first)."""
+    coef = min(max_norm / (float(total_norm) + 1e-6), 1.0)
+    for g in _grads(parameters):
+        g.mul_(coef)
+
+
 def clip_grad_norm_(
     parameters: Tensor | Iterable[Tensor],
     max_norm: float,
@@ -32,24 +65,9 @@ def clip_grad_norm_(
     foreach: bool | None = None,
 ) -> Tensor:
     """Scale all gradients together so that their joint norm is at most max_norm; returns the norm before clipping."""
-    grads = _grads(parameters)
-    norm_type = float(norm_type)
-    if not grads:
-        return Tensor._wrap(np.array(0.0, dtype=np.float32))
-    dtype = grads[0].dtype
-    for g in grads[1:]:
-        dtype = _dtype.promote_types(dtype, g.dtype)
-    norms = np.array([_vector_norm(g._data, norm_type) for g in grads])
-    total = Tensor._wrap(np.array(_vector_norm(norms, norm_type), dtype=dtype.np))
-    if error_if_nonfinite and not math.isfinite(total.item()):
-        raise RuntimeError(
-            f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, so it cannot be "
-            "clipped. To disable this error and scale the gradients by the non-finite norm anyway, set "
-            "`error_if_nonfinite=False`"
-        )
-    coef = min(max_norm / (total.item() + 1e-6), 1.0)
-    for g in grads:
-        g.mul_(coef)
+    parameters = [parameters] if isinstance(parameters, Tensor) else list(parameters)
+    total = get_total_norm(_grads(parameters), norm_type, error_if_nonfinite, foreach)
+    clip_grads_with_norm_(parameters, max_norm, total, foreach)
     return total
 
 

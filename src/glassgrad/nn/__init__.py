@@ -1,7 +1,7 @@
 """glassgrad.nn, laid out like torch.nn: modules, parameters, init, utils and functional."""
 
 from .._missing import module_getattr as _module_getattr
-from . import functional, init, parallel, utils
+from . import functional, grad, init, parallel, utils
 from .modules import *
 from .parallel import DataParallel
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter

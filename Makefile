@@ -78,8 +78,8 @@ system-deps:
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check src tests examples tools
 
-# How much of PyTorch 2.13's public API glassgrad has, per namespace (docs/coverage.md explains the counting);
-# COVERAGE_ARGS passes options, e.g. make coverage COVERAGE_ARGS="--list lacking".
+# How much of PyTorch 2.13's public API glassgrad has, over every public submodule of torch (docs/coverage.md explains
+# the counting); COVERAGE_ARGS passes options, e.g. make coverage COVERAGE_ARGS="--list lacking" or "--namespace torch.random".
 COVERAGE_ARGS ?=
 
 coverage: $(VENV)/.installed-test

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import gc
 import importlib
 import typing
 
@@ -287,3 +288,44 @@ def test_warn_if_has_hooks_and_unserializable_hook_as_pytorchs() -> None:
         t.register_hook(marked)
         m.utils.hooks.warn_if_has_hooks(t)
         assert isinstance(handle, m.utils.hooks.RemovableHandle)
+
+
+# -- torch.utils.weak ----------------------------------------------------------------------------------
+
+
+@LIBS
+def test_weak_id_key_dictionary_keys_by_identity_and_forgets_collected_keys(m) -> None:
+    weak = m.utils.weak
+    assert weak.WeakTensorKeyDictionary is weak.WeakIdKeyDictionary
+    first, second = m.ones(2), m.ones(2)  # equal values, two keys
+    table = weak.WeakIdKeyDictionary({first: "first"})
+    table[second] = "second"
+    assert len(table) == 2 and table[first] == "first" and table[second] == "second"
+    assert first in table and m.ones(2) not in table and 3 not in table
+    del table[first]
+    assert list(table.values()) == ["second"]
+    del second
+    gc.collect()
+    assert len(table) == 0 and list(table) == []
+
+
+@LIBS
+def test_weak_id_ref_and_tensor_weak_ref(m) -> None:
+    weak = m.utils.weak
+    t = m.zeros(1)
+    a, b, other = weak.WeakIdRef(t), weak.WeakIdRef(t), weak.WeakIdRef(m.zeros(1))
+    assert a == b and hash(a) == hash(b) == id(t) and a != other
+    ref = weak.TensorWeakRef(t)
+    assert ref() is t
+    del t, a, b
+    gc.collect()
+    assert ref() is None
+
+
+def test_tensor_weak_ref_refuses_a_non_tensor_as_pytorchs() -> None:
+    messages = []
+    for m in (torch, glassgrad):
+        with pytest.raises(AssertionError) as info:
+            m.utils.weak.TensorWeakRef([1])
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]

@@ -77,6 +77,25 @@ def test_scalars(tmp_path):
     assert set(ours) == {".", "loss_train", "loss_val", "a_b_c"}
 
 
+def test_tensors(tmp_path):
+    values = np.array([[0.5, -1.25, 3.0], [2.0, 0.0, 7.5]])
+
+    def calls(writer, lib):
+        for step, dtype in enumerate(("float32", "float64", "float16", "int64", "int32", "bool", "complex64")):
+            writer.add_tensor(f"t/{dtype}", lib.tensor(values.astype(dtype)), step)
+
+    theirs, ours = write_both(tmp_path, calls)
+    assert ours == theirs
+
+
+def test_uint8_tensors_read_back(tmp_path):
+    # PyTorch puts uint8 values in uint32_val, where TensorBoard's reader finds none; glassgrad uses int_val
+    with glassgrad.utils.tensorboard.SummaryWriter(str(tmp_path)) as writer:
+        writer.add_tensor("u", glassgrad.tensor([1, 2, 250], dtype=glassgrad.uint8))
+    (value,) = [v for e in read_events(tmp_path)["."] for v in e.summary.value]
+    assert tensor_util.make_ndarray(value.tensor).tolist() == [1, 2, 250]
+
+
 def test_scalar_rejects_what_is_not_one_number(tmp_path):
     with glassgrad.utils.tensorboard.SummaryWriter(str(tmp_path)) as writer, \
             pytest.raises(AssertionError, match="Tensor should contain one element"):

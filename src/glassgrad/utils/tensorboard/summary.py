@@ -16,11 +16,12 @@ from tensorboardX.proto.api_pb2 import DataType, Experiment, HParamInfo, MetricI
 from tensorboardX.proto.plugin_hparams_pb2 import HParamsPluginData, SessionEndInfo, SessionStartInfo
 from tensorboardX.proto.summary_pb2 import Summary, SummaryMetadata
 from tensorboardX.proto.tensor_pb2 import TensorProto
+from tensorboardX.proto.tensor_shape_pb2 import TensorShapeProto
 from tensorboardX.utils import convert_to_HWC
 
 from ...tensor import Tensor
 
-__all__ = ["histogram", "hparams", "image", "make_np", "scalar", "text"]
+__all__ = ["histogram", "hparams", "image", "make_np", "scalar", "tensor_proto", "text"]
 
 
 def make_np(x: Any) -> Any:
@@ -47,6 +48,37 @@ def scalar(name: str, tensor: Any, collections: Any = None, new_style: bool = Fa
              else TensorProto(float_val=[value], dtype="DT_FLOAT"))
     metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="scalars"))
     return Summary(value=[Summary.Value(tag=name, tensor=proto, metadata=metadata)])
+
+
+# dtype -> (TensorProto's dtype, the field holding the values, the values as that field takes them)
+_TENSOR_FIELDS: dict[str, tuple[str, str, Any]] = {
+    # PyTorch stores each half as the bits of the same number in float32 (not its own 16 bits): so do we
+    "float16": ("DT_HALF", "half_val", lambda a: a.astype(np.float32).view(np.int32).ravel().tolist()),
+    "float32": ("DT_FLOAT", "float_val", lambda a: a.ravel().tolist()),
+    "float64": ("DT_DOUBLE", "double_val", lambda a: a.ravel().tolist()),
+    "int8": ("DT_INT8", "int_val", lambda a: a.ravel().tolist()),
+    "int16": ("DT_INT16", "int_val", lambda a: a.ravel().tolist()),
+    "int32": ("DT_INT32", "int_val", lambda a: a.ravel().tolist()),
+    "int64": ("DT_INT64", "int64_val", lambda a: a.ravel().tolist()),
+    "uint8": ("DT_UINT8", "int_val", lambda a: a.ravel().tolist()),  # PyTorch: uint32_val, which TensorBoard ignores
+    "bool": ("DT_BOOL", "bool_val", lambda a: a.ravel().tolist()),
+    "complex64": ("DT_COMPLEX64", "scomplex_val", lambda a: a.view(np.float32).ravel().tolist()),
+    "complex128": ("DT_COMPLEX128", "dcomplex_val", lambda a: a.view(np.float64).ravel().tolist()),
+}
+
+
+def tensor_proto(tag: str, tensor: Any) -> Summary:
+    """A whole tensor, its values flattened, for the tensor plugin."""
+    array = np.ascontiguousarray(make_np(tensor))
+    if array.nbytes >= 1 << 31:
+        raise ValueError("tensor is bigger than protocol buffer's hard limit of 2GB in size")
+    if array.dtype.name not in _TENSOR_FIELDS:
+        raise ValueError(f"{tag} has unsupported tensor dtype {tensor.dtype}")
+    dtype, field, values = _TENSOR_FIELDS[array.dtype.name]
+    shape = TensorShapeProto(dim=[TensorShapeProto.Dim(size=size) for size in array.shape])
+    proto = TensorProto(dtype=dtype, tensor_shape=shape, **{field: values(array)})
+    metadata = SummaryMetadata(plugin_data=SummaryMetadata.PluginData(plugin_name="tensor"))
+    return Summary(value=[Summary.Value(tag=tag, metadata=metadata, tensor=proto)])
 
 
 def histogram(name: str, values: Any, bins: Any, max_bins: int | None = None) -> Summary:

@@ -11,7 +11,7 @@ import tensorboardX
 from tensorboardX import writer as _tbx_writer
 from tensorboardX.proto.event_pb2 import Event, SessionLog
 
-from .summary import histogram, hparams, image, make_np, scalar
+from .summary import histogram, hparams, image, make_np, scalar, tensor_proto
 
 __all__ = ["FileWriter", "SummaryWriter"]
 
@@ -85,6 +85,9 @@ class SummaryWriter(tensorboardX.SummaryWriter):
                 run.file_writer.add_summary(summary, global_step)
             for tag, value in metric_dict.items():
                 run.add_scalar(tag, value, global_step)
+
+    def add_tensor(self, tag: str, tensor: Any, global_step: int | None = None, walltime: float | None = None) -> None:
+        self._get_file_writer().add_summary(tensor_proto(tag, tensor), global_step, walltime)
 
     def add_histogram(self, tag: str, values: Any, global_step: int | None = None, bins: Any = "tensorflow",
                       walltime: float | None = None, max_bins: int | None = None) -> None:

@@ -9,7 +9,9 @@ import re
 import pytest
 import torch.utils.benchmark as tb
 
+import glassgrad.utils
 import glassgrad.utils.benchmark as gb
+from glassgrad._missing import NotImplementedInGlassgrad
 
 pytestmark = pytest.mark.torch_oracle
 
@@ -110,3 +112,10 @@ def test_timer_dedents_block_strings_and_refuses_what_pytorch_refuses():
         gb.Timer("pass").autorange()
     with pytest.raises(NotImplementedError, match="Python statements only"):
         gb.Timer("pass", language="c++")
+
+
+def test_the_submodule_exists_once_imported_as_in_pytorch(monkeypatch):
+    monkeypatch.delattr(glassgrad.utils, "benchmark")  # as before `import torch.utils.benchmark`
+    with pytest.raises(AttributeError, match=r"^module 'glassgrad.utils' has no attribute 'benchmark' \(import ") as e:
+        glassgrad.utils.benchmark  # noqa: B018
+    assert not isinstance(e.value, NotImplementedInGlassgrad)  # it is implemented: not the missing-name error

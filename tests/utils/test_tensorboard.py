@@ -184,7 +184,7 @@ def test_add_graph_draws_the_autograd_graph_by_module(tmp_path):
 
     graph = GraphDef.FromString(event.graph_def)
     nodes = {node.name: node for node in graph.node}
-    assert {"input/input.0", "output/output.0", "Net/Sequential[body]/Linear[0]/weight",
+    assert {"input/x", "output/output.1", "Net/Sequential[body]/Linear[0]/weight",
             "Net/Sequential[body]/Linear[0]/bias", "Net/Linear[head]/weight", "Net/Linear[head]/bias"} <= set(nodes)
     ops = {name.rsplit("_", 1)[0] for name, node in nodes.items() if node.op.endswith("Backward0")}
     assert ops == {"Net/Sequential[body]/Linear[0]/AddmmBackward0", "Net/Sequential[body]/ReLU[1]/ReluBackward0",
@@ -192,7 +192,9 @@ def test_add_graph_draws_the_autograd_graph_by_module(tmp_path):
                    "Net/Sequential[body]/Linear[0]/TBackward0"}
     for node in graph.node:  # every edge leads to a node of the graph
         assert set(node.input) <= set(nodes)
-    assert [d.size for d in nodes["output/output.0"].attr["_output_shapes"].list.shape[0].dim] == [5, 2]
+    assert [d.size for d in nodes["output/output.1"].attr["_output_shapes"].list.shape[0].dim] == [5, 2]
+    (first,) = [n for name, n in nodes.items() if name.startswith("Net/Sequential[body]/Linear[0]/AddmmBackward0")]
+    assert "input/x" in first.input  # the input feeds the first layer
 
 
 def test_embedding_files_match(tmp_path):

@@ -168,21 +168,13 @@ HELDOUT_KNOWN_MISSES: dict[str, dict[str, str]] = {
         "ctgan_penalty_backward_retained": "false alarm",
         "eval_mode_turns_off_grad": "does not name line 19",
         "forecasting_step_outputs_not_detached": "does not name line 29",
-        "infini_attention_memory_not_detached": "does not name line 33",
-        "pose_coordinates_through_argmax": "does not name line 22",
-        "rdrop_loss_backwarded_twice": "does not name line 31",
         "slip_meters_updated_with_tensors": "does not name line 41",
-        "xception_block_activation_in_place": "does not name line 25",
     },
     "torch": {
         "cru_epoch_metrics_summed_as_tensors": "does not name line 25",
         "eval_mode_turns_off_grad": "does not name line 19",
         "forecasting_step_outputs_not_detached": "does not name line 29",
-        "infini_attention_memory_not_detached": "does not name line 33",
-        "pose_coordinates_through_argmax": "does not name line 22",
-        "rdrop_loss_backwarded_twice": "does not name line 31",
         "slip_meters_updated_with_tensors": "does not name line 41",
-        "xception_block_activation_in_place": "does not name line 25",
     },
 }
 

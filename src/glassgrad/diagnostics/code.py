@@ -295,6 +295,27 @@ def _rebound_attribute(made: ast.stmt, names: list[str]) -> Variable | None:
     return Variable(name, "carried", made.lineno) if name is not None else None
 
 
+def carried_alongside(made_at: Site | None, name: str) -> list[Variable]:
+    """The other attributes the function of the statement at `made_at` rebinds from their own value together with a
+    tensor computed there (`self.z = self.z + k.sum(0)` next to `self.M = self.M + k.T @ v`): they carry the same
+    earlier graphs. A counter (`self.steps = self.steps + 1`) reads nothing else and is not one."""
+    found = statement(made_at)
+    if found is None:
+        return []
+    parsed, made = found
+    scope = parsed.scope_of(made)
+    alongside = []
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.stmt) or node is made or parsed.scope_of(node) is not scope:
+            continue
+        variable = _rebound_attribute(node, assigned_names(node))
+        value = getattr(node, "value", None)
+        others = {dotted(n) for n in ast.walk(value) if isinstance(n, (ast.Name, ast.Attribute))} if value else set()
+        if variable is not None and variable.name != name and others - {variable.name, None, "self"} - _MODULE_NAMES:
+            alongside.append(variable)
+    return sorted(alongside, key=lambda v: v.line or 0)
+
+
 def precomputed_root(backward_at: Site | None) -> Variable | None:
     """The variable a backward in a loop differentiates where the loop only reads it, its value made before the loop
     (`loss = f(W)` then `for ...: loss.backward()`): one graph, backwarded by every iteration."""
@@ -339,11 +360,16 @@ def inplace_constructions(modified_at: Site | None, kind: str | None = None) -> 
     if found is None:
         return []
     parsed, changed = found
-    called = {n.func.id for n in ast.walk(changed) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    calls = [n for n in ast.walk(changed) if isinstance(n, ast.Call)]
+    called = {n.func.id for n in calls if isinstance(n.func, ast.Name)}
+    # `x = self.activ(x)` in a method: the module is the one its class assigns to self.activ
+    own = {dotted(n.func) for n in calls if isinstance(n.func, ast.Attribute) and dotted(n.func.value) == "self"}
+    owner = next((a for a in parsed.ancestors(changed) if isinstance(a, ast.ClassDef)), None)
     models: list[ast.AST] = [
         n for n in ast.walk(parsed.tree)
         if (isinstance(n, ast.ClassDef) and n.name in called) or (isinstance(n, ast.Assign) and called & set(assigned_names(n)))
     ]
+    models += [n for n in ast.walk(owner) if isinstance(n, ast.Assign) and own & set(assigned_names(n))] if owner else []
     models += [  # `model = Net()`: the class of the file it constructs
         c for m in list(models) if isinstance(m, ast.Assign) for c in ast.walk(parsed.tree)
         if isinstance(c, ast.ClassDef) and c.name in {_called_name(n.func) for n in ast.walk(m.value) if isinstance(n, ast.Call)}
@@ -380,7 +406,10 @@ class Cut:
     kind: Literal["cut", "grad-mode", "created", "checkpoint"] = "cut"
 
 
-_CUTTING_METHODS = {"detach": "detach()", "item": ".item()", "numpy": ".numpy()", "tolist": ".tolist()", "detach_": "detach_()"}
+_CUTTING_METHODS = {
+    "detach": "detach()", "item": ".item()", "numpy": ".numpy()", "tolist": ".tolist()", "detach_": "detach_()",
+    "argmax": "argmax()", "argmin": "argmin()", "argsort": "argsort()",  # indices: no gradient flows through them
+}
 _CUTTING_CALLS = {"tensor": "torch.tensor(...)", "from_numpy": "torch.from_numpy(...)", "as_tensor": "torch.as_tensor(...)"}
 # Factories whose tensors require grad only when asked to (requires_grad=True); integer ones never can, so not listed
 _CREATING_CALLS = frozenset({
@@ -410,8 +439,9 @@ def _cut_in(expr: ast.AST) -> tuple[str, str | None] | None:
             return ".data", dotted(node.value)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             how = _CUTTING_METHODS.get(node.func.attr)
-            if how is not None:
-                return how, dotted(node.func.value)
+            if how is not None:  # x.argmax(1), or torch.argmax(x, 1): the tensor cut is x
+                cut_from = node.args[0] if _torch_call(node) is not None and node.args else node.func.value
+                return how, dotted(cut_from)
             how = _CUTTING_CALLS.get(node.func.attr)
             if how is not None and _torch_call(node) is not None and _reads_a_name(node):
                 return how, None

@@ -166,13 +166,11 @@ HELDOUT_KNOWN_MISSES: dict[str, dict[str, str]] = {
     "glassgrad": {
         "cru_epoch_metrics_summed_as_tensors": "does not name line 25",
         "ctgan_penalty_backward_retained": "false alarm",
-        "eval_mode_turns_off_grad": "does not name line 19",
         "forecasting_step_outputs_not_detached": "does not name line 29",
         "slip_meters_updated_with_tensors": "does not name line 41",
     },
     "torch": {
         "cru_epoch_metrics_summed_as_tensors": "does not name line 25",
-        "eval_mode_turns_off_grad": "does not name line 19",
         "forecasting_step_outputs_not_detached": "does not name line 29",
         "slip_meters_updated_with_tensors": "does not name line 41",
     },

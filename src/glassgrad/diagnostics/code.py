@@ -470,14 +470,23 @@ def _reentrant_checkpoint(expr: ast.AST) -> bool:
     return not (isinstance(flag, ast.Constant) and flag.value is False)
 
 
+def _turns_grad_off(call: ast.AST) -> bool:
+    """no_grad(), inference_mode(), or set_grad_enabled(<anything but True>): grad mode off, or off when its argument
+    says so (`set_grad_enabled(self.training)` in eval mode)."""
+    name = _called_name(call.func if isinstance(call, ast.Call) else call)
+    if name == "set_grad_enabled" and isinstance(call, ast.Call):
+        return not (call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value is True)
+    return name in _NO_GRAD_BLOCKS
+
+
 def grad_off_block(parsed: Source, node: ast.AST) -> tuple[int, str] | None:
-    """The `with torch.no_grad():` (inference_mode) around a statement in its function, or the function's
-    @torch.no_grad() / @torch.inference_mode() decorator: its line and its text."""
+    """The `with torch.no_grad():` (inference_mode, set_grad_enabled(flag)) around a statement in its function, or the
+    function's @torch.no_grad() / @torch.inference_mode() decorator: its line and its text."""
     for ancestor in parsed.ancestors(node):
         if isinstance(ancestor, (ast.With, ast.AsyncWith)):
             for item in ancestor.items:
                 call = item.context_expr
-                if _called_name(call.func if isinstance(call, ast.Call) else call) in _NO_GRAD_BLOCKS:
+                if _turns_grad_off(call):
                     return ancestor.lineno, f"`with {ast.unparse(call)}:`"
         if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in ancestor.decorator_list:
@@ -553,6 +562,14 @@ def _functions(parsed: Source) -> dict[str, ast.FunctionDef | ast.AsyncFunctionD
     return {n.name: n for n in ast.walk(parsed.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
+def _forwards(parsed: Source) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The forward method of each class of the file that has one, by class name."""
+    return {
+        c.name: f for c in ast.walk(parsed.tree) if isinstance(c, ast.ClassDef)
+        for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "forward"
+    }
+
+
 def cuts(failing_call: Site | None, budget: int = 40) -> list[Cut]:
     """Follow the definitions of what the failing call differentiates back to the statements that cut the graph or
     made a tensor without one: every definition of each name (the code does not say which ran), and the return
@@ -563,6 +580,7 @@ def cuts(failing_call: Site | None, budget: int = 40) -> list[Cut]:
         return []
     parsed, call = found
     functions = _functions(parsed)
+    forwards = _forwards(parsed)
     scope = parsed.scope_of(call)
     pending: list[tuple[ast.stmt, str]] = [(d, n) for n in differentiated(call) for d in _definitions(parsed, scope, n, call.lineno)]
     seen: set[ast.stmt] = set()
@@ -594,8 +612,10 @@ def cuts(failing_call: Site | None, budget: int = 40) -> list[Cut]:
             continue
         here = parsed.scope_of(definition)
         for node in ast.walk(value):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
-                function = functions[node.func.id]  # its returns make the value: follow them inside the function
+            called = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
+            # a function of the file, or a module class of the file (its forward computes what calling it returns)
+            function = (functions.get(called) or forwards.get(called)) if called is not None else None
+            if function is not None:  # its returns make the value: follow them inside the function
                 pending += [(r, function.name) for r in ast.walk(function) if isinstance(r, ast.Return) and parsed.scope_of(r) is function]
             elif isinstance(node, ast.Name) and node.id not in _MODULE_NAMES and node.id not in functions:
                 pending += [(d, node.id) for d in _definitions(parsed, here, node.id, definition.lineno)]

@@ -306,7 +306,8 @@ def _cut_lines(cut: code.Cut, site: Site | None) -> list[str]:
         return [
             f"`{cut.name}` was computed inside {cut.how}, at\n  {at}",
             f"  under the grad-mode switch at\n  {_line(site, cut.block)}\n  so no graph was recorded for it.",
-            f"Fix: compute `{cut.name}` with grad mode on (outside that block) if it should be differentiated.",
+            f"Fix: compute `{cut.name}` with grad mode on (outside that block, or inside `with torch.enable_grad():`)"
+            " if it should be differentiated.",
         ]
     if cut.kind == "created":
         return [

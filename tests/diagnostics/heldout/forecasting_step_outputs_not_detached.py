@@ -38,7 +38,7 @@ class BaseModel(torch.nn.Module):
 torch.manual_seed(0)
 model = BaseModel()
 optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
-for _batch in range(8):
+for _batch in range(5):
     loss = model.training_step(torch.randn(16, 12), torch.randn(16, 4))
     optimizer.zero_grad()
     loss.backward()

@@ -244,3 +244,19 @@ def test_nan_and_inf_gradients_step_silently_as_torch(name: str) -> None:
         return np.concatenate([p.detach().numpy() for p in params])
 
     np.testing.assert_allclose(stepped(glassgrad), stepped(torch), rtol=1e-12)
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_adam_steps_a_zero_dim_parameter_like_torch(name: str) -> None:
+    """A scalar parameter (a learned log-noise) takes the unfused update path, whose temporaries are 0-d arrays."""
+    steps = []
+    for lib in (torch, glassgrad):
+        p = lib.nn.Parameter(lib.tensor(-2.0, dtype=lib.float64))
+        opt = getattr(lib.optim, name)([p], lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            (p.exp() * 3.0).backward()
+            opt.step()
+        steps.append(float(p.detach()))
+    assert steps[1] == pytest.approx(steps[0], rel=1e-12)

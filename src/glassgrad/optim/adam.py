@@ -66,7 +66,7 @@ class Adam(Optimizer):
             np.maximum(second, exp_avg_sq, out=second)
         # PyTorch's denom = sqrt(v) / sqrt(1 - beta2^t) + eps and param.addcdiv_(m, denom, -step_size), in place
         # through one temporary
-        update = np.sqrt(second)
+        update = np.sqrt(second, out=np.empty_like(second))  # an array even for a 0-d parameter (the divide writes into it)
         update /= bias_correction2_sqrt
         update += group["eps"]
         np.divide(exp_avg, update, out=update)

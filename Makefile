@@ -55,11 +55,15 @@ PURE_PATH_TESTS := tests/test_native.py tests/autograd tests/func tests/diagnost
 	tests/ops/test_strided_extra.py tests/ops/test_loops.py tests/nn/test_layers.py tests/libraries/test_low_precision_dtypes.py
 PURE_PATH_OP_CHECKS := test_gradcheck or test_forward_mode
 
+# pytest-xdist runs each pass in this many processes: CI has 2 cores and one pytest process keeps only one of them
+# busy. TEST_WORKERS=0 runs everything in one process (for debugging).
+TEST_WORKERS ?= 2
+
 test: $(VENV)/.installed-test system-deps
 	$(BIN)/ruff check src tests examples tools
-	$(BIN)/python -m pytest
-	GLASSGRAD_PURE=1 $(BIN)/python -m pytest $(PURE_PATH_TESTS)
-	GLASSGRAD_PURE=1 $(BIN)/python -m pytest tests/ops/test_op_properties.py -k "$(PURE_PATH_OP_CHECKS)"
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
+	GLASSGRAD_PURE=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) $(PURE_PATH_TESTS)
+	GLASSGRAD_PURE=1 $(BIN)/python -m pytest -n $(TEST_WORKERS) tests/ops/test_op_properties.py -k "$(PURE_PATH_OP_CHECKS)"
 
 # The same suite drawing new hypothesis examples every run (500 per property): for exploring, not for CI.
 test-thorough: $(VENV)/.installed-test system-deps

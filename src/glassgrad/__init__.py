@@ -189,8 +189,8 @@ _compiled, _sites.frames_elided = _native.compiled_imports()
 # imported on first use, so that `import glassgrad` stays light.
 _LAZY_MODULES = (
     "_C", "_dynamo", "accelerator", "amp", "ao", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "export",
-    "func", "fx", "jit", "library", "mps", "mtia", "multiprocessing", "nested", "onnx", "overrides", "package", "profiler",
-    "quantization", "quasirandom", "random", "return_types", "signal", "storage", "types", "version", "xpu",
+    "func", "fx", "hub", "jit", "library", "mps", "mtia", "multiprocessing", "nested", "onnx", "overrides", "package",
+    "profiler", "quantization", "quasirandom", "random", "return_types", "signal", "storage", "types", "version", "xpu",
 )
 # Names imported from their module on first use: torch.autocast is torch.amp.autocast, ...
 _LAZY_NAMES = {

@@ -104,6 +104,14 @@ def test_two_backwards_share_an_iteration_only_as_two_statements_of_one_loop(tmp
         ("value = loss.item()\nt = torch.tensor(value)\nt.backward()\n", "torch.tensor(...)", "t"),
         ("with torch.no_grad():\n    y = w * 2\ntorch.autograd.grad(y.sum(), w)\n", "a `with torch.no_grad():` block", "y"),
         ("y = w.data * 2\ny.sum().backward()\n", ".data", "y"),
+        ("idx = torch.argmax(scores, 1)\nloss = (idx.float() - t).abs().mean()\nloss.backward()\n", "argmax()", "idx"),
+        # a module class of the file: its forward, which sets the grad mode from self.training
+        (
+            "class Lin(nn.Linear):\n    def forward(self, x):\n        with torch.set_grad_enabled(self.training):\n"
+            "            return x @ self.weight\nm = Lin(2, 2).eval()\ntorch.autograd.grad(m(x).sum(), x)\n",
+            "a `with torch.set_grad_enabled(self.training):` block",
+            "forward",
+        ),
     ],
 )
 def test_the_statement_that_cut_the_graph(tmp_path: Path, body: str, how: str, name: str) -> None:
@@ -173,3 +181,21 @@ def test_the_modules_constructed_in_place_inside_a_model_call(tmp_path: Path) ->
     assert code.inplace_constructions((module, 6)) == [3, 4]
     assert code.inplace_constructions((module, 6), "Dropout") == [4]
     assert code.inplace_constructions((module, 5)) == [3]
+
+
+def test_a_module_called_through_self_is_found_where_its_class_assigns_it(tmp_path: Path) -> None:
+    body = (
+        "class Block(nn.Module):\n    def __init__(self):\n        self.activ = nn.ReLU(inplace=True)\n"
+        "        self.other = nn.ReLU(inplace=True)\n    def forward(self, x):\n        x = self.activ(x)\n"
+    )
+    module, _ = compiled(tmp_path, body)
+    assert code.inplace_constructions((module, 6)) == [3]
+
+
+def test_state_carried_alongside_in_the_same_method(tmp_path: Path) -> None:
+    body = (
+        "class Memory:\n    def forward(self, k, v):\n        self.M = self.M + k.T @ v\n"
+        "        self.z = self.z + k.sum(0)\n        self.steps = self.steps + 1\n"
+    )
+    module, _ = compiled(tmp_path, body)
+    assert [(v.name, v.line) for v in code.carried_alongside((module, 3), "self.M")] == [("self.z", 4)]

@@ -210,13 +210,23 @@ def test_zero_grad_and_param_group_errors() -> None:
 
 
 @pytest.mark.torch_oracle
-@pytest.mark.parametrize("kwargs", [{"rho": 1.5}, {"rho": -0.1}, {"eps": -1.0}, {"lr": -1.0}, {"weight_decay": -1.0}])
-def test_adadelta_rejects_what_torch_rejects(kwargs: dict) -> None:
+@pytest.mark.parametrize(("name", "kwargs"), [
+    *[("Adadelta", k) for k in ({"rho": 1.5}, {"rho": -0.1}, {"eps": -1.0}, {"lr": -1.0}, {"weight_decay": -1.0})],
+    # an int beta is refused by Adam and AdamW only; NAdam takes it
+    *[(n, {"betas": b}) for n in ("Adam", "AdamW") for b in ((0, 0.99), (1.0, 0.9), (0.9, 1.0), (-0.1, 0.9))],
+])
+def test_constructors_reject_what_torch_rejects(name: str, kwargs: dict) -> None:
     with pytest.raises(ValueError) as expected:
-        torch.optim.Adadelta(make_params(torch), **kwargs)
+        getattr(torch.optim, name)(make_params(torch), **kwargs)
     with pytest.raises(ValueError) as actual:
-        glassgrad.optim.Adadelta(make_params(glassgrad), **kwargs)
+        getattr(glassgrad.optim, name)(make_params(glassgrad), **kwargs)
     assert str(actual.value) == str(expected.value)
+
+
+@pytest.mark.torch_oracle
+def test_nadam_takes_an_int_beta_as_torch_does() -> None:
+    torch.optim.NAdam(make_params(torch), betas=(0, 0.99))
+    glassgrad.optim.NAdam(make_params(glassgrad), betas=(0, 0.99))
 
 
 @pytest.mark.torch_oracle
@@ -234,3 +244,19 @@ def test_nan_and_inf_gradients_step_silently_as_torch(name: str) -> None:
         return np.concatenate([p.detach().numpy() for p in params])
 
     np.testing.assert_allclose(stepped(glassgrad), stepped(torch), rtol=1e-12)
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+def test_adam_steps_a_zero_dim_parameter_like_torch(name: str) -> None:
+    """A scalar parameter (a learned log-noise) takes the unfused update path, whose temporaries are 0-d arrays."""
+    steps = []
+    for lib in (torch, glassgrad):
+        p = lib.nn.Parameter(lib.tensor(-2.0, dtype=lib.float64))
+        opt = getattr(lib.optim, name)([p], lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            (p.exp() * 3.0).backward()
+            opt.step()
+        steps.append(float(p.detach()))
+    assert steps[1] == pytest.approx(steps[0], rel=1e-12)

@@ -295,6 +295,27 @@ def _rebound_attribute(made: ast.stmt, names: list[str]) -> Variable | None:
     return Variable(name, "carried", made.lineno) if name is not None else None
 
 
+def carried_alongside(made_at: Site | None, name: str) -> list[Variable]:
+    """The other attributes the function of the statement at `made_at` rebinds from their own value together with a
+    tensor computed there (`self.z = self.z + k.sum(0)` next to `self.M = self.M + k.T @ v`): they carry the same
+    earlier graphs. A counter (`self.steps = self.steps + 1`) reads nothing else and is not one."""
+    found = statement(made_at)
+    if found is None:
+        return []
+    parsed, made = found
+    scope = parsed.scope_of(made)
+    alongside = []
+    for node in ast.walk(scope):
+        if not isinstance(node, ast.stmt) or node is made or parsed.scope_of(node) is not scope:
+            continue
+        variable = _rebound_attribute(node, assigned_names(node))
+        value = getattr(node, "value", None)
+        others = {dotted(n) for n in ast.walk(value) if isinstance(n, (ast.Name, ast.Attribute))} if value else set()
+        if variable is not None and variable.name != name and others - {variable.name, None, "self"} - _MODULE_NAMES:
+            alongside.append(variable)
+    return sorted(alongside, key=lambda v: v.line or 0)
+
+
 def precomputed_root(backward_at: Site | None) -> Variable | None:
     """The variable a backward in a loop differentiates where the loop only reads it, its value made before the loop
     (`loss = f(W)` then `for ...: loss.backward()`): one graph, backwarded by every iteration."""
@@ -339,11 +360,16 @@ def inplace_constructions(modified_at: Site | None, kind: str | None = None) -> 
     if found is None:
         return []
     parsed, changed = found
-    called = {n.func.id for n in ast.walk(changed) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+    calls = [n for n in ast.walk(changed) if isinstance(n, ast.Call)]
+    called = {n.func.id for n in calls if isinstance(n.func, ast.Name)}
+    # `x = self.activ(x)` in a method: the module is the one its class assigns to self.activ
+    own = {dotted(n.func) for n in calls if isinstance(n.func, ast.Attribute) and dotted(n.func.value) == "self"}
+    owner = next((a for a in parsed.ancestors(changed) if isinstance(a, ast.ClassDef)), None)
     models: list[ast.AST] = [
         n for n in ast.walk(parsed.tree)
         if (isinstance(n, ast.ClassDef) and n.name in called) or (isinstance(n, ast.Assign) and called & set(assigned_names(n)))
     ]
+    models += [n for n in ast.walk(owner) if isinstance(n, ast.Assign) and own & set(assigned_names(n))] if owner else []
     models += [  # `model = Net()`: the class of the file it constructs
         c for m in list(models) if isinstance(m, ast.Assign) for c in ast.walk(parsed.tree)
         if isinstance(c, ast.ClassDef) and c.name in {_called_name(n.func) for n in ast.walk(m.value) if isinstance(n, ast.Call)}
@@ -380,7 +406,10 @@ class Cut:
     kind: Literal["cut", "grad-mode", "created", "checkpoint"] = "cut"
 
 
-_CUTTING_METHODS = {"detach": "detach()", "item": ".item()", "numpy": ".numpy()", "tolist": ".tolist()", "detach_": "detach_()"}
+_CUTTING_METHODS = {
+    "detach": "detach()", "item": ".item()", "numpy": ".numpy()", "tolist": ".tolist()", "detach_": "detach_()",
+    "argmax": "argmax()", "argmin": "argmin()", "argsort": "argsort()",  # indices: no gradient flows through them
+}
 _CUTTING_CALLS = {"tensor": "torch.tensor(...)", "from_numpy": "torch.from_numpy(...)", "as_tensor": "torch.as_tensor(...)"}
 # Factories whose tensors require grad only when asked to (requires_grad=True); integer ones never can, so not listed
 _CREATING_CALLS = frozenset({
@@ -410,8 +439,9 @@ def _cut_in(expr: ast.AST) -> tuple[str, str | None] | None:
             return ".data", dotted(node.value)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             how = _CUTTING_METHODS.get(node.func.attr)
-            if how is not None:
-                return how, dotted(node.func.value)
+            if how is not None:  # x.argmax(1), or torch.argmax(x, 1): the tensor cut is x
+                cut_from = node.args[0] if _torch_call(node) is not None and node.args else node.func.value
+                return how, dotted(cut_from)
             how = _CUTTING_CALLS.get(node.func.attr)
             if how is not None and _torch_call(node) is not None and _reads_a_name(node):
                 return how, None
@@ -440,14 +470,23 @@ def _reentrant_checkpoint(expr: ast.AST) -> bool:
     return not (isinstance(flag, ast.Constant) and flag.value is False)
 
 
+def _turns_grad_off(call: ast.AST) -> bool:
+    """no_grad(), inference_mode(), or set_grad_enabled(<anything but True>): grad mode off, or off when its argument
+    says so (`set_grad_enabled(self.training)` in eval mode)."""
+    name = _called_name(call.func if isinstance(call, ast.Call) else call)
+    if name == "set_grad_enabled" and isinstance(call, ast.Call):
+        return not (call.args and isinstance(call.args[0], ast.Constant) and call.args[0].value is True)
+    return name in _NO_GRAD_BLOCKS
+
+
 def grad_off_block(parsed: Source, node: ast.AST) -> tuple[int, str] | None:
-    """The `with torch.no_grad():` (inference_mode) around a statement in its function, or the function's
-    @torch.no_grad() / @torch.inference_mode() decorator: its line and its text."""
+    """The `with torch.no_grad():` (inference_mode, set_grad_enabled(flag)) around a statement in its function, or the
+    function's @torch.no_grad() / @torch.inference_mode() decorator: its line and its text."""
     for ancestor in parsed.ancestors(node):
         if isinstance(ancestor, (ast.With, ast.AsyncWith)):
             for item in ancestor.items:
                 call = item.context_expr
-                if _called_name(call.func if isinstance(call, ast.Call) else call) in _NO_GRAD_BLOCKS:
+                if _turns_grad_off(call):
                     return ancestor.lineno, f"`with {ast.unparse(call)}:`"
         if isinstance(ancestor, (ast.FunctionDef, ast.AsyncFunctionDef)):
             for decorator in ancestor.decorator_list:
@@ -523,6 +562,14 @@ def _functions(parsed: Source) -> dict[str, ast.FunctionDef | ast.AsyncFunctionD
     return {n.name: n for n in ast.walk(parsed.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
+def _forwards(parsed: Source) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The forward method of each class of the file that has one, by class name."""
+    return {
+        c.name: f for c in ast.walk(parsed.tree) if isinstance(c, ast.ClassDef)
+        for f in c.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and f.name == "forward"
+    }
+
+
 def cuts(failing_call: Site | None, budget: int = 40) -> list[Cut]:
     """Follow the definitions of what the failing call differentiates back to the statements that cut the graph or
     made a tensor without one: every definition of each name (the code does not say which ran), and the return
@@ -533,6 +580,7 @@ def cuts(failing_call: Site | None, budget: int = 40) -> list[Cut]:
         return []
     parsed, call = found
     functions = _functions(parsed)
+    forwards = _forwards(parsed)
     scope = parsed.scope_of(call)
     pending: list[tuple[ast.stmt, str]] = [(d, n) for n in differentiated(call) for d in _definitions(parsed, scope, n, call.lineno)]
     seen: set[ast.stmt] = set()
@@ -564,8 +612,10 @@ def cuts(failing_call: Site | None, budget: int = 40) -> list[Cut]:
             continue
         here = parsed.scope_of(definition)
         for node in ast.walk(value):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in functions:
-                function = functions[node.func.id]  # its returns make the value: follow them inside the function
+            called = node.func.id if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) else None
+            # a function of the file, or a module class of the file (its forward computes what calling it returns)
+            function = (functions.get(called) or forwards.get(called)) if called is not None else None
+            if function is not None:  # its returns make the value: follow them inside the function
                 pending += [(r, function.name) for r in ast.walk(function) if isinstance(r, ast.Return) and parsed.scope_of(r) is function]
             elif isinstance(node, ast.Name) and node.id not in _MODULE_NAMES and node.id not in functions:
                 pending += [(d, node.id) for d in _definitions(parsed, here, node.id, definition.lineno)]

@@ -93,7 +93,11 @@ def variable_fix(site: Site | None, variable: code.Variable) -> list[str] | None
         reset = "It is never reset inside the loop."
     else:
         reset = f"It is reset{' only by the enclosing loop' if variable.reset_outside else ''} at\n  {_line(site, variable.reset)}"
-    return text.format(name=variable.name, line=_line(site, variable.line), start=start, reset=reset).split("\n")
+    lines = text.format(name=variable.name, line=_line(site, variable.line), start=start, reset=reset).split("\n")
+    if variable.kind == "carried":
+        for other in code.carried_alongside(site, variable.name):
+            lines += [f"  `{other.name}` is carried the same way, at\n  {_line(site, other.line)}", "  detach() it too."]
+    return lines
 
 
 UNDECIDED_FIX = [
@@ -180,8 +184,11 @@ def freed_text(
             "  (retain_graph=True would only backpropagate the same stale values again).",
         ]
     else:
+        if backward_at is not None and backward_at != _site_of(freed_by):
+            lines += [f"  This backward, at {_at(backward_at)}", "  goes through that graph again."]
         lines += [
-            "Fix: this graph was already backwarded. To backpropagate several losses through one graph, add them",
+            "Fix: this graph was already backwarded. If one backward of it is all that is meant, remove the other",
+            "  one, so that it is backwarded once. To backpropagate several losses through one graph, add them",
             "  and call backward once ((loss1 + loss2).backward()); or pass retain_graph=True to every backward",
             "  but the last one over this graph.",
         ]
@@ -274,6 +281,7 @@ _CUT_REASONS = {
     ".item()": ".item() gives a Python number, which has no graph",
     ".tolist()": ".tolist() gives Python numbers, which have no graph",
     ".data": ".data is the values without the graph",
+    **{how: f"{how} gives indices, which are not differentiable" for how in ("argmax()", "argmin()", "argsort()")},
     ".numpy()": "a round-trip through NumPy leaves the graph behind",
     "torch.tensor(...)": "torch.tensor(...) copies values into a new leaf, without the graph",
     "torch.from_numpy(...)": "a tensor built from a NumPy array has no graph",
@@ -281,8 +289,13 @@ _CUT_REASONS = {
 }
 
 
+_INDICES_FIX = (
+    "compute the loss from the scores before the {how} (a cross-entropy over them, or a soft-argmax), not from the"
+    " indices it returns"
+)
 _CUT_FIXES = {
     "torch.tensor(...)": "build it with torch.stack([...]) (or torch.cat) over the tensors, which keeps the graph",
+    **{how: _INDICES_FIX.format(how=how) for how in ("argmax()", "argmin()", "argsort()")},
 }
 
 
@@ -293,7 +306,8 @@ def _cut_lines(cut: code.Cut, site: Site | None) -> list[str]:
         return [
             f"`{cut.name}` was computed inside {cut.how}, at\n  {at}",
             f"  under the grad-mode switch at\n  {_line(site, cut.block)}\n  so no graph was recorded for it.",
-            f"Fix: compute `{cut.name}` with grad mode on (outside that block) if it should be differentiated.",
+            f"Fix: compute `{cut.name}` with grad mode on (outside that block, or inside `with torch.enable_grad():`)"
+            " if it should be differentiated.",
         ]
     if cut.kind == "created":
         return [

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..tensor import Tensor
 from . import optimizer
 from .optimizer import (
     Optimizer,
@@ -29,6 +30,9 @@ class Adam(Optimizer):
         decoupled_weight_decay: bool = False,
     ) -> None:
         check_hyperparameters(lr, eps=eps, betas=betas, weight_decay=weight_decay)
+        # PyTorch's Adam (and AdamW) insist on one kind for both betas, so an int such as betas=(0, 0.99) is refused
+        if not (all(isinstance(b, float) for b in betas) or all(isinstance(b, Tensor) for b in betas)):
+            raise ValueError("betas must be either both floats or both Tensors")
         defaults = {
             "lr": lr, "betas": betas, "eps": eps, "weight_decay": weight_decay, "amsgrad": amsgrad,
             "maximize": maximize, "foreach": foreach, "capturable": capturable, "differentiable": differentiable,
@@ -62,7 +66,7 @@ class Adam(Optimizer):
             np.maximum(second, exp_avg_sq, out=second)
         # PyTorch's denom = sqrt(v) / sqrt(1 - beta2^t) + eps and param.addcdiv_(m, denom, -step_size), in place
         # through one temporary
-        update = np.sqrt(second)
+        update = np.sqrt(second, out=np.empty_like(second))  # an array even for a 0-d parameter (the divide writes into it)
         update /= bias_correction2_sqrt
         update += group["eps"]
         np.divide(exp_avg, update, out=update)

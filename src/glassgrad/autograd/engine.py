@@ -32,16 +32,19 @@ _anomaly_vars = vars(anomaly)  # read per node: a dict lookup where `anomaly.ena
 
 class GraphTask:
     """One backward call under way: its roots (so that an error raised deep inside can say which graph was being
-    differentiated), which nodes it will run, and the callbacks queued to run when it ends."""
+    differentiated), which nodes it will run, whether it keeps the graph, the node it is running now, and the
+    callbacks queued to run when it ends."""
 
-    __slots__ = ("callbacks", "deps", "id", "needed", "roots")
+    __slots__ = ("callbacks", "current", "deps", "id", "keep_graph", "needed", "roots")
     _ids = itertools.count()
 
-    def __init__(self, roots: list[Node]) -> None:
+    def __init__(self, roots: list[Node], keep_graph: bool) -> None:
         self.roots = roots
         self.id = next(GraphTask._ids)
+        self.keep_graph = keep_graph
         self.deps: dict[Node, int] = {}
         self.needed: set[Node] | None = None
+        self.current: Node | None = None
         self.callbacks: list[Any] = []
 
     def will_execute(self, node: Node) -> bool:
@@ -133,19 +136,22 @@ def _dependencies(roots: list[Node]) -> dict[Node, int]:
     return deps
 
 
-def _needed(nodes: Iterable[Node], targets: set[Node]) -> set[Node]:
-    """Nodes from which some target is reachable: the only ones worth running.
+def _needed(nodes: Iterable[Node], targets: set[Node]) -> tuple[set[Node], set[Node]]:
+    """The targets and the nodes from which some target is reachable; and of those, the ones to run: all but the
+    targets with no other target below them (their gradient is captured before they would run, as in PyTorch).
 
     An op's inputs had their nodes before it drew its sequence number, so in ascending order every child is
     decided before its parents. (A leaf's AccumulateGrad, numbered after its first consumer, has no children.)
     """
     needed = set(targets)
+    to_run: set[Node] = set()
     for node in sorted(nodes, key=_sequence_nr):
         for child, _ in node.next_functions:
             if child in needed:
                 needed.add(node)
+                to_run.add(node)
                 break
-    return needed
+    return needed, to_run
 
 
 def broadcast_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...] | None:
@@ -216,7 +222,7 @@ def run_backward(
 ) -> list[Tensor | None]:
     """Run backward from `roots`; return the gradients that reached the `capture` edges."""
     freed_by = FreedBy(sites.caller_position(), steps.current)
-    task = GraphTask([n for n, _ in roots if n is not None])
+    task = GraphTask([n for n, _ in roots if n is not None], keep_graph)
     running.append(task)
     try:
         captured = _run(task, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
@@ -246,7 +252,10 @@ def _run(
     if seams.watcher is not None:
         seams.watcher.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.position, create_graph, bool(accumulate))
     targets = {n for n, _ in capture if n is not None} if capture is not None else None
-    needed = task.needed = _needed(itertools.chain(deps, root_nodes), targets) if targets is not None else None
+    needed = to_run = None
+    if targets is not None:
+        needed, to_run = _needed(itertools.chain(deps, root_nodes), targets)
+    task.needed = needed
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}
 
     buffers: dict[Node, list[Tensor | None]] = {}
@@ -261,7 +270,7 @@ def _run(
     pop, push = heapq.heappop, heapq.heappush
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
-            node = pop(ready)[1]
+            node = task.current = pop(ready)[1]
             grads = buffers.pop(node)
             is_sink = type(node) is AccumulateGrad
             if node._tensor_pre_hooks or node._retains_grad or (is_sink and node.variable._backward_hooks):
@@ -272,7 +281,7 @@ def _run(
                         captured[(node, nr)] = g
             # a leaf's sink runs only for backward() (and only for the leaves named in inputs=, if any)
             # bool(accumulate): Cython 3.3 miscompiles `object and (C bool)` inside a conditional expression (a segfault)
-            runs = (bool(accumulate) and (targets is None or node in targets)) if is_sink else (needed is None or node in needed)
+            runs = (bool(accumulate) and (targets is None or node in targets)) if is_sink else (to_run is None or node in to_run)
             outputs: tuple[Tensor | None, ...] = ()
             if runs:
                 if node._pre_hooks or node._hooks or _anomaly_vars["enabled"]:

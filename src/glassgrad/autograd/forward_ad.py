@@ -23,25 +23,28 @@ from .grad_mode import _Mode
 class _ForwardState:
     """The one dual level (if any), its tangents, and whether ops propagate them now."""
 
-    __slots__ = ("generation", "level", "propagating", "tangents")
+    __slots__ = ("enabled", "generation", "level", "propagating", "tangents")
 
     def __init__(self) -> None:
         self.level = -1
         self.generation = 0  # counts levels entered: a tangent kept aside (a saved output's) is valid in its own only
-        self.propagating = False  # a level is active and no tangent rule is being computed
+        self.enabled = True  # torch._C._set_fwd_grad_enabled: forward AD's switch, apart from grad mode
+        self.propagating = False  # a level is active, forward AD is enabled and no tangent rule is being computed
         self.tangents: dict[int, tuple[weakref.ref[Tensor], Tensor]] = {}
 
 
 state = _ForwardState()
+_current_level = -1  # PyTorch's module global: the active level, -1 outside any
 
 
 def enter_dual_level() -> int:
+    global _current_level
     if state.level >= 0:
         raise RuntimeError(NESTED_MESSAGE)
-    state.level = 0
+    state.level = _current_level = 0
     state.generation += 1
     state.tangents = {}
-    state.propagating = True
+    state.propagating = state.enabled
     return state.level
 
 
@@ -49,6 +52,7 @@ NESTED_MESSAGE = "Nested forward mode AD is not supported at the moment"
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
+    global _current_level
     if level is None:
         level = state.level
     if level < 0:
@@ -57,9 +61,36 @@ def exit_dual_level(*, level: int | None = None) -> None:
         raise RuntimeError(
             "Trying to exit a forward AD level that was not the last one that was created. This is not supported."
         )
-    state.level = -1
+    state.level = _current_level = -1
     state.propagating = False
     state.tangents = {}
+
+
+def _is_fwd_grad_enabled() -> bool:
+    return state.enabled
+
+
+def set_fwd_grad_enabled(mode: bool) -> None:
+    """torch._C._set_fwd_grad_enabled: with it off, ops propagate no tangents even inside a dual level."""
+    state.enabled = bool(mode)
+    state.propagating = state.enabled and state.level >= 0
+
+
+class _set_fwd_grad_enabled(_Mode):
+    """Context manager (and decorator) that sets forward AD's switch and restores it on exit."""
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:  # type: ignore[override]
+        self.before = state.enabled
+        set_fwd_grad_enabled(self.mode)
+
+    def __exit__(self, *exc: object) -> None:
+        set_fwd_grad_enabled(self.before)
+
+    def clone(self) -> _set_fwd_grad_enabled:
+        return _set_fwd_grad_enabled(self.mode)
 
 
 class dual_level(_Mode):

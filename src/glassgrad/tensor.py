@@ -234,8 +234,8 @@ class Tensor(TensorBase):
         return False
 
     def _is_view(self) -> bool:
-        """Whether autograd sees this tensor as a view of another (its `_base`)."""
-        return self._base is not None
+        """Whether autograd sees this tensor as a view of another (its `_base`); an inference tensor never is."""
+        return self._base is not None and not self._is_inference
 
     @property
     def is_leaf(self) -> bool:
@@ -480,6 +480,9 @@ class Tensor(TensorBase):
         self.grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
+        from .autograd import forward_ad
+
+        forward_ad.set_tangent(self, None)  # a dual tensor loses its tangent too, as in PyTorch
         return self
 
     @property

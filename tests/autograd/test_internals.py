@@ -440,3 +440,78 @@ def _record_function_ops(m: ModuleType) -> Any:
 
 def test_record_function_as_ops(oracle: SimpleNamespace) -> None:
     oracle.check(_record_function_ops)
+
+
+def _engine_details(m: ModuleType) -> Any:
+    C = m._C
+    a = m.ones(2, requires_grad=True)
+    b = a * 2
+    seen: list[Any] = []
+    b.register_hook(lambda g: seen.append(attempt(lambda: C._will_engine_execute_node(a.clone().grad_fn.next_functions[0][0]))))
+    m.autograd.grad((b * b).sum(), a)
+    order: list[Any] = []
+    x = m.tensor(1.0, requires_grad=True)
+    y = x * 2
+    outs = (y.sin(), y.cos(), y.cos())
+    outs[2].register_hook(lambda g: order.append([n.name() for n in C._current_graph_task_execution_order()]))
+    with m.autograd.set_multithreading_enabled(False):
+        m.autograd.grad(outs, inputs=(x,))
+    z = (m.tensor(1.0, requires_grad=True) * 2).exp()
+    z.register_hook(lambda g: order.append(attempt(C._current_graph_task_execution_order)))
+    z.backward()
+    edge = m.autograd.graph.GradientEdge(b.grad_fn, 0)
+    materialized = attempt(lambda: m.autograd.grad((a * 3).sum(), (a, edge), allow_unused=True, materialize_grads=True))
+    return seen, order, attempt(C._current_graph_task_execution_order), materialized
+
+
+def test_engine_details(oracle: SimpleNamespace) -> None:
+    oracle.check(_engine_details)
+
+
+def _post_hook_during_unpack(m: ModuleType) -> Any:
+    seen: list[Any] = []
+
+    def unpack(t: Any) -> Any:
+        node = m._C._current_autograd_node()
+
+        def halve(grad_inputs: Any, grad_outputs: Any) -> Any:
+            seen.append(grad_outputs)
+            return tuple(g / 2 for g in grad_inputs)
+
+        node.register_hook(halve)
+        return t
+
+    a = m.tensor([1.0, 2.0], requires_grad=True)
+    with m.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+        y = a.exp()
+    y.sum().backward()
+    return a.grad, seen
+
+
+def test_post_hook_registered_during_unpack(oracle: SimpleNamespace) -> None:
+    oracle.check(_post_hook_during_unpack)
+
+
+def _views_tangents_and_warnings(m: ModuleType) -> Any:
+    fwAD = m.autograd.forward_ad
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # torch's forward AD scripts a helper on first use
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(m.ones(2), m.ones(2)).clone()
+            dual.detach_()
+            tangent = fwAD.unpack_dual(dual * 2).tangent
+    with m.inference_mode():
+        inference_view = m.ones(2).view(-1)._is_view()
+        normal_view = m.ones(2, requires_grad=True).clone().view(-1)
+    a = m.zeros((), requires_grad=True)
+    backward_warns = warned(lambda: m._C._nn._test_warn_in_autograd(a).backward())
+    from importlib import import_module
+
+    resize = import_module(f"{m.__name__}.autograd._functions").Resize
+    resized = resize.apply(m.ones(2, 3, requires_grad=True), (3, 2))
+    warned_in_backward = [(kind, text[:18]) for kind, text in backward_warns.warnings]  # PyTorch's adds where, in C++
+    return tangent, inference_view, normal_view._is_view(), warned_in_backward, resized, resized.grad_fn.name()
+
+
+def test_views_tangents_and_backward_warnings(oracle: SimpleNamespace) -> None:
+    oracle.check(_views_tangents_and_warnings)

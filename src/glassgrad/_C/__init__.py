@@ -9,8 +9,8 @@ import weakref
 from .._missing import module_getattr as _module_getattr
 from ..autograd import engine
 from ..autograd.forward_ad import set_fwd_grad_enabled as _set_fwd_grad_enabled
-from ..autograd.grad_mode import _switch_grad, is_grad_enabled
-from ..autograd.graph import Node
+from ..autograd.grad_mode import _switch_grad, is_grad_enabled, is_multithreading_enabled
+from ..autograd.graph import AccumulateGrad, Node
 from ..ops.creation import Generator
 from ..tensor import Tensor
 from . import _autograd, _functions, _nn
@@ -43,7 +43,26 @@ def _will_engine_execute_node(node: Node) -> bool:
         raise RuntimeError(f"_will_engine_execute_node expects an grad_fn, but got {type(node).__name__}")
     if not engine.running:
         raise RuntimeError("_get_should_execute_nodes should only be called during the backward pass")
-    return engine.running[-1].will_execute(node)
+    task = engine.running[-1]
+    if not task.accumulate and isinstance(node, AccumulateGrad):
+        raise RuntimeError(
+            "A leaf node was passed to _will_engine_execute_node but we are currently running autograd.grad(). "
+            "This is currently not supported."
+        )
+    return task.will_execute(node)
+
+
+def _current_graph_task_execution_order() -> list[Node]:
+    """The nodes of the backward now running, in the order it runs them."""
+    if not engine.running:
+        raise RuntimeError("_current_graph_task_execution_order should only be called during the backward pass")
+    if is_multithreading_enabled():
+        raise RuntimeError(
+            "get_current_graph_task_execution_order expects the current backward to be executed with multithreading "
+            "disabled, e.g. by running:\n\n>>> with torch.autograd.set_multithreading_enabled(False):\n"
+            "...     torch.autograd.grad(...)\n"
+        )
+    return engine.running[-1].execution_order()
 
 
 class _WeakTensorRef:
@@ -85,7 +104,7 @@ def _is_cached_tensor(tensor: Tensor) -> bool:
 
 __all__ = [
     "Generator", "_TensorMeta", "_WeakTensorRef", "_add_cached_tensor", "_autograd", "_current_autograd_node",
-    "_current_graph_task_id", "_functions", "_is_cached_tensor", "_log_api_usage_once", "_nn", "_remove_cached_tensor",
+    "_current_graph_task_execution_order", "_current_graph_task_id", "_functions", "_is_cached_tensor", "_log_api_usage_once", "_nn", "_remove_cached_tensor",
     "_set_cached_tensors_enabled", "_set_fwd_grad_enabled", "_set_grad_enabled", "_will_engine_execute_node",
     "is_grad_enabled",
 ]

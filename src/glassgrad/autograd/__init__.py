@@ -10,6 +10,7 @@ here. tests/test_layering.py checks all of this.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from .._missing import module_getattr as _module_getattr
@@ -86,4 +87,6 @@ def __getattr__(name: str) -> Any:
         import glassgrad
 
         return glassgrad
+    if name == "_functions":  # imported on first use, as PyTorch's own modules import it
+        return importlib.import_module(f"{__name__}._functions")
     return _missing_name(name)  # a PyTorch name glassgrad lacks: say so, and where it was used

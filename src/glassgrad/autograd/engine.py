@@ -35,13 +35,14 @@ class GraphTask:
     differentiated), which nodes it will run, whether it keeps the graph, the node it is running now, and the
     callbacks queued to run when it ends."""
 
-    __slots__ = ("callbacks", "current", "deps", "id", "keep_graph", "needed", "roots")
+    __slots__ = ("accumulate", "callbacks", "current", "deps", "id", "keep_graph", "needed", "roots")
     _ids = itertools.count()
 
-    def __init__(self, roots: list[Node], keep_graph: bool) -> None:
+    def __init__(self, roots: list[Node], keep_graph: bool, accumulate: bool) -> None:
         self.roots = roots
         self.id = next(GraphTask._ids)
         self.keep_graph = keep_graph
+        self.accumulate = accumulate  # backward(), not autograd.grad()
         self.deps: dict[Node, int] = {}
         self.needed: set[Node] | None = None
         self.current: Node | None = None
@@ -52,6 +53,24 @@ class GraphTask:
         if self.needed is not None:
             return node in self.needed
         return node in self.deps or node in self.roots
+
+
+    def execution_order(self) -> list[Node]:
+        """The nodes this backward runs (or captures), in the order the engine takes them: ready nodes latest first."""
+        deps = _dependencies(self.roots)
+        ready = [(-node._sequence_nr, node) for node in set(self.roots) if node not in deps]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            node = heapq.heappop(ready)[1]
+            if self.needed is None or node in self.needed:
+                order.append(node)
+            for child, _ in node.next_functions:
+                if child is not None:
+                    deps[child] -= 1
+                    if deps[child] == 0:
+                        heapq.heappush(ready, (-child._sequence_nr, child))
+        return order
 
 
 # Every backward pass under way in this process, innermost last.
@@ -222,7 +241,7 @@ def run_backward(
 ) -> list[Tensor | None]:
     """Run backward from `roots`; return the gradients that reached the `capture` edges."""
     freed_by = FreedBy(sites.caller_position(), steps.current)
-    task = GraphTask([n for n, _ in roots if n is not None], keep_graph)
+    task = GraphTask([n for n, _ in roots if n is not None], keep_graph, bool(accumulate))
     running.append(task)
     try:
         captured = _run(task, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
@@ -288,6 +307,8 @@ def _run(
                     outputs = _apply_hooked(node, grads, needed)
                 else:
                     outputs = node.apply(grads, needed)
+                    if node._hooks:  # registered while it ran (by an unpack hook)
+                        outputs = _post_hooks(node, outputs, grads, ())
                 if keep_graph:
                     node._retained_by = freed_by
                 else:
@@ -355,14 +376,23 @@ def _apply_hooked(node: Node, grads: list[Tensor | None], needed: set[Node] | No
             new = hook(tuple(grads))
             if new is not None:
                 grads = list(new)
+    known = tuple(node._hooks) if node._hooks else ()
     outputs = node.apply(grads, needed)
     if anomaly.enabled and anomaly.check_nan:
         anomaly.check_outputs(node, outputs)
     if node._hooks:
-        for hook in list(node._hooks.values()):
-            new = hook(tuple(outputs), tuple(grads))
-            if new is not None:
-                outputs = tuple(new)
+        outputs = _post_hooks(node, outputs, grads, known)
+    return outputs
+
+
+def _post_hooks(node: Node, outputs: tuple[Tensor | None, ...], grads: list[Tensor | None], known: tuple[int, ...]) -> tuple[Tensor | None, ...]:
+    """The node's post hooks: hook(grad_inputs, grad_outputs), each may replace grad_inputs. A hook registered while
+    the node ran (`known` lacks it) is given no grad_outputs (an empty tuple), as in PyTorch."""
+    for key, hook in list(node._hooks.items()):
+        seen = tuple(grads) if key in known else ()
+        new = hook(tuple(outputs), seen)
+        if new is not None:
+            outputs = tuple(new)
     return outputs
 
 
@@ -490,6 +520,8 @@ def grad(
     final: list[Tensor | None] = []
     for i, (t, g) in enumerate(zip(ins, result, strict=True)):
         if g is None:
+            if materialize_grads and isinstance(t, GradientEdge):
+                raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
             if materialize_grads:
                 g = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
             elif not allow_unused:

@@ -192,7 +192,7 @@ _compiled, _sites.frames_elided = _native.compiled_imports()
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.
 _LAZY_MODULES = (
-    "_C", "_VF", "_dynamo", "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "func", "fx", "jit",
+    "_C", "_VF", "_dynamo", "_vmap_internals", "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "func", "fx", "jit",
     "library", "multiprocessing", "onnx", "overrides", "profiler", "storage", "version",
 )
 # Names imported from their module on first use: torch.autocast is torch.amp.autocast, ...

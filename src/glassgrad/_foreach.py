@@ -15,11 +15,12 @@ from ._missing import module_getattr as _module_getattr
 from .tensor import Tensor
 
 # PyTorch's foreach ops that have both forms; copy_ and zero_ exist in place only, norm out of place only.
-_BOTH = (
-    "abs acos add addcdiv addcmul asin atan ceil clamp_max clamp_min cos cosh div erf erfc exp expm1 floor frac lerp "
-    "lgamma log log10 log1p log2 maximum minimum mul neg pow reciprocal round rsqrt sigmoid sign sin sinh sqrt sub tan "
-    "tanh trunc"
-).split()
+_BOTH = [
+    "abs", "acos", "add", "addcdiv", "addcmul", "asin", "atan", "ceil", "clamp_max", "clamp_min", "cos", "cosh",
+    "div", "erf", "erfc", "exp", "expm1", "floor", "frac", "lerp", "lgamma", "log", "log10", "log1p", "log2",
+    "maximum", "minimum", "mul", "neg", "pow", "reciprocal", "round", "rsqrt", "sigmoid", "sign", "sin", "sinh",
+    "sqrt", "sub", "tan", "tanh", "trunc",
+]
 
 
 def _items(arg: Any, count: int) -> Sequence[Any]:

@@ -150,7 +150,7 @@ def _deprecated_saved_variables(m: ModuleType) -> Any:
         @staticmethod
         def backward(ctx: Any, g: Any) -> Any:
             (x,) = ctx.saved_variables
-            return g * 2
+            return g * 2 * x
 
     x = m.ones(2, requires_grad=True)
     return warned(lambda: Old.apply(x).sum().backward()).warnings, x.grad

@@ -3,9 +3,8 @@ warns."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import warnings
+from typing import Any
 
 from .. import _device, _dtype
 from ..autograd.function import Function

@@ -515,3 +515,22 @@ def _views_tangents_and_warnings(m: ModuleType) -> Any:
 
 def test_views_tangents_and_backward_warnings(oracle: SimpleNamespace) -> None:
     oracle.check(_views_tangents_and_warnings)
+
+
+def _tangent_laid_out_as_primal(m: ModuleType) -> Any:
+    fwAD = m.autograd.forward_ad
+    primal = m.arange(5.0)[:4].detach()
+    tangent = m.ones(4)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # torch's forward AD scripts a helper on first use
+        with fwAD.dual_level():
+            dual = fwAD.make_dual(primal, tangent)
+            unpacked = fwAD.unpack_dual(dual).tangent
+            unpacked *= 2
+            widened = fwAD.unpack_dual(dual.as_strided((5,), (1,), 0)).tangent
+            same = fwAD.unpack_dual(fwAD.make_dual(m.ones(3), tangent[:3].clone())).tangent
+    return tangent, unpacked, widened, same
+
+
+def test_make_dual_lays_the_tangent_out_as_the_primal(oracle: SimpleNamespace) -> None:
+    oracle.check(_tangent_laid_out_as_primal)

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
+import numpy as np
+
 from ..tensor import Tensor
 from .grad_mode import _Mode
 
@@ -183,8 +185,32 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         dual = tensor.view_as(tensor)
         if tangent.dtype != tensor.dtype:
             tangent = tangent.to(tensor.dtype)
+        if type(tangent) is Tensor and type(tensor) is Tensor and not _same_layout(tensor._data, tangent._data):
+            tangent = _laid_out_as(tensor._data, tangent)
     set_tangent(dual, tangent)
     return dual
+
+
+def _storage(array: np.ndarray) -> np.ndarray:
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _same_layout(primal: np.ndarray, tangent: np.ndarray) -> bool:
+    """Whether the tangent's memory is laid out as the primal's: same strides, over a storage of as many elements."""
+    return primal.size == 0 or (primal.strides == tangent.strides and _storage(primal).size == _storage(tangent).size)
+
+
+def _laid_out_as(primal: np.ndarray, tangent: Tensor) -> Tensor:
+    """A copy of `tangent` in memory laid out as the primal's (its own storage as long as the primal's, at the same
+    offset and strides), as PyTorch makes one, so that a view op replayed on the dual (as_strided) fits its tangent."""
+    root = _storage(primal)
+    offset = (primal.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // primal.itemsize
+    storage = np.zeros(root.size, primal.dtype)
+    laid_out = np.lib.stride_tricks.as_strided(storage[offset:], primal.shape, primal.strides)
+    laid_out[...] = tangent._data
+    return Tensor._wrap(laid_out)
 
 
 def _torch_name(t: Tensor) -> str:

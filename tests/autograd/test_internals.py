@@ -5,6 +5,7 @@ and the deprecated gradcheck helpers."""
 
 from __future__ import annotations
 
+import contextlib
 import warnings
 from types import ModuleType, SimpleNamespace
 from typing import Any
@@ -534,3 +535,36 @@ def _tangent_laid_out_as_primal(m: ModuleType) -> Any:
 
 def test_make_dual_lays_the_tangent_out_as_the_primal(oracle: SimpleNamespace) -> None:
     oracle.check(_tangent_laid_out_as_primal)
+
+
+def _graph_exec_group(m: ModuleType) -> Any:
+    from importlib import import_module
+
+    checkpoint = import_module(f"{m.__name__}.utils.checkpoint")
+    runs = []
+
+    def fn(x: Any) -> Any:
+        runs.append(1)
+        y = x.sin().cos()
+        return y, y.sin().cos()
+
+    counts = []
+    for grouped in (True, False):
+        runs.clear()
+        x = m.tensor([0.5, 1.0], requires_grad=True)
+        y, z = checkpoint.checkpoint(fn, x, use_reentrant=False)
+        group = checkpoint.GraphExecGroup()
+        with group if grouped else contextlib.nullcontext():
+            (gy,) = m.autograd.grad(z.sum(), (y,))
+            (gx,) = m.autograd.grad(y, (x,), (gy,))
+        counts.append((len(runs), gx))
+    out = checkpoint.checkpoint(lambda t: t.sin().cos(), m.ones(2, requires_grad=True), use_reentrant=False)
+    with checkpoint.GraphExecGroup():
+        out.sum().backward(retain_graph=True)
+        overlap = attempt(lambda: out.sum().backward())
+        nested = attempt(lambda: checkpoint.GraphExecGroup().__enter__())
+    return counts, overlap.type.__name__, overlap.first_line[:80], nested.first_line[:40]
+
+
+def test_graph_exec_group_shares_one_recomputation(oracle: SimpleNamespace) -> None:
+    oracle.check(_graph_exec_group)

@@ -568,3 +568,24 @@ def _graph_exec_group(m: ModuleType) -> Any:
 
 def test_graph_exec_group_shares_one_recomputation(oracle: SimpleNamespace) -> None:
     oracle.check(_graph_exec_group)
+
+
+def _function_vmap_switches(m: ModuleType) -> Any:
+    class Square(m.autograd.Function):
+        @staticmethod
+        def forward(x: Any) -> Any:
+            return x**2
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: Any, output: Any) -> None:
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2 * ctx.saved_tensors[0]
+
+    return Square.generate_vmap_rule, attempt(lambda: Square.vmap(None, (0,), m.ones(2))).type
+
+
+def test_function_vmap_switches(oracle: SimpleNamespace) -> None:
+    oracle.check(_function_vmap_switches)

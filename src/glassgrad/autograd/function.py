@@ -166,6 +166,17 @@ class Function(metaclass=_FunctionMeta):
             "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
         )
 
+    # PyTorch's switches for running a Function under torch.func.vmap. glassgrad's vmap batches a Function by running
+    # it once per batch element whatever they say; they are here for code that reads or sets them.
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod or set "
+            "generate_vmap_rule=True."
+        )
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         uses_setup_context = cls.setup_context is not Function.setup_context

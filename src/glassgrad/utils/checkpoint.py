@@ -158,24 +158,24 @@ class _NonReentrant:
 
     def _unpack(self, index: int) -> Tensor:
         key = _recomputation_key()
-        if key not in self.recomputed_for:  # this backward's first use (again after retain_graph: a new backward)
-            self._recompute()
-            assert self.recomputed is not None
-            self.recomputed_for[key] = self.recomputed
-        values = self.recomputed_for[key]
-        tensor = values[index]
-        if tensor is None:
-            overlap = (
-                "Performing two backward calls that overlap (i.e. require the same saved activation in order to "
-                "compute gradients) is not allowed while under the torch.utils.checkpoint.GraphExecGroup context. "
-                if _group[0] is not None else ""
-            )
+        values = self.recomputed_for.get(key)
+        if values is not None and values[index] is None and _group[0] is not None:
             raise CheckpointError(
                 "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. "
-                f"{overlap}If you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise "
-                "please open an issue with details on your use case."
+                "Performing two backward calls that overlap (i.e. require the same saved activation in order to "
+                "compute gradients) is not allowed while under the torch.utils.checkpoint.GraphExecGroup context. If "
+                "you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise please open "
+                "an issue with details on your use case."
             )
+        # this backward's (or group's) first use; or a tensor handed out already, which a formula that unpacks a
+        # saved tensor twice asks for again: recomputed anew
+        if values is None or values[index] is None:
+            self._recompute()
+            assert self.recomputed is not None
+            values = self.recomputed_for[key] = self.recomputed
+        tensor = values[index]
         values[index] = None  # each recomputed tensor is freed once its node has it, as in PyTorch
+        assert tensor is not None
         return tensor
 
     def _recompute(self) -> None:

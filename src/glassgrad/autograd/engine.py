@@ -156,8 +156,8 @@ def _dependencies(roots: list[Node]) -> dict[Node, int]:
 
 
 def _needed(nodes: Iterable[Node], targets: set[Node]) -> tuple[set[Node], set[Node]]:
-    """The targets and the nodes from which some target is reachable; and of those, the ones to run: all but the
-    targets with no other target below them (their gradient is captured before they would run, as in PyTorch).
+    """The targets and the nodes from which some target is reachable; and of those, the ones autograd.grad runs: all
+    but the targets with no other target below them (their gradient is captured before they would run, as in PyTorch).
 
     An op's inputs had their nodes before it drew its sequence number, so in ascending order every child is
     decided before its parents. (A leaf's AccumulateGrad, numbered after its first consumer, has no children.)
@@ -274,6 +274,8 @@ def _run(
     needed = to_run = None
     if targets is not None:
         needed, to_run = _needed(itertools.chain(deps, root_nodes), targets)
+        if accumulate:  # backward(inputs=) runs a non-leaf input's grad_fn too, as PyTorch documents
+            to_run = needed
     task.needed = needed
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}
 

@@ -123,6 +123,10 @@ def is_conj(input: Tensor) -> _builtins.bool:
     return input.is_conj()
 
 
+def is_neg(input: Tensor) -> _builtins.bool:
+    return input.is_neg()
+
+
 def numel(input: Tensor) -> _builtins.int:
     return input.numel()
 
@@ -188,13 +192,14 @@ _compiled, _sites.frames_elided = _native.compiled_imports()
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.
 _LAZY_MODULES = (
-    "_C", "_dynamo", "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "func", "fx",
-    "hub", "jit", "library", "multiprocessing", "onnx", "overrides", "profiler", "storage", "version",
+    "_C", "_VF", "_dynamo", "_vmap_internals", "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "distributed",
+    "distributions", "func", "fx", "hub", "jit", "library", "multiprocessing", "onnx", "overrides", "profiler", "storage",
+    "version",
 )
 # Names imported from their module on first use: torch.autocast is torch.amp.autocast, ...
 _LAZY_NAMES = {
     "autocast": "amp", "GradScaler": "amp", "vmap": "func", "UntypedStorage": "storage",
-    "PyTorchFileReader": "serialization._file_reader",
+    "PyTorchFileReader": "serialization._file_reader", "_unique": "_VF", "_unique2": "_VF",
 }
 _JIT_NAMES = {"compile": "compile", "fork": "torch_fork", "wait": "torch_wait", "ScriptModule": "ScriptModule"}  # torch.compile is the eager runner's
 _missing_name = _module_getattr(__name__)
@@ -209,4 +214,6 @@ def __getattr__(name: str) -> object:
         return getattr(_importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
     if name in _JIT_NAMES:
         return getattr(_importlib.import_module(f"{__name__}.jit"), _JIT_NAMES[name])
+    if name.startswith("_foreach_"):
+        return getattr(_importlib.import_module(f"{__name__}._foreach"), name)
     return _missing_name(name)  # a PyTorch name glassgrad lacks: say so, and where it was used

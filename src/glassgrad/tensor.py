@@ -8,6 +8,7 @@ one place.
 from __future__ import annotations
 
 import itertools
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -227,6 +228,16 @@ class Tensor(TensorBase):
         return True
 
     @property
+    def volatile(self) -> bool:
+        """Removed from PyTorch long ago (no_grad replaced it); reading it warns and gives False, as there."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+        return False
+
+    def _is_view(self) -> bool:
+        """Whether autograd sees this tensor as a view of another (its `_base`); an inference tensor never is."""
+        return self._base is not None and not self._is_inference
+
+    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
@@ -272,6 +283,12 @@ class Tensor(TensorBase):
         return int(self._data.__array_interface__["data"][0])
 
     const_data_ptr = data_ptr
+
+    def storage(self) -> Any:
+        """The deprecated TypedStorage of this tensor's memory (untyped_storage() is the current way)."""
+        from .storage import typed_storage
+
+        return typed_storage(self)
 
     def storage_offset(self) -> int:
         """Elements between the start of the memory this tensor views and its first element, as in PyTorch."""
@@ -463,6 +480,9 @@ class Tensor(TensorBase):
         self.grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
+        from .autograd import forward_ad
+
+        forward_ad.set_tangent(self, None)  # a dual tensor loses its tangent too, as in PyTorch
         return self
 
     @property

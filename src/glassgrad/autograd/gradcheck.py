@@ -164,3 +164,44 @@ def gradgradcheck(
     return gradcheck(
         first_derivative, (*inputs, *grad_outputs), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception
     )
+
+
+# -- the deprecated Jacobian helpers PyTorch still exports: each Jacobian is (input numel, output numel) there --
+def _deprecated_helper(name: str, grad_out: float) -> None:
+    warnings.warn(
+        f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are deprecating it and it will "
+        "be removed in a future version of PyTorch. If you have a specific use for this or feature request for this "
+        "to be a stable API, please file us an issue at https://github.com/pytorch/pytorch/issues/new",
+        FutureWarning,
+        stacklevel=3,
+    )
+    if grad_out != 1.0:  # kept in the signature for old callers only
+        raise ValueError(f"Expected grad_out to be 1.0. {name} no longer supports values of grad_out != 1.0.")
+
+
+def _as_tensors(jacobians: list[np.ndarray], targets: list[Tensor]) -> tuple[Tensor, ...]:
+    return tuple(Tensor._wrap(j.T.astype(t._data.dtype)) for j, t in zip(jacobians, targets, strict=True))
+
+
+def get_numerical_jacobian(
+    fn: Callable[[tuple[Any, ...]], Any], inputs: Any, target: Any = None, eps: float = 1e-3, grad_out: float = 1.0
+) -> tuple[Tensor, ...]:
+    """Central-difference Jacobians of fn(inputs)'s first output, one per target (by default the inputs that
+    require grad)."""
+    _deprecated_helper("get_numerical_jacobian", grad_out)
+    inputs = _tuple(inputs)
+    targets = [t for t in (inputs if target is None else _tuple(target)) if isinstance(t, Tensor) and t.requires_grad]
+    jacobians = _numerical_jacobians(lambda *args: fn(args), inputs, targets, eps, [0])[0]
+    return _as_tensors(jacobians, targets)
+
+
+def get_analytical_jacobian(
+    inputs: Any, output: Tensor, nondet_tol: float = 0.0, grad_out: float = 1.0
+) -> tuple[tuple[Tensor, ...], bool, bool, bool]:
+    """Backward's Jacobians of `output`, one per input that requires grad; whether two runs agree within nondet_tol
+    (reentrant); and that the gradients' sizes and dtypes were right (the engine checks those itself)."""
+    _deprecated_helper("get_analytical_jacobian", grad_out)
+    targets = [t for t in _tuple(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    first, second = (_analytical_jacobians(lambda: output, (), targets, [0])[0] for _ in range(2))
+    reentrant = all(np.abs(a - b).max(initial=0.0) <= nondet_tol for a, b in zip(first, second, strict=True))
+    return _as_tensors(first, targets), reentrant, True, True

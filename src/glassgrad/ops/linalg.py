@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _native
+from .. import _dtype, _native
 from ..tensor import Tensor
 from .elementwise import _TYPE_NAMES
 from .linalg_decomp import cross as linalg_cross
@@ -59,7 +59,7 @@ def matmul_transposed(a: Tensor, b: Tensor, transpose_a: bool = False, transpose
     x, y = x.swapaxes(-1, -2) if transpose_a else x, y.swapaxes(-1, -2) if transpose_b else y
     if x.shape[-1] == 1:  # outer products (per-sample weight gradients under vmap): NumPy's matmul is far slower
         return Tensor._wrap(np.multiply(x, y))
-    return Tensor._wrap(matrix_product(x, y) if x.ndim == 2 and y.ndim == 2 else np.matmul(x, y))
+    return Tensor._wrap(matrix_product(x, y) if x.ndim == 2 and y.ndim == 2 else product(x, y))
 
 
 _F32 = np.dtype(np.float32)
@@ -88,10 +88,18 @@ def matrix_product(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None)
             return _loops.transposed(swapped, bias)
         out = np.ascontiguousarray(swapped.T)
     else:
-        out = np.matmul(a, b)
+        out = product(a, b)
     if bias is not None:
         np.add(out, bias, out=out)
     return out
+
+
+def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.matmul, except that bfloat16 and float8 operands are multiplied in float32 and the result rounded once,
+    as PyTorch's CPU does (ml_dtypes' matmul would hand back float32)."""
+    if _dtype.is_low_precision(a.dtype):
+        return np.matmul(_dtype.widened(a), _dtype.widened(b)).astype(a.dtype)
+    return np.matmul(a, b)
 
 
 def _matvec_back(matrix: Tensor, grad: Tensor) -> Tensor:
@@ -140,7 +148,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             f"{a.shape[-1]}] but got: [{b.shape[0] if b.ndim > 2 else 1}, {contracted[1]}]."
         )
     try:
-        out = np.matmul(a, b)
+        out = product(a, b)
     except ValueError as err:
         raise RuntimeError(f"matmul: batch dimensions do not broadcast: {list(a.shape)} @ {list(b.shape)} ({err})") from None
     if a.ndim == 1 and b.ndim == 1:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import CPP_NAMES, float16, float32
+from .._dtype import CPP_NAMES, float16, float32, machine_limits
 from .._quiet import restore, silence
 from ..autograd.inplace import bump_version
 from ..tensor import Size, Tensor
@@ -199,7 +199,7 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
     # PyTorch's composite: half precision is computed in float32 (and so is its default eps).
     x = input.to(float32) if input.dtype is float16 else input
     if eps is None:
-        eps = float(np.finfo(x._data.dtype).eps)
+        eps = float(machine_limits(x._data.dtype).eps)
     dims = tuple(range(input.ndim - 1, input.ndim - len(shape) - 1, -1))
     y = x * rsqrt(mean(pow(x, 2), dims, keepdim=True) + eps)
     return (y if weight is None else y * weight).to(input.dtype)

@@ -164,11 +164,22 @@ def _torch_globals() -> dict[str, Any]:
 _TORCH = _torch_globals()
 
 
+def _low_precision_global(full: str) -> Any:
+    """torch.bfloat16 or torch.BFloat16Storage (or a float8's), made on first sight: only a file that holds them
+    loads ml_dtypes. None for every other name."""
+    for name, scalar_name in _dtype.LOW_PRECISION.items():
+        if full in (f"torch.{name}", f"torch.{scalar_name}Storage"):
+            d = _dtype.low_precision(name)
+            _TORCH[f"torch.{name}"], _TORCH[f"torch.{scalar_name}Storage"] = d, _StorageType(d)
+            return _TORCH[full]
+    return None
+
+
 def _unsupported_torch(full: str) -> str:
     return (
         f"glassgrad cannot load GLOBAL {full}: the checkpoint needs a PyTorch type or function that glassgrad does not "
         "implement. glassgrad rebuilds tensors, Parameters, storages of its dtypes "
-        f"({', '.join(d.name for d in _dtype.ALL_DTYPES)}), torch.Size and torch.device; it has no bfloat16, complex, "
+        f"({', '.join([*(d.name for d in _dtype.ALL_DTYPES), *_dtype.LOW_PRECISION])}), torch.Size and torch.device; it has no "
         "sparse or quantized tensors and does not rebuild pickled PyTorch modules or optimizers. Load the file in "
         "PyTorch and save what glassgrad reads, e.g. torch.save({k: v.float() for k, v in model.state_dict().items()}, "
         "path)."
@@ -185,7 +196,7 @@ class _Unpickler(pickle.Unpickler):
         module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
         module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         full = f"{module}.{name}"
-        found = _TORCH.get(full)
+        found = _TORCH.get(full) or _low_precision_global(full)
         if found is not None:
             return found
         if module == "torch" or module.startswith("torch."):  # never PyTorch's own object, even if torch is installed

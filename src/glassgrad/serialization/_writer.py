@@ -39,7 +39,11 @@ _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _SIZE = _Global("torch", "Size")
 _DEVICE = _Global("torch", "device")
-_STORAGE_TYPES = {d: _Global("torch", d.scalar_name + "Storage") for d in _dtype.ALL_DTYPES}  # FloatStorage, ...
+_STORAGE_TYPES: dict[_dtype.dtype, _Global] = {}  # torch.FloatStorage, ...: one object per dtype, so pickle memoizes it
+
+
+def _storage_type(d: _dtype.dtype) -> _Global:
+    return _STORAGE_TYPES.setdefault(d, _Global("torch", d.scalar_name + "Storage"))
 
 
 class _Storage:
@@ -102,7 +106,7 @@ class _Pickler(pickle._Pickler):
 
     def persistent_id(self, obj: Any) -> Any:
         if type(obj) is _Storage:
-            return ("storage", _STORAGE_TYPES[obj.dtype], obj.key, "cpu", obj.memory.nbytes // obj.dtype.itemsize)
+            return ("storage", _storage_type(obj.dtype), obj.key, "cpu", obj.memory.nbytes // obj.dtype.itemsize)
         return None
 
     def reducer_override(self, obj: Any) -> Any:

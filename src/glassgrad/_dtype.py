@@ -95,8 +95,10 @@ def set_default_dtype(d: dtype) -> None:
     _default_float = d
 
 
-# NumPy's kind letter for a floating array is "f"; ml_dtypes gives bfloat16 and the float8 family "V" (NumPy's
-# letter for its own void type, which no tensor holds). These predicates are the one place that knows it.
+# NumPy's kind letter for a floating array is "f"; ml_dtypes gives bfloat16 and most of the float8 family "V"
+# (NumPy's letter for its own void type, which no tensor holds), float8_e5m2 "f". NumPy numbers the dtypes that
+# other libraries register from 256 (NPY_USERDEF): for a tensor's array, those are ml_dtypes'. These predicates
+# are the one place that knows it.
 def is_floating(np_dtype: np.dtype) -> bool:
     """Whether an array of this NumPy dtype is a floating-point tensor's (bfloat16 and float8 included)."""
     kind = np_dtype.kind
@@ -111,18 +113,21 @@ def is_inexact(np_dtype: np.dtype) -> bool:
 
 def is_low_precision(np_dtype: np.dtype) -> bool:
     """bfloat16 or a float8: arrays that PyTorch's CPU kernels compute in float32 and round back."""
-    return np_dtype.kind == "V"
+    return np_dtype.num >= _USER_DEFINED
+
+
+_USER_DEFINED = 256
 
 
 def widened(array: np.ndarray) -> np.ndarray:
     """A bfloat16 or float8 array in float32, where PyTorch's CPU kernels compute it (rounding the result back
     once, not after every partial sum); any other array as it is."""
-    return array.astype(np.float32) if array.dtype.kind == "V" else array
+    return array.astype(np.float32) if is_low_precision(array.dtype) else array
 
 
 def machine_limits(np_dtype: np.dtype) -> Any:
     """np.finfo of a floating NumPy dtype; ml_dtypes' own finfo for its types, which NumPy's does not know."""
-    if np_dtype.kind == "V":
+    if is_low_precision(np_dtype):
         import ml_dtypes
 
         return ml_dtypes.finfo(np_dtype)

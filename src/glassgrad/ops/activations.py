@@ -441,6 +441,25 @@ def _log_softmax_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, 
     np.subtract(g, out, out=out)
 
 
+def _in_float32(kernel: Callable[..., None]) -> Callable[..., None]:
+    """A fused backward kernel that, on bfloat16 and float8 arrays, computes in float32 and rounds once into `out`,
+    as PyTorch's CPU does: rounding its partial sums would cancel away small gradients."""
+
+    def run(g: np.ndarray, y: np.ndarray, out: np.ndarray, *attrs: Any) -> None:
+        if not _dtype.is_low_precision(out.dtype):
+            return kernel(g, y, out, *attrs)
+        wide = np.empty(out.shape, np.float32)
+        kernel(_dtype.widened(g), _dtype.widened(y), wide, *attrs)
+        np.copyto(out, wide, casting="unsafe")
+        return None
+
+    return run
+
+
+_softmax_backward_kernel = _in_float32(_softmax_backward_kernel)
+_log_softmax_backward_kernel = _in_float32(_log_softmax_backward_kernel)
+
+
 def softmax_backward(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
     """output * (grad_output - sum(grad_output * output, dim)), into one buffer."""
     return _fused_backward(SoftmaxBackwardDataBackward0, _softmax_backward_kernel, grad_output, output, dim=dim)

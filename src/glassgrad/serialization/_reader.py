@@ -95,6 +95,18 @@ def _rebuild_tensor_v2(
     return t
 
 
+def _rebuild_tensor_v3(
+    storage: Any, storage_offset: Any, size: Any, stride: Any, requires_grad: Any, backward_hooks: Any, dtype: Any,
+    metadata: Any = None,
+) -> Tensor:
+    """torch._utils._rebuild_tensor_v3: a float8 or uint16/32/64 tensor over an untyped (byte) storage, its offset
+    and strides counted in its own elements."""
+    if not (isinstance(storage, _LoadedStorage) and isinstance(dtype, _dtype.dtype)):
+        raise pickle.UnpicklingError(f"malformed tensor record: storage {type(storage).__name__}, dtype {dtype!r}")
+    typed = _LoadedStorage(storage.array.view(dtype.np))
+    return _rebuild_tensor_v2(typed, storage_offset, size, stride, requires_grad, backward_hooks, metadata)
+
+
 def _rebuild_parameter(data: Any, requires_grad: Any, backward_hooks: Any) -> Parameter:
     if not isinstance(data, Tensor):
         raise pickle.UnpicklingError(f"malformed parameter record: its data is a {type(data).__name__}, not a tensor")
@@ -139,13 +151,14 @@ def _rebuild_from_type_v2(func: Any, new_type: Any, args: Any, state: Any) -> Te
     return _set_state(t, state)
 
 
-_REBUILDERS = (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_parameter, _rebuild_parameter_with_state)
+_REBUILDERS = (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, _rebuild_parameter_with_state)
 
 
 def _torch_globals() -> dict[str, Any]:
     table: dict[str, Any] = {
         "torch._utils._rebuild_tensor": _rebuild_tensor,
         "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+        "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
         "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
@@ -154,10 +167,13 @@ def _torch_globals() -> dict[str, Any]:
         "torch.Size": Size,
         "torch.device": device,
         "torch.UntypedStorage": _StorageType(_dtype.uint8),
+        "torch.storage.UntypedStorage": _StorageType(_dtype.uint8),  # as torch.save names it
     }
     for d in _dtype.ALL_DTYPES:
         table[f"torch.{d.name}"] = d
         table[f"torch.{d.scalar_name}Storage"] = _StorageType(d)
+    for d in _dtype.BAREBONES:  # saved over untyped storages: named only as _rebuild_tensor_v3's dtype
+        table[f"torch.{d.name}"] = d
     return table
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 import pickle
 import subprocess
 import sys
@@ -188,6 +189,44 @@ def test_gradients_flow_in_bfloat16_through_matmul_softmax_and_reductions() -> N
     bf16_close(a.grad, ta.grad)
     bf16_close(b.grad, tb.grad)
     assert (a @ b).grad_fn is not None
+
+
+def weight(m, *shape: int):
+    return m.linspace(-1, 1, math.prod(shape)).view(shape).bfloat16()
+
+
+OPS = {
+    "linear": lambda m, x: m.nn.functional.linear(x, weight(m, 5, 4), weight(m, 5)),
+    "conv1d": lambda m, x: m.nn.functional.conv1d(x, weight(m, 2, 3, 2)),
+    "conv_transpose1d": lambda m, x: m.nn.functional.conv_transpose1d(x, weight(m, 3, 2, 2)),
+    "einsum": lambda m, x: m.einsum("bij,bkj->bik", x, x),
+    "bmm": lambda m, x: m.bmm(x, x.transpose(1, 2)),
+    "layer_norm": lambda m, x: m.nn.functional.layer_norm(x, (4,), weight(m, 4), weight(m, 4)),
+    "gelu": lambda m, x: m.nn.functional.gelu(x, approximate="tanh"),
+    "attention": lambda m, x: m.nn.functional.scaled_dot_product_attention(x, x, x, is_causal=True),
+    "log_softmax": lambda m, x: m.log_softmax(x, 1),
+    "cumsum": lambda m, x: x.cumsum(2),
+    "var": lambda m, x: x.var(1),
+    "norm": lambda m, x: x.norm(dim=2),
+    "sort": lambda m, x: x.sort(2).values,
+    "max_pool1d": lambda m, x: m.nn.functional.max_pool1d(x, 2),
+    "clamp": lambda m, x: x.clamp(-0.5, 0.5),
+}
+
+
+@pytest.mark.parametrize("op", OPS.values(), ids=OPS.keys())
+def test_ops_keep_bfloat16_and_pytorchs_values_and_gradients(op) -> None:
+    x, tx = pair(np.random.default_rng(2).standard_normal((2, 3, 4), np.float32))
+    ours, theirs = op(glassgrad, x), op(torch, tx)
+    bf16_close(ours, theirs)
+    ours.square().sum().backward()
+    theirs.square().sum().backward()
+    bf16_close(x.grad, tx.grad, atol=3e-2)
+
+
+def test_a_module_converts_to_bfloat16() -> None:
+    model = glassgrad.nn.Sequential(glassgrad.nn.Embedding(5, 4), glassgrad.nn.LayerNorm(4)).bfloat16()
+    assert {p.dtype for p in model.parameters()} == {glassgrad.bfloat16}
 
 
 def mlp(m, state: dict | None = None):

@@ -448,10 +448,12 @@ def _contract(operands: Sequence[tuple[Tensor, str]], out: str) -> Tensor:
         if la == out:
             return a
         spec = (la, "", out)
-        return UnaryEinsumBackward0.record(np.einsum(f"{la}->{out}", a._data), (a,), spec=spec, self_shape=a.shape)
+        data = np.einsum(f"{la}->{out}", _dtype.widened(a._data)).astype(a._data.dtype, copy=False)
+        return UnaryEinsumBackward0.record(data, (a,), spec=spec, self_shape=a.shape)
     (b, lb), = rest
-    data = np.einsum(f"{la},{lb}->{out}", a._data, b._data, optimize=True)
-    return EinsumBackward0.record(np.asarray(data), (a, b), spec=(la, lb, out), self_shape=a.shape, other_shape=b.shape)
+    data = np.einsum(f"{la},{lb}->{out}", _dtype.widened(a._data), _dtype.widened(b._data), optimize=True)
+    data = np.asarray(data).astype(a._data.dtype, copy=False)  # bfloat16 rounded once, at the end
+    return EinsumBackward0.record(data, (a, b), spec=(la, lb, out), self_shape=a.shape, other_shape=b.shape)
 
 
 def _einsum_labels(equation: str, operands: Sequence[Tensor]) -> tuple[list[str], str]:

@@ -104,9 +104,9 @@ class Derivative:
 
     def _record(self, out: Any, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor:
         result = wrap_array(out)
-        data_type = result._data.dtype
-        if data_type.kind == "f" or is_inexact(data_type):  # integer and bool results end the graph
-            self._join_graph(result, inputs, attrs, data_type.kind == "c")
+        kind = result._data.dtype.kind
+        if kind == "f" or kind == "c" or is_inexact(result._data.dtype):  # integer and bool results end the graph
+            self._join_graph(result, inputs, attrs, kind == "c")
         return result
 
     def _record_real(self, out: np.ndarray, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor:

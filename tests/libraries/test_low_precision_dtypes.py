@@ -161,6 +161,18 @@ def test_bfloat16_with_tensors_of_other_dtypes_promotes_as_pytorch(other: str) -
     assert result(glassgrad).name == str(result(torch)).removeprefix("torch.")
 
 
+@pytest.mark.parametrize("other", ["float32", "float64"])
+def test_a_product_of_mixed_dtypes_is_refused_in_pytorchs_words(other: str) -> None:
+    def product(m):
+        return m.nn.functional.linear(m.ones(2, 2, dtype=m.bfloat16), m.ones(2, 2, dtype=getattr(m, other)))
+
+    with pytest.raises(RuntimeError) as theirs:
+        product(torch)
+    with pytest.raises(RuntimeError) as ours:
+        product(glassgrad)
+    assert str(ours.value) == str(theirs.value)
+
+
 def test_a_long_sum_accumulates_in_float32_as_pytorchs_does() -> None:
     ours, theirs = glassgrad.full((4096,), 0.1, dtype=glassgrad.bfloat16), torch.full((4096,), 0.1, dtype=torch.bfloat16)
     for op in (lambda t: t.sum(), lambda t: t.mean(), lambda t: t.view(64, 64).sum(0)):

@@ -109,7 +109,7 @@ def _matvec_back(matrix: Tensor, grad: Tensor) -> Tensor:
 def _check_dtypes(a: Tensor, b: Tensor, op: str) -> None:
     if a.dtype is not b.dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != {b.dtype.name}"
+            f"expected m1 and m2 to have the same dtype, but got: {_dtype.CPP_NAMES[a.dtype]} != {_dtype.CPP_NAMES[b.dtype]}"
             if op == "mm"
             else f"expected both operands of {op} to have the same dtype, but got {a.dtype.name} and {b.dtype.name}"
         )

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._dtype import is_floating, is_low_precision
+
 if TYPE_CHECKING:
     from .tensor import Tensor
 
@@ -56,7 +58,7 @@ class _Formatter:
     """One width and notation for all elements of a real array (or of one part of a complex one)."""
 
     def __init__(self, values: np.ndarray) -> None:
-        self.floating = values.dtype.kind == "f"
+        self.floating = is_floating(values.dtype)
         self.int_mode, self.sci_mode, self.max_width = True, False, 1
         flat = values.ravel()
         if not self.floating:
@@ -173,7 +175,7 @@ def format_tensor(t: Tensor) -> str:
     from ._dtype import bool_, get_default_dtype, int64
 
     data, dtype = t._data, t.dtype
-    if data.dtype.kind == "V":  # bfloat16 and float8 (ml_dtypes): printed through float32, which holds them exactly
+    if is_low_precision(data.dtype):  # bfloat16 and float8 (ml_dtypes): printed through float32, which holds them exactly
         data = data.astype(np.float32)
     default_float = get_default_dtype()
     prefix = "tensor("

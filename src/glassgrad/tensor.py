@@ -381,7 +381,7 @@ class Tensor(TensorBase):
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             )
-        if value and self._data.dtype.kind not in "fc":
+        if value and not _dtype.is_inexact(self._data.dtype):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._is_inference and not grad_mode.state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
@@ -498,6 +498,12 @@ class Tensor(TensorBase):
     def numpy(self, *, force: bool = False) -> np.ndarray:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._exported()
+
+    def _exported(self) -> np.ndarray:
+        """The array, for NumPy's eyes: PyTorch refuses to hand NumPy a bfloat16 or float8 tensor."""
+        if _dtype.is_low_precision(self._data.dtype):
+            raise TypeError(f"Got unsupported ScalarType {self.dtype.scalar_name}")
         return self._data
 
     # NumPy defers to a tensor's reflected operators (np.float64(2.0) * t is t.__rmul__), as to PyTorch's tensors
@@ -510,7 +516,8 @@ class Tensor(TensorBase):
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self._data if dtype is None else self._data.astype(dtype)
+        data = self._exported()
+        return data if dtype is None else data.astype(dtype)
 
     def item(self) -> Any:
         if self._data.size != 1:
@@ -558,6 +565,9 @@ class Tensor(TensorBase):
 
     def half(self) -> Tensor:
         return self.to(_dtype.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(_dtype.low_precision("bfloat16"))
 
     def cfloat(self) -> Tensor:
         return self.to(_dtype.complex64)

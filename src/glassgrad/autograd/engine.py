@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _quiet as quiet
 from .. import _sites as sites
-from .._dtype import _BY_NUMPY
+from .._dtype import _BY_NUMPY, is_floating
 from ..tensor import Size, Tensor
 from . import anomaly, forward_ad, grad_mode, seams, steps
 from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, GradientEdge, Node, edge_to
@@ -109,7 +109,7 @@ def _root_grads(outputs: tuple[Any, ...], grad_outputs: tuple[Any, ...] | None, 
             if meta is None or prod(meta[0]) != 1:
                 explained = seams.explainer.non_scalar_root(out) if isinstance(out, Tensor) else ""
                 raise RuntimeError("grad can be implicitly created only for scalar outputs" + explained)
-            if meta[1].kind != "f":
+            if not is_floating(meta[1]):
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got torch.{_BY_NUMPY[meta[1]].name}")
             grads.append(Tensor._wrap(np.ones(*meta)))  # made here: nothing to detach
             continue

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..tensor import Tensor
 from . import optimizer
 from .optimizer import (
     Optimizer,
@@ -35,6 +36,9 @@ class Adam(Optimizer):
             "fused": fused, "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
+
+    def _sparse_gradient(self, grad: Tensor, group: dict[str, Any]) -> np.ndarray:
+        raise RuntimeError("Adam does not support sparse gradients, please consider SparseAdam instead")
 
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
         if not state:

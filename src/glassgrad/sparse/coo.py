@@ -1,0 +1,333 @@
+"""Sparse COO tensors (layout torch.sparse_coo): indices, values and a size, with PyTorch 2.13's autograd.
+
+A SparseTensor is a Tensor whose elements live in `indices` (sparse_dim x nnz, int64) and `values`
+(nnz x the dense dims). Its `_data`, which the engine and every dense op read, is a Pattern: a read-only
+array of zeros with the tensor's shape and dtype that takes no memory, so the engine checks a sparse
+gradient's shape and dtype as it checks a dense one, and dense tensors pay nothing for sparse ones existing.
+
+Autograd goes through the values, as PyTorch's does: `values()` and the constructor are a pair of nodes
+(ValuesBackward0 and SparseCooTensorWithDimsAndTensorsBackward0), so an op that maps values to values is
+written once on dense values and differentiates (twice, too) for free. `to_dense()`'s backward masks the
+gradient with the input's indices, which is how a sparse leaf gets a sparse `.grad`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import _dtype, _layout
+from .._format import format_sparse
+from ..ops.creation import tensor as make_tensor
+from ..ops.table import Derivative
+from ..tensor import Tensor, TensorBase
+
+Mask = tuple[np.ndarray, tuple[int, ...], bool]  # a sparse tensor's indices, shape and coalesced flag
+
+
+def no_sparse_kernel(op: str) -> NotImplementedError:
+    return NotImplementedError(
+        f"Could not run 'aten::{op}' with arguments from the 'SparseCPU' backend. glassgrad runs this op on dense "
+        "tensors only: call .to_dense() first, or use the torch.sparse function for it."
+    )
+
+
+class Pattern(np.ndarray):
+    """A sparse tensor's `_data`: zeros of its shape and dtype, broadcast from one scalar.
+
+    NumPy's add and subtract of a dense array and the pattern itself see the sparse elements (`dense += sparse`
+    in AccumulateGrad and the engine's sums, as PyTorch adds them); every other NumPy function refuses, as
+    PyTorch's SparseCPU backend refuses an op it has no kernel for. A view of the pattern (a transpose, a
+    reshape, an index) no longer stands for the sparse elements, so it refuses everything.
+    """
+
+    parts: tuple[np.ndarray, np.ndarray] | None
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.parts = None
+
+    def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, out: Any = None, **kwargs: Any) -> Any:
+        patterns = [x for x in inputs if isinstance(x, Pattern)]
+        if (
+            method == "__call__" and ufunc in (np.add, np.subtract) and len(patterns) == 1
+            and patterns[0].parts is not None and not any(isinstance(o, Pattern) for o in out or ())
+        ):
+            arrays = [densify(*x.parts, x.shape) if isinstance(x, Pattern) else x for x in inputs]
+            return ufunc(*arrays, out=out, **kwargs)
+        raise no_sparse_kernel(ufunc.__name__)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        raise no_sparse_kernel(func.__name__)
+
+
+def densify(indices: np.ndarray, values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+    """The dense array of a COO tensor: duplicates summed, unspecified elements zero."""
+    out = np.zeros(shape, values.dtype)
+    np.add.at(out, tuple(indices), values)
+    return out
+
+
+class SparseTensor(Tensor):
+    """A sparse COO tensor; build one with torch.sparse_coo_tensor or Tensor.to_sparse()."""
+
+    __slots__ = ("_coalesced", "_sparse_indices", "_sparse_values")
+
+    # -- what a COO tensor is -----------------------------------------------------------------------------
+    @property
+    def is_sparse(self) -> bool:
+        return True
+
+    @property
+    def layout(self) -> _layout.layout:
+        return _layout.sparse_coo
+
+    def sparse_dim(self) -> int:
+        return self._sparse_indices.shape[0]
+
+    def dense_dim(self) -> int:
+        return self._sparse_values.ndim - 1
+
+    def _nnz(self) -> int:
+        return self._sparse_indices.shape[1]
+
+    def is_coalesced(self) -> bool:
+        return self._coalesced
+
+    def _mask(self) -> Mask:
+        return self._sparse_indices, self._data.shape, self._coalesced
+
+    def _indices(self) -> Tensor:
+        return Tensor._wrap(self._sparse_indices)
+
+    def _values(self) -> Tensor:
+        """The values, not differentiable (PyTorch's `_values()`): see values()."""
+        return Tensor._wrap(self._sparse_values)
+
+    def indices(self) -> Tensor:
+        self._require_coalesced("indices")
+        return self._indices()
+
+    def values(self) -> Tensor:
+        self._require_coalesced("values")
+        return tracked_values(self)
+
+    def _require_coalesced(self, what: str) -> None:
+        if not self._coalesced:
+            raise RuntimeError(f"Cannot get {what} on an uncoalesced tensor, please call .coalesce() first")
+
+    def to_dense(self, dtype: _dtype.dtype | None = None, *, masked_grad: bool | None = None) -> Tensor:
+        dense = ToDenseBackward0.record(densify(self._sparse_indices, self._sparse_values, self._data.shape), (self,), mask=self._mask())
+        return dense if dtype is None else dense.to(dtype)
+
+    def to_sparse(self, *args: Any, layout: Any = None, **kwargs: Any) -> SparseTensor:
+        if layout not in (None, _layout.sparse_coo):
+            raise RuntimeError(f"to_sparse: conversion from Sparse to {layout_name(layout)} is not supported")
+        return self
+
+    to_sparse_coo = to_sparse
+
+    def sparse_resize_(self, *args: Any) -> SparseTensor:
+        raise no_sparse_kernel("sparse_resize_")
+
+    # -- copies and aliases --------------------------------------------------------------------------------
+    def detach(self) -> SparseTensor:
+        alias = make_sparse(self._sparse_indices, self._sparse_values, self._data.shape, self._coalesced)
+        alias._version_counter = self._version_counter
+        return alias
+
+    @property
+    def data(self) -> SparseTensor:
+        return make_sparse(self._sparse_indices, self._sparse_values, self._data.shape, self._coalesced)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        raise no_sparse_kernel("set_data")
+
+    def clone(self, *, memory_format: Any = None) -> SparseTensor:
+        return map_values(self, lambda v: v.clone())
+
+    def to(self, *args: Any, **kwargs: Any) -> SparseTensor:
+        return map_values(self, lambda v: v.to(*args, **kwargs))
+
+    def zero_(self) -> SparseTensor:
+        """No specified elements left (the size stays), as PyTorch empties a sparse tensor."""
+        self._sparse_indices = np.zeros((self.sparse_dim(), 0), np.int64)
+        self._sparse_values = np.zeros((0, *self._sparse_values.shape[1:]), self._sparse_values.dtype)
+        self._coalesced = True
+        self._data.parts = (self._sparse_indices, self._sparse_values)
+        return self
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+
+    def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
+        return self.numpy()
+
+    def tolist(self) -> Any:
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    def __repr__(self) -> str:
+        return format_sparse(self, self._sparse_indices, self._sparse_values)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return (_rebuild, (self._sparse_indices, self._sparse_values, tuple(self._data.shape), self._requires_grad))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> SparseTensor:
+        copy = make_sparse(self._sparse_indices.copy(), self._sparse_values.copy(), self._data.shape, self._coalesced)
+        copy._requires_grad = self._requires_grad
+        memo[id(self)] = copy
+        return copy
+
+    def __getitem__(self, index: Any) -> Tensor:
+        raise no_sparse_kernel("index")
+
+
+def make_sparse(indices: np.ndarray, values: np.ndarray, shape: Sequence[int], coalesced: bool) -> SparseTensor:
+    """A SparseTensor around these arrays (no copy), with no autograd history."""
+    pattern = np.broadcast_to(np.zeros((), values.dtype), tuple(shape)).view(Pattern)
+    pattern.parts = (indices, values)
+    t = TensorBase.__new__(SparseTensor)
+    t._init(pattern)
+    t._sparse_indices, t._sparse_values, t._coalesced = indices, values, coalesced
+    return t
+
+
+def from_values(indices: np.ndarray, values: Tensor, shape: Sequence[int], coalesced: bool) -> SparseTensor:
+    """A sparse tensor of these values at `indices`, recording the constructor's node when the values need grad."""
+    result = make_sparse(indices, values._data, shape, coalesced)
+    SparseCooTensorWithDimsAndTensorsBackward0._join_graph(result, (values,), {"indices": indices}, False)
+    return result
+
+
+def tracked_values(sparse: SparseTensor) -> Tensor:
+    """The values as a tensor that differentiates back into the sparse tensor (ValuesBackward0)."""
+    return ValuesBackward0.record(sparse._sparse_values, (sparse,), mask=sparse._mask())
+
+
+def map_values(sparse: SparseTensor, op: Any) -> SparseTensor:
+    """The sparse tensor with op applied to its values (a dense, differentiable op), at the same indices."""
+    return from_values(sparse._sparse_indices, op(tracked_values(sparse)), sparse._data.shape, sparse._coalesced)
+
+
+def values_at(dense: Tensor, indices: np.ndarray) -> Tensor:
+    """The elements (rows over the dense dims) of `dense` at each index, differentiably."""
+    if dense.is_sparse:
+        dense = dense.to_dense()
+    if indices.shape[0] == 0:  # no sparse dims: every entry is the whole tensor
+        return dense.unsqueeze(0).expand(indices.shape[1], *dense.shape)
+    return dense[tuple(Tensor._wrap(row) for row in indices)]
+
+
+def sparse_mask(dense: Tensor, mask: Mask) -> SparseTensor:
+    """dense's elements where the mask has entries, with the mask's indices (PyTorch's Tensor.sparse_mask)."""
+    indices, shape, coalesced = mask
+    return from_values(indices, values_at(dense, indices), shape, coalesced)
+
+
+# Linear in the gradient and reading no input values, so each holds for complex tensors as it is (complex=True).
+SparseCooTensorWithDimsAndTensorsBackward0 = Derivative(
+    "SparseCooTensorWithDimsAndTensorsBackward0", ("values",),
+    {"values": lambda grad, indices: values_at(grad, indices)}, complex=True,
+)
+ValuesBackward0 = Derivative(
+    "ValuesBackward0", ("self",),
+    {"self": lambda grad, mask: from_values(mask[0], grad, mask[1], mask[2])}, complex=True,
+)
+ToDenseBackward0 = Derivative("ToDenseBackward0", ("self",), {"self": sparse_mask}, complex=True)
+ToSparseBackward0 = Derivative(
+    "ToSparseBackward0", ("self",), {"self": lambda grad: grad.to_dense() if grad.is_sparse else grad}, complex=True
+)
+
+
+# -- construction ------------------------------------------------------------------------------------------
+def layout_name(layout: Any) -> str:
+    return {"sparse_csr": "SparseCsr", "sparse_csc": "SparseCsc", "sparse_bsr": "SparseBsr",
+            "sparse_bsc": "SparseBsc", "strided": "Strided"}.get(getattr(layout, "name", ""), str(layout))
+
+
+def sparse_coo_tensor(
+    indices: Any, values: Any, size: Sequence[int] | None = None, *, dtype: _dtype.dtype | None = None,
+    device: Any = None, pin_memory: bool | None = False, requires_grad: bool = False,
+    check_invariants: bool | None = None, is_coalesced: bool | None = None,
+) -> SparseTensor:
+    """torch.sparse_coo_tensor: a COO tensor from an index matrix (sparse_dim x nnz) and its values."""
+    indices = indices if isinstance(indices, Tensor) else make_tensor(indices, dtype=_dtype.int64)
+    values = values if isinstance(values, Tensor) else make_tensor(values, dtype=dtype)
+    if dtype is not None and values.dtype is not dtype:
+        values = values.to(dtype)
+    index = indices._data.astype(np.int64)
+    if index.ndim != 2:
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(index.shape)}")
+    if values.ndim == 0:
+        raise RuntimeError("values must be at least 1-dimensional")  # what ATen says when values has no nnz dim
+    sparse_dim, nnz = index.shape
+    if values.shape[0] != nnz:
+        raise RuntimeError(
+            f"indices and values must have same nnz, but got nnz from indices: {nnz}, nnz from values: {values.shape[0]}"
+        )
+    shape = _inferred_size(index, values) if size is None else tuple(int(n) for n in size)
+    _check_indices(index, shape, values)
+    result = from_values(index, values, shape, bool(is_coalesced) or nnz <= 1)
+    if requires_grad:
+        result.requires_grad_(True)
+    return result
+
+
+def _inferred_size(index: np.ndarray, values: Tensor) -> tuple[int, ...]:
+    sparse_sizes = tuple(int(n) + 1 for n in index.max(axis=1)) if index.shape[1] else (0,) * index.shape[0]
+    return sparse_sizes + tuple(values.shape[1:])
+
+
+def _check_indices(index: np.ndarray, shape: tuple[int, ...], values: Tensor) -> None:
+    sparse_dim = index.shape[0]
+    if len(shape) != sparse_dim + values.ndim - 1:
+        raise RuntimeError(
+            f"number of dimensions must be sparse_dim ({sparse_dim}) + dense_dim ({values.ndim - 1}), but got "
+            f"{len(shape)}"
+        )
+    if tuple(values.shape[1:]) != shape[sparse_dim:]:
+        raise RuntimeError(
+            f"values has incorrect size, expected {[values.shape[0], *shape[sparse_dim:]]}, got {list(values.shape)}"
+        )
+    for dim in range(sparse_dim):
+        if index.shape[1] == 0:
+            break
+        low, high = int(index[dim].min()), int(index[dim].max())
+        if low < 0:
+            raise RuntimeError(f"found negative index {low} for dim {dim}")
+        if high >= shape[dim]:
+            raise RuntimeError(f"size is inconsistent with indices: for dim {dim}, size is {shape[dim]} but found index {high}")
+
+
+def to_sparse(self: Tensor, *args: Any, layout: Any = None, blocksize: Any = None, dense_dim: int | None = None) -> Tensor:
+    """Tensor.to_sparse(sparse_dim=None, *, layout=None): the nonzero elements (rows, for a hybrid tensor)."""
+    if self.is_sparse:
+        return self.to_sparse(layout=layout)
+    if layout not in (None, _layout.sparse_coo):
+        raise NotImplementedError(
+            f"to_sparse: glassgrad has sparse COO tensors only; conversion to {layout_name(layout)} is not implemented"
+        )
+    sparse_dim = args[0] if args else self.ndim if dense_dim is None else self.ndim - dense_dim
+    data = self._data
+    nonzero = data != 0 if sparse_dim == data.ndim else np.any(data != 0, axis=tuple(range(sparse_dim, data.ndim)))
+    index = np.array(np.nonzero(nonzero), np.int64).reshape(sparse_dim, -1)
+    result = make_sparse(index, data[tuple(index)], data.shape, True)
+    ToSparseBackward0._join_graph(result, (self,), {}, False)
+    return result
+
+
+def dense_sparse_mask(self: Tensor, mask: Tensor) -> SparseTensor:
+    """Tensor.sparse_mask(mask): self's elements at the indices of the sparse tensor `mask`."""
+    if not mask.is_sparse:
+        raise RuntimeError("sparse_mask expects mask to be sparse")
+    if tuple(self.shape) != tuple(mask.shape):
+        raise RuntimeError("sparse_mask(): operands have incompatible sizes")
+    return sparse_mask(self, mask._mask())
+
+
+def _rebuild(indices: np.ndarray, values: np.ndarray, shape: tuple[int, ...], requires_grad: bool) -> SparseTensor:
+    t = make_sparse(indices, values, shape, False)
+    t._requires_grad = requires_grad
+    return t

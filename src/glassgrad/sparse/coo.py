@@ -62,6 +62,16 @@ class Pattern(np.ndarray):
         raise no_sparse_kernel(func.__name__)
 
 
+def merged(indices: np.ndarray, values: np.ndarray, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """The entries coalesced: duplicate indices summed into one, in row-major order of the sparse dims."""
+    sparse_shape = tuple(shape[: indices.shape[0]])
+    flat = np.ravel_multi_index(tuple(indices), sparse_shape) if sparse_shape else np.zeros(indices.shape[1], np.int64)
+    unique, inverse = np.unique(flat, return_inverse=True)
+    summed = np.zeros((unique.size, *values.shape[1:]), values.dtype)
+    np.add.at(summed, inverse.reshape(-1), values)
+    return np.array(np.unravel_index(unique, sparse_shape), np.int64).reshape(len(sparse_shape), unique.size), summed
+
+
 def densify(indices: np.ndarray, values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """The dense array of a COO tensor: duplicates summed, unspecified elements zero."""
     out = np.zeros(shape, values.dtype)
@@ -117,8 +127,23 @@ class SparseTensor(Tensor):
         if not self._coalesced:
             raise RuntimeError(f"Cannot get {what} on an uncoalesced tensor, please call .coalesce() first")
 
+    def _grad_mask(self) -> Mask:
+        """Where a gradient for this tensor has entries: each element once, as PyTorch masks it (with the coalesced
+        indices, flagged coalesced only when this tensor was)."""
+        indices = self._sparse_indices
+        if not self._coalesced:
+            indices = merged(indices, self._sparse_values, self._data.shape)[0]
+        return indices, self._data.shape, self._coalesced
+
+    def coalesce(self) -> SparseTensor:
+        if self._coalesced:
+            return self
+        result = make_sparse(*merged(self._sparse_indices, self._sparse_values, self._data.shape), self._data.shape, True)
+        return CoalesceBackward0.record_onto(result, (self,))
+
     def to_dense(self, dtype: _dtype.dtype | None = None, *, masked_grad: bool | None = None) -> Tensor:
-        dense = ToDenseBackward0.record(densify(self._sparse_indices, self._sparse_values, self._data.shape), (self,), mask=self._mask())
+        dense_array = densify(self._sparse_indices, self._sparse_values, self._data.shape)
+        dense = ToDenseBackward0.record(dense_array, (self,), mask=self._grad_mask())
         return dense if dtype is None else dense.to(dtype)
 
     def to_sparse(self, *args: Any, layout: Any = None, **kwargs: Any) -> SparseTensor:
@@ -146,10 +171,13 @@ class SparseTensor(Tensor):
         raise no_sparse_kernel("set_data")
 
     def clone(self, *, memory_format: Any = None) -> SparseTensor:
-        return map_values(self, lambda v: v.clone())
+        return scaled(self, self._sparse_values.copy(), CloneBackward0)
 
     def to(self, *args: Any, **kwargs: Any) -> SparseTensor:
-        return map_values(self, lambda v: v.to(*args, **kwargs))
+        values = self._values().to(*args, **kwargs)._data
+        if values is self._sparse_values:
+            return self
+        return scaled(self, values, ToCopyBackward0, dtype=self.dtype)
 
     def zero_(self) -> SparseTensor:
         """No specified elements left (the size stays), as PyTorch empties a sparse tensor."""
@@ -197,7 +225,7 @@ def make_sparse(indices: np.ndarray, values: np.ndarray, shape: Sequence[int], c
 def from_values(indices: np.ndarray, values: Tensor, shape: Sequence[int], coalesced: bool) -> SparseTensor:
     """A sparse tensor of these values at `indices`, recording the constructor's node when the values need grad."""
     result = make_sparse(indices, values._data, shape, coalesced)
-    SparseCooTensorWithDimsAndTensorsBackward0._join_graph(result, (values,), {"indices": indices}, False)
+    SparseCooTensorWithDimsAndTensorsBackward0.record_onto(result, (values,), indices=indices)
     return result
 
 
@@ -206,9 +234,19 @@ def tracked_values(sparse: SparseTensor) -> Tensor:
     return ValuesBackward0.record(sparse._sparse_values, (sparse,), mask=sparse._mask())
 
 
+def scaled(sparse: SparseTensor, values: np.ndarray, entry: Derivative, **attrs: Any) -> SparseTensor:
+    """The sparse tensor with new values at the same indices, duplicates kept, for an op linear in each value
+    (clone, a cast, a scalar factor): entry's formula maps the result's gradient to the input's, whatever its
+    layout, as PyTorch's does."""
+    result = make_sparse(sparse._sparse_indices, values, sparse._data.shape, sparse._coalesced)
+    return entry.record_onto(result, (sparse,), **attrs)
+
+
 def map_values(sparse: SparseTensor, op: Any) -> SparseTensor:
-    """The sparse tensor with op applied to its values (a dense, differentiable op), at the same indices."""
-    return from_values(sparse._sparse_indices, op(tracked_values(sparse)), sparse._data.shape, sparse._coalesced)
+    """The sparse tensor with op applied to its values (a dense, differentiable op). The values are the coalesced
+    ones: op need not be linear, and each element gets its gradient once, as in PyTorch."""
+    sparse = sparse.coalesce()
+    return from_values(sparse._sparse_indices, op(tracked_values(sparse)), sparse._data.shape, True)
 
 
 def values_at(dense: Tensor, indices: np.ndarray) -> Tensor:
@@ -235,6 +273,9 @@ ValuesBackward0 = Derivative(
     "ValuesBackward0", ("self",),
     {"self": lambda grad, mask: from_values(mask[0], grad, mask[1], mask[2])}, complex=True,
 )
+CloneBackward0 = Derivative("CloneBackward0", ("self",), {"self": lambda grad: grad}, complex=True)
+ToCopyBackward0 = Derivative("ToCopyBackward0", ("self",), {"self": lambda grad, dtype: grad.to(dtype)}, complex=True)
+CoalesceBackward0 = Derivative("CoalesceBackward0", ("self",), {"self": lambda grad: grad}, complex=True)
 ToDenseBackward0 = Derivative("ToDenseBackward0", ("self",), {"self": sparse_mask}, complex=True)
 ToSparseBackward0 = Derivative(
     "ToSparseBackward0", ("self",), {"self": lambda grad: grad.to_dense() if grad.is_sparse else grad}, complex=True
@@ -269,6 +310,8 @@ def sparse_coo_tensor(
         )
     shape = _inferred_size(index, values) if size is None else tuple(int(n) for n in size)
     _check_indices(index, shape, values)
+    if is_coalesced and nnz > 1 and not _strictly_increasing(index, shape):
+        raise RuntimeError("cannot set is_coalesced to true if indices correspond to uncoalesced COO tensor")
     result = from_values(index, values, shape, bool(is_coalesced) or nnz <= 1)
     if requires_grad:
         result.requires_grad_(True)
@@ -284,8 +327,8 @@ def _check_indices(index: np.ndarray, shape: tuple[int, ...], values: Tensor) ->
     sparse_dim = index.shape[0]
     if len(shape) != sparse_dim + values.ndim - 1:
         raise RuntimeError(
-            f"number of dimensions must be sparse_dim ({sparse_dim}) + dense_dim ({values.ndim - 1}), but got "
-            f"{len(shape)}"
+            f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(shape)}, sparse_dim = "
+            f"{sparse_dim}, dense_dim = {values.ndim - 1}"
         )
     if tuple(values.shape[1:]) != shape[sparse_dim:]:
         raise RuntimeError(
@@ -301,6 +344,13 @@ def _check_indices(index: np.ndarray, shape: tuple[int, ...], values: Tensor) ->
             raise RuntimeError(f"size is inconsistent with indices: for dim {dim}, size is {shape[dim]} but found index {high}")
 
 
+def _strictly_increasing(index: np.ndarray, shape: tuple[int, ...]) -> bool:
+    """Whether the entries are in row-major order with no index twice (what coalesced means)."""
+    if index.shape[0] == 0:  # no sparse dims: every entry is the same element
+        return index.shape[1] <= 1
+    return bool(np.all(np.diff(np.ravel_multi_index(tuple(index), shape[: index.shape[0]])) > 0))
+
+
 def to_sparse(self: Tensor, *args: Any, layout: Any = None, blocksize: Any = None, dense_dim: int | None = None) -> Tensor:
     """Tensor.to_sparse(sparse_dim=None, *, layout=None): the nonzero elements (rows, for a hybrid tensor)."""
     if self.is_sparse:
@@ -314,7 +364,7 @@ def to_sparse(self: Tensor, *args: Any, layout: Any = None, blocksize: Any = Non
     nonzero = data != 0 if sparse_dim == data.ndim else np.any(data != 0, axis=tuple(range(sparse_dim, data.ndim)))
     index = np.array(np.nonzero(nonzero), np.int64).reshape(sparse_dim, -1)
     result = make_sparse(index, data[tuple(index)], data.shape, True)
-    ToSparseBackward0._join_graph(result, (self,), {}, False)
+    ToSparseBackward0.record_onto(result, (self,))
     return result
 
 

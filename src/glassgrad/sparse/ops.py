@@ -8,11 +8,13 @@ SparseTensor methods are installed at the end, as the dense ops install theirs o
 from __future__ import annotations
 
 import numbers
+import operator
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ..autograd.grad_mode import no_grad
 from ..ops.table import Derivative
 from ..tensor import Tensor
 from .coo import (
@@ -21,34 +23,14 @@ from .coo import (
     from_values,
     make_sparse,
     map_values,
+    merged,
+    scaled,
     no_sparse_kernel,
     sparse_mask,
     to_sparse,
     tracked_values,
     values_at,
 )
-
-
-def _merged(indices: np.ndarray, values: np.ndarray, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Duplicate indices summed into one entry each, in row-major order of the sparse dims (coalesce)."""
-    sparse_shape = tuple(shape[: indices.shape[0]])
-    flat = np.ravel_multi_index(tuple(indices), sparse_shape) if sparse_shape else np.zeros(indices.shape[1], np.int64)
-    unique, inverse = np.unique(flat, return_inverse=True)
-    summed = np.zeros((unique.size, *values.shape[1:]), values.dtype)
-    np.add.at(summed, inverse.reshape(-1), values)
-    merged = np.array(np.unravel_index(unique, sparse_shape), np.int64).reshape(len(sparse_shape), unique.size)
-    return merged, summed
-
-
-def coalesce(self: SparseTensor) -> SparseTensor:
-    if self._coalesced:
-        return self
-    result = make_sparse(*_merged(self._sparse_indices, self._sparse_values, self._data.shape), self._data.shape, True)
-    CoalesceBackward0._join_graph(result, (self,), {}, False)
-    return result
-
-
-CoalesceBackward0 = Derivative("CoalesceBackward0", ("self",), {"self": lambda grad: grad}, complex=True)
 
 
 # -- arithmetic -------------------------------------------------------------------------------------------
@@ -73,8 +55,8 @@ def add(self: SparseTensor, other: Any, *, alpha: Any = 1) -> Tensor:
         np.result_type(self._sparse_values, other._sparse_values)
     )
     shape = self._data.shape
-    result = make_sparse(*_merged(indices, values, shape), shape, True)
-    AddBackward0._join_graph(result, (self, other), {"alpha": alpha}, False)
+    result = make_sparse(*merged(indices, values, shape), shape, True)
+    AddBackward0.record_onto(result, (self, other), alpha=alpha)
     return result
 
 
@@ -100,18 +82,33 @@ AddBackward0 = Derivative(
 def mul(self: SparseTensor, other: Any) -> SparseTensor:
     """sparse * scalar and sparse * tensor (dense or sparse): sparse, at self's indices."""
     if _is_scalar(other):
-        return map_values(self, lambda v: v * other)
+        return scaled(self, _scalar_op(operator.mul, self, other), MulBackward0, other=other)
     if not isinstance(other, Tensor):
         raise no_sparse_kernel("mul")
     _same_size(self, other, "mul")
+    self = self.coalesce()
     factors = values_at(other, self._sparse_indices)
     return map_values(self, lambda v: v * factors)
 
 
 def div(self: SparseTensor, other: Any) -> SparseTensor:
     if not _is_scalar(other):
-        raise RuntimeError("Sparse division requires a scalar or zero-dim dense tensor divisor")
-    return map_values(self, lambda v: v / other)
+        shape = list(other.shape) if isinstance(other, Tensor) else []
+        raise RuntimeError(
+            f"Sparse division requires a scalar or zero-dim dense tensor divisor (got shape {shape} for divisor)"
+        )
+    return scaled(self, _scalar_op(operator.truediv, self, other), DivBackward0, other=other)
+
+
+def _scalar_op(op: Any, self: SparseTensor, scalar: Any) -> np.ndarray:
+    """The values times (or over) a Python or 0-d tensor scalar, promoted as the dense op promotes."""
+    with no_grad():
+        return op(self._values(), scalar)._data
+
+
+MulBackward0 = Derivative("MulBackward0", ("self",), {"self": lambda grad, other: grad * other}, complex=True)
+DivBackward0 = Derivative("DivBackward0", ("self",), {"self": lambda grad, other: grad / other}, complex=True)
+NegBackward0 = Derivative("NegBackward0", ("self",), {"self": lambda grad: -grad}, complex=True)
 
 
 def transpose(self: SparseTensor, dim0: int, dim1: int) -> SparseTensor:
@@ -125,15 +122,16 @@ def transpose(self: SparseTensor, dim0: int, dim1: int) -> SparseTensor:
     shape = list(self._data.shape)
     shape[d0], shape[d1] = shape[d1], shape[d0]
     if d0 >= sparse_dim:
-        return from_values(
-            self._sparse_indices, tracked_values(self).transpose(d0 - sparse_dim + 1, d1 - sparse_dim + 1), shape,
-            self._coalesced,
-        )
+        return from_values(*_dense_dims_swapped(self.coalesce(), d0 - sparse_dim + 1, d1 - sparse_dim + 1), shape, True)
     indices = self._sparse_indices.copy()
     indices[[d0, d1]] = indices[[d1, d0]]
     result = make_sparse(indices, self._sparse_values, shape, self._nnz() <= 1)
-    TransposeBackward0._join_graph(result, (self,), {"dim0": d0, "dim1": d1}, False)
+    TransposeBackward0.record_onto(result, (self,), dim0=d0, dim1=d1)
     return result
+
+
+def _dense_dims_swapped(self: SparseTensor, dim0: int, dim1: int) -> tuple[np.ndarray, Tensor]:
+    return self._sparse_indices, tracked_values(self).transpose(dim0, dim1)
 
 
 def t(self: SparseTensor) -> SparseTensor:
@@ -169,9 +167,10 @@ def _check_mm(self: Tensor, mat2: Tensor) -> None:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {self.dtype.name} != {mat2.dtype.name}")
 
 
-def _transposed_times(grad: Tensor, mask: Mask, values: np.ndarray) -> Tensor:
-    """mat1ᵀ @ grad for the sparse mat1 that `mask` and `values` describe (recorded, for double backward)."""
-    indices, shape, _ = mask
+def _transposed_times(grad: Tensor, entries: tuple[np.ndarray, np.ndarray, tuple[int, ...]]) -> Tensor:
+    """mat1ᵀ @ grad for the sparse mat1 whose indices, values and shape are `entries` (recorded, for double
+    backward)."""
+    indices, values, shape = entries
     return _sparse_times_dense(make_sparse(indices[::-1].copy(), values, shape[::-1], False), grad, MmBackward0)
 
 
@@ -195,7 +194,8 @@ MmBackward0 = Derivative(
 
 def _sparse_times_dense(self: SparseTensor, mat2: Tensor, entry: Derivative) -> Tensor:
     out = _product(self._sparse_indices, self._sparse_values, self.shape[0], mat2._data)
-    return entry.record(out, (self, mat2), mask=self._mask(), values=self._sparse_values)
+    entries = (self._sparse_indices, self._sparse_values, tuple(self.shape))
+    return entry.record(out, (self, mat2), mask=self._grad_mask(), entries=entries)
 
 
 def mm(mat1: Tensor, mat2: Tensor) -> Tensor:
@@ -234,6 +234,7 @@ def _dims(self: SparseTensor, dim: Any) -> list[int]:
 
 def sparse_sum(input: SparseTensor, dim: Any = None, dtype: Any = None) -> Tensor:
     """torch.sparse.sum: every element (a 0-d dense tensor), or over `dim`: sparse while sparse dims remain."""
+    input = input.coalesce()  # each element's gradient once, as PyTorch gives it
     values = tracked_values(input) if dtype is None else tracked_values(input).to(dtype)
     if dim is None:
         return values.sum()
@@ -246,7 +247,7 @@ def sparse_sum(input: SparseTensor, dim: Any = None, dtype: Any = None) -> Tenso
     if not kept:
         return values.sum(0)
     shape = [n for d, n in enumerate(input.shape) if d not in dims]
-    return coalesce(from_values(input._sparse_indices[kept], values, shape, False))
+    return from_values(input._sparse_indices[kept], values, shape, False).coalesce()
 
 
 SumBackward0 = Derivative("SumBackward0", ("self",), {"self": lambda grad, shape: grad.expand(shape)}, complex=True)
@@ -264,7 +265,7 @@ def tensor_sum(self: SparseTensor, dim: Any = None, keepdim: bool = False, *, dt
 
 def _grouped_softmax(input: SparseTensor, dim: int, log: bool) -> SparseTensor:
     """Softmax along `dim` among the specified elements only (the unspecified ones count as -inf)."""
-    input = coalesce(input)
+    input = input.coalesce()
     dim = input._wrap_dim(dim)
     sparse_dim = input.sparse_dim()
     values = tracked_values(input)
@@ -335,9 +336,9 @@ def _on_values(name: str) -> Any:
 
 
 METHODS: dict[str, Any] = {
-    "coalesce": coalesce, "__add__": add, "add": add, "__sub__": sub, "sub": sub, "__radd__": _reflected_add,
+    "__add__": add, "add": add, "__sub__": sub, "sub": sub, "__radd__": _reflected_add,
     "__rsub__": _reflected_sub, "__mul__": mul, "__rmul__": mul, "mul": mul, "__truediv__": div, "div": div,
-    "__neg__": lambda self: map_values(self, lambda v: -v),
+    "__neg__": lambda self: scaled(self, -self._sparse_values, NegBackward0),
     "__pow__": lambda self, exponent: map_values(self, lambda v: v**exponent),
     "pow": lambda self, exponent: map_values(self, lambda v: v**exponent),
     "transpose": transpose, "t": t, "mm": matmul, "matmul": matmul, "__matmul__": matmul, "smm": smm,

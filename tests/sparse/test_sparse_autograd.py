@@ -42,6 +42,9 @@ def same_grad(mine: Any, theirs: Any) -> None:
         lambda m, x: (x.coalesce().values() ** 2).sum(),
         lambda m, x: m.sparse.mm(x, m.tensor(WEIGHTS).t()).sum(),
         lambda m, x: x.mm(m.tensor(WEIGHTS).t()).sum(),  # Tensor.mm: a dense gradient
+        lambda m, x: m.mm(x, m.tensor(WEIGHTS).t()).sum(),
+        lambda m, x: (m.tensor(WEIGHTS).t() @ x).pow(2).sum(),
+        lambda m, x: m.sum(x),
         lambda m, x: (x * 3 + x).to_dense().sum(),
         lambda m, x: (x * m.tensor(WEIGHTS)).to_dense().sum(),
         lambda m, x: m.sparse.softmax(x, 1).to_dense()[0, 2],

@@ -19,7 +19,7 @@ from ._ops import (
     softmax,
     softmin,
     std,
-    sum,  # noqa: A004 (torch.masked.sum is its name)
+    sum,
     var,
 )
 from .maskedtensor import MaskedTensor, as_masked_tensor, is_masked_tensor, masked_tensor

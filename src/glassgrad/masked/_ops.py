@@ -84,7 +84,7 @@ def _data(input: Any) -> Tensor:
     return input.get_data() if isinstance(input, MaskedTensor) else input
 
 
-def sum(input: Any, dim: Dims = None, *, keepdim: bool = False, dtype: Any = None, mask: Tensor | None = None) -> Tensor:  # noqa: A001
+def sum(input: Any, dim: Dims = None, *, keepdim: bool = False, dtype: Any = None, mask: Tensor | None = None) -> Tensor:
     dtype = _summing_dtype(_data(input), dtype)
     dims = _canonical_dim(dim, _data(input).ndim)
     return gg.sum(_combined("sum", input, mask), dims, bool(keepdim), dtype=dtype)

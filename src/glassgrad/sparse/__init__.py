@@ -10,7 +10,7 @@ from .._missing import module_getattr as _module_getattr
 from ..tensor import Tensor
 from .coo import SparseTensor, dense_sparse_mask, sparse_coo_tensor, to_sparse
 from .ops import addmm, log_softmax, mm, smm, softmax
-from .ops import sparse_sum as sum  # noqa: A001 (torch.sparse.sum is its name)
+from .ops import sparse_sum as sum
 
 spmm = mm  # torch.spmm: the older name of the same product
 

@@ -37,10 +37,12 @@ def no_sparse_kernel(op: str) -> NotImplementedError:
 class Pattern(np.ndarray):
     """A sparse tensor's `_data`: zeros of its shape and dtype, broadcast from one scalar.
 
-    NumPy's add and subtract of a dense array and the pattern itself see the sparse elements (`dense += sparse`
-    in AccumulateGrad and the engine's sums, as PyTorch adds them); every other NumPy function refuses, as
-    PyTorch's SparseCPU backend refuses an op it has no kernel for. A view of the pattern (a transpose, a
-    reshape, an index) no longer stands for the sparse elements, so it refuses everything.
+    A few NumPy calls see the sparse elements, for the dense results PyTorch gives: add and subtract with a
+    dense array (`dense += sparse` in AccumulateGrad and the engine's sums), a sum of all of it (torch.sum), and
+    a matrix product with a sparse matrix or its transpose (torch.mm with one sparse operand, whose backward
+    reads the transpose; it costs the memory of the dense matrix). Every other NumPy function refuses, as
+    PyTorch's SparseCPU backend refuses an op it has no kernel for, and so does any other view of the pattern
+    (a reshape, an index), which no longer stands for the sparse elements.
     """
 
     parts: tuple[np.ndarray, np.ndarray] | None
@@ -50,30 +52,60 @@ class Pattern(np.ndarray):
 
     def __array_ufunc__(self, ufunc: np.ufunc, method: str, *inputs: Any, out: Any = None, **kwargs: Any) -> Any:
         patterns = [x for x in inputs if isinstance(x, Pattern)]
-        if (
-            method == "__call__" and ufunc in (np.add, np.subtract) and len(patterns) == 1
-            and patterns[0].parts is not None and not any(isinstance(o, Pattern) for o in out or ())
-        ):
-            arrays = [densify(*x.parts, x.shape) if isinstance(x, Pattern) else x for x in inputs]
-            return ufunc(*arrays, out=out, **kwargs)
+        if len(patterns) == 1 and patterns[0].parts is not None and not any(isinstance(o, Pattern) for o in out or ()):
+            whole = kwargs.get("axis") is None or _every_axis(kwargs["axis"], self.ndim)
+            if (
+                (method == "__call__" and ufunc in (np.add, np.subtract, np.matmul))
+                or (method == "reduce" and ufunc is np.add and whole)
+            ):
+                arrays = [densify(*x.parts, x.shape) if isinstance(x, Pattern) else x for x in inputs]
+                return getattr(ufunc, method)(*arrays, out=out, **kwargs)
         raise no_sparse_kernel(ufunc.__name__)
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         raise no_sparse_kernel(func.__name__)
 
+    def swapaxes(self, axis1: int, axis2: int) -> np.ndarray:
+        """A sparse matrix's transpose still stands for its elements (a matrix product's backward reads it)."""
+        if self.parts is None or self.ndim != 2 or {axis1 % 2, axis2 % 2} != {0, 1} or self.parts[0].shape[0] != 2:
+            return super().swapaxes(axis1, axis2)
+        indices, values = self.parts
+        return pattern(indices[::-1], values, self.shape[::-1])
+
+    @property
+    def T(self) -> np.ndarray:  # noqa: N802 (NumPy's name)
+        return self.swapaxes(0, 1) if self.ndim == 2 else super().T
+
+
+def pattern(indices: np.ndarray, values: np.ndarray, shape: Sequence[int]) -> Pattern:
+    """The zero-memory `_data` of a sparse tensor with these entries."""
+    zeros = np.broadcast_to(np.zeros((), values.dtype), tuple(shape)).view(Pattern)
+    zeros.parts = (indices, values)
+    return zeros
+
 
 def merged(indices: np.ndarray, values: np.ndarray, shape: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     """The entries coalesced: duplicate indices summed into one, in row-major order of the sparse dims."""
     sparse_shape = tuple(shape[: indices.shape[0]])
-    flat = np.ravel_multi_index(tuple(indices), sparse_shape) if sparse_shape else np.zeros(indices.shape[1], np.int64)
+    if not sparse_shape:  # no sparse dims: every entry is the whole tensor, so they sum into one
+        count = min(indices.shape[1], 1)
+        return np.zeros((0, count), np.int64), values.sum(axis=0, keepdims=True)[:count]
+    flat = np.ravel_multi_index(tuple(indices), sparse_shape)
     unique, inverse = np.unique(flat, return_inverse=True)
     summed = np.zeros((unique.size, *values.shape[1:]), values.dtype)
     np.add.at(summed, inverse.reshape(-1), values)
     return np.array(np.unravel_index(unique, sparse_shape), np.int64).reshape(len(sparse_shape), unique.size), summed
 
 
+def _every_axis(axis: Any, ndim: int) -> bool:
+    axes = axis if isinstance(axis, tuple) else (axis,)
+    return sorted(a % ndim for a in axes) == list(range(ndim)) if ndim else True
+
+
 def densify(indices: np.ndarray, values: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
     """The dense array of a COO tensor: duplicates summed, unspecified elements zero."""
+    if indices.shape[0] == 0:
+        return values.sum(axis=0).astype(values.dtype).reshape(shape)
     out = np.zeros(shape, values.dtype)
     np.add.at(out, tuple(indices), values)
     return out
@@ -214,10 +246,8 @@ class SparseTensor(Tensor):
 
 def make_sparse(indices: np.ndarray, values: np.ndarray, shape: Sequence[int], coalesced: bool) -> SparseTensor:
     """A SparseTensor around these arrays (no copy), with no autograd history."""
-    pattern = np.broadcast_to(np.zeros((), values.dtype), tuple(shape)).view(Pattern)
-    pattern.parts = (indices, values)
     t = TensorBase.__new__(SparseTensor)
-    t._init(pattern)
+    t._init(pattern(indices, values, shape))
     t._sparse_indices, t._sparse_values, t._coalesced = indices, values, coalesced
     return t
 
@@ -303,7 +333,7 @@ def sparse_coo_tensor(
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(index.shape)}")
     if values.ndim == 0:
         raise RuntimeError("values must be at least 1-dimensional")  # what ATen says when values has no nnz dim
-    sparse_dim, nnz = index.shape
+    nnz = index.shape[1]
     if values.shape[0] != nnz:
         raise RuntimeError(
             f"indices and values must have same nnz, but got nnz from indices: {nnz}, nnz from values: {values.shape[0]}"

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import numbers
 import operator
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -24,8 +23,8 @@ from .coo import (
     make_sparse,
     map_values,
     merged,
-    scaled,
     no_sparse_kernel,
+    scaled,
     sparse_mask,
     to_sparse,
     tracked_values,

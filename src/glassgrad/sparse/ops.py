@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from .._dtype import result_type
 from ..autograd.grad_mode import no_grad
 from ..ops.table import Derivative
 from ..tensor import Tensor
@@ -68,7 +69,7 @@ def dense_add(dense: Any, sparse: SparseTensor, alpha: Any = 1) -> Tensor:
     if not isinstance(dense, Tensor):
         raise no_sparse_kernel("add")
     _same_size(dense, sparse, "add")
-    out = dense._data + alpha * sparse.to_dense()._data
+    out = (dense._data + alpha * sparse.to_dense()._data).astype(result_type(dense, sparse).np, copy=False)
     return AddBackward0.record(out, (dense, sparse), alpha=alpha)
 
 

@@ -56,6 +56,7 @@ def raises_alike(build: Any) -> None:
         lambda m: coo(m),
         lambda m: coo(m, size=None),
         lambda m: coo(m, [[0], [1]], [2.0]),  # one entry: coalesced already
+        lambda m: coo(m, [[1], [2]], 2.5),  # a 0-d value is one entry
         lambda m: coo(m, [[], []], []),
         lambda m: coo(m, [[0, 2], [1, 1]], [[1.0, 2.0], [3.0, 4.0]], (3, 2, 2)),  # hybrid: a dense dim
         lambda m: coo(m, [[0, 2]], [1.0, 2.0], (3,), is_coalesced=True),
@@ -172,6 +173,7 @@ def test_ops_match_torch(build: Any) -> None:
         lambda m: coo(m) + m.ones(2, 3, dtype=m.float64),
         lambda m: coo(m) + coo(m, size=(3, 3)),
         lambda m: m.sparse_coo_tensor(m.tensor([[0, 1]]), m.tensor([1.0]), (2,), check_invariants=True),
+        lambda m: m.sparse_coo_tensor(m.tensor([[0, 1]]), m.tensor(1.0), (2,), check_invariants=True),
         lambda m: m.sparse_coo_tensor(m.tensor([0, 1]), m.tensor([1.0, 2.0]), (2,), check_invariants=True),
         lambda m: m.sparse_coo_tensor(m.tensor([[0, 5]]), m.tensor([1.0, 2.0]), (2,), check_invariants=True),
         lambda m: m.sparse_coo_tensor(m.tensor([[0, -1]]), m.tensor([1.0, 2.0]), (2,), check_invariants=True),
@@ -181,6 +183,7 @@ def test_ops_match_torch(build: Any) -> None:
         lambda m: m.exp(coo(m)),
         lambda m: coo(m).div(m.ones(2, 3)),
         lambda m: m.optim.SparseAdam([coo(m).requires_grad_()]),
+        lambda m: setattr(m.ones(2, 3), "data", coo(m)),
     ],
 )
 def test_errors_match_torch(build: Any) -> None:

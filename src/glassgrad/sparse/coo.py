@@ -200,7 +200,12 @@ class SparseTensor(Tensor):
 
     @data.setter
     def data(self, value: Tensor) -> None:
-        raise no_sparse_kernel("set_data")
+        if not value.is_sparse:
+            raise RuntimeError(
+                "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type."
+            )
+        self._sparse_indices, self._sparse_values, self._coalesced = value._sparse_indices, value._sparse_values, value._coalesced
+        self._data = value._data
 
     def clone(self, *, memory_format: Any = None) -> SparseTensor:
         return scaled(self, self._sparse_values.copy(), CloneBackward0)
@@ -331,8 +336,8 @@ def sparse_coo_tensor(
     index = indices._data.astype(np.int64)
     if index.ndim != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(index.shape)}")
-    if values.ndim == 0:
-        raise RuntimeError("values must be at least 1-dimensional")  # what ATen says when values has no nnz dim
+    if values.ndim == 0:  # one value, as PyTorch reads a 0-d one
+        values = values.reshape(1)
     nnz = index.shape[1]
     if values.shape[0] != nnz:
         raise RuntimeError(

@@ -84,11 +84,14 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     return _lookup(weight, input, -1 if padding_idx is None else padding_idx % num, scale_grad_by_freq, sparse)
 
 
-def _lookup(weight: Tensor, indices: Tensor, padding_idx: int, by_freq: bool, sparse: bool) -> Tensor:
-    if sparse:  # the weight's gradient is a sparse tensor: glassgrad.sparse, which sits above the ops, makes it
-        from ..sparse.ops import embedding_rows
+# The lookup whose weight gradient is a sparse tensor (sparse=True): glassgrad.sparse, a floor above the ops,
+# installs it when it is imported (glassgrad imports it at start-up).
+sparse_rows: Callable[[Tensor, Tensor, int, bool], Tensor] | None = None
 
-        return embedding_rows(weight, indices, padding_idx, by_freq)
+
+def _lookup(weight: Tensor, indices: Tensor, padding_idx: int, by_freq: bool, sparse: bool) -> Tensor:
+    if sparse and sparse_rows is not None:
+        return sparse_rows(weight, indices, padding_idx, by_freq)
     return _rows(weight, indices, padding_idx, by_freq)
 
 

@@ -73,7 +73,7 @@ class Pattern(np.ndarray):
         return pattern(indices[::-1], values, self.shape[::-1])
 
     @property
-    def T(self) -> np.ndarray:  # noqa: N802 (NumPy's name)
+    def T(self) -> np.ndarray:
         return self.swapaxes(0, 1) if self.ndim == 2 else super().T
 
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from .._dtype import result_type
 from ..autograd.grad_mode import no_grad
+from ..ops import embedding
 from ..ops.table import Derivative
 from ..tensor import Tensor
 from .coo import (
@@ -372,3 +373,6 @@ def embedding_rows(weight: Tensor, indices: Tensor, padding_idx: int, by_freq: b
     """F.embedding(..., sparse=True): the rows of weight, whose gradient is a sparse tensor."""
     attrs = {"indices": indices, "num_weights": weight.shape[0], "padding_idx": padding_idx, "by_freq": by_freq}
     return EmbeddingBackward0.record(weight._data[indices._data], (weight,), **attrs)
+
+
+embedding.sparse_rows = embedding_rows

@@ -235,3 +235,17 @@ def test_sparse_adam_refuses_a_dense_gradient() -> None:
         p.grad = m.ones(2)
         with pytest.raises(RuntimeError, match="SparseAdam does not support dense gradients"):
             m.optim.SparseAdam([p]).step()
+
+
+def test_zeroed_sparse_gradients_accumulate_again() -> None:
+    """zero_grad(set_to_none=False) empties a sparse .grad; the next backward adds into it, sparse."""
+    grads = []
+    for m in (glassgrad, torch):
+        table = embedding_grad(m)
+        opt = m.optim.SGD(table.parameters(), lr=0.1)
+        opt.step()
+        opt.zero_grad(set_to_none=False)
+        (table(m.tensor([4, 2])) * 3).sum().backward()
+        grads.append(table.weight.grad)
+    assert grads[0].is_sparse and grads[1].is_sparse
+    np.testing.assert_allclose(grads[0].to_dense().numpy(), grads[1].to_dense().numpy())

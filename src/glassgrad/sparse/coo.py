@@ -185,9 +185,6 @@ class SparseTensor(Tensor):
 
     to_sparse_coo = to_sparse
 
-    def sparse_resize_(self, *args: Any) -> SparseTensor:
-        raise no_sparse_kernel("sparse_resize_")
-
     # -- copies and aliases --------------------------------------------------------------------------------
     def detach(self) -> SparseTensor:
         alias = make_sparse(self._sparse_indices, self._sparse_values, self._data.shape, self._coalesced)

@@ -133,6 +133,11 @@ def test_coalesce_sums_duplicates_in_row_major_order(rows: list[int], seed: int)
         lambda m: coo(m).detach(),
         lambda m: coo(m).t(),
         lambda m: coo(m).transpose(0, 1),
+        lambda m: coo(m)[0],
+        lambda m: coo(m)[-1],
+        lambda m: coo(m, [[0, 2], [1, 1]], [[1.0, 2.0], [3.0, 4.0]], (3, 2, 2))[2],
+        lambda m: coo(m, [[0, 2]], [[1.0, 2.0], [3.0, 4.0]], (3, 2))[2],
+        lambda m: coo(m, [[0, 2]], [[1.0, 2.0], [3.0, 4.0]], (3, 2))[1],
         lambda m: coo(m).sum(),
         lambda m: m.sparse.sum(coo(m)),
         lambda m: m.sparse.sum(coo(m), 1),
@@ -180,6 +185,7 @@ def test_ops_match_torch(build: Any) -> None:
         lambda m: m.sparse_coo_tensor(m.tensor([[0, 1]]), m.tensor([1.0, 2.0]), (2, 2), check_invariants=True),
         lambda m: coo(m, [[1, 0]], [1.0, 2.0], (3,), is_coalesced=True),
         lambda m: coo(m).numpy(),
+        lambda m: coo(m)[5],
         lambda m: m.exp(coo(m)),
         lambda m: coo(m).div(m.ones(2, 3)),
         lambda m: m.optim.SparseAdam([coo(m).requires_grad_()]),
@@ -195,7 +201,7 @@ def test_what_glassgrad_does_not_have_says_so() -> None:
     with pytest.raises(NotImplementedError, match="SparseCPU"):
         s.view(6)
     with pytest.raises(NotImplementedError, match="SparseCPU"):
-        s[0]
+        s[0, 1]
     with pytest.raises(NotImplementedError, match="sparse COO tensors only"):
         glassgrad.ones(2, 2).to_sparse(layout=glassgrad.sparse_csr)
 

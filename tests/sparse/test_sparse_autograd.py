@@ -130,6 +130,14 @@ def test_constructor_and_values_differentiate_as_torchs() -> None:
     assert glassgrad.autograd.gradcheck(lambda v: fn(glassgrad, v), (v,))
 
 
+def test_a_row_of_a_sparse_tensor_refuses_backward_as_torchs() -> None:
+    for m in (glassgrad, torch):
+        row = coo(m, requires_grad=True)[0]
+        assert row.requires_grad
+        with pytest.raises(NotImplementedError, match="Could not run 'aten::select_backward'"):
+            row.to_dense().sum().backward()
+
+
 def test_values_underscore_is_not_differentiable() -> None:
     for m in (glassgrad, torch):
         values = coo(m).detach().requires_grad_()._values()

@@ -242,9 +242,6 @@ class SparseTensor(Tensor):
         memo[id(self)] = copy
         return copy
 
-    def __getitem__(self, index: Any) -> Tensor:
-        raise no_sparse_kernel("index")
-
 
 def make_sparse(indices: np.ndarray, values: np.ndarray, shape: Sequence[int], coalesced: bool) -> SparseTensor:
     """A SparseTensor around these arrays (no copy), with no autograd history."""

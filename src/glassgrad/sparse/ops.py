@@ -146,6 +146,29 @@ TransposeBackward0 = Derivative(
 )
 
 
+def select(self: SparseTensor, index: Any) -> Tensor:
+    """s[i]: the entries in row i of the first dim; sparse while sparse dims remain, else the dense row."""
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise no_sparse_kernel("index")
+    size = self.shape[0]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension 0 with size {size}")
+    at = self._sparse_indices[0] == index % size
+    values = self._sparse_values[at]
+    if self.sparse_dim() == 1:  # no sparse dim left: the row is dense (zeros where it had no entry)
+        return SelectBackward0.record(values.sum(0), (self,))
+    result = make_sparse(self._sparse_indices[1:, at], values, self.shape[1:], self._coalesced or values.shape[0] <= 1)
+    return SelectBackward0.record_onto(result, (self,))
+
+
+def _no_select_backward(grad: Tensor) -> Tensor:
+    raise no_sparse_kernel("select_backward")
+
+
+# PyTorch records the node and refuses when a backward reaches it
+SelectBackward0 = Derivative("SelectBackward0", ("self",), {"self": _no_select_backward}, complex=True)
+
+
 # -- products with dense matrices ---------------------------------------------------------------------------
 def _product(indices: np.ndarray, values: np.ndarray, rows: int, dense: np.ndarray) -> np.ndarray:
     """A 2-D COO matrix times a dense matrix: each entry adds its value times a row of `dense` to its row."""
@@ -342,7 +365,7 @@ METHODS: dict[str, Any] = {
     "__neg__": lambda self: scaled(self, -self._sparse_values, NegBackward0),
     "__pow__": lambda self, exponent: map_values(self, lambda v: v**exponent),
     "pow": lambda self, exponent: map_values(self, lambda v: v**exponent),
-    "transpose": transpose, "t": t, "mm": matmul, "matmul": matmul, "__matmul__": matmul, "smm": smm,
+    "transpose": transpose, "t": t, "__getitem__": select, "mm": matmul, "matmul": matmul, "__matmul__": matmul, "smm": smm,
     "sum": tensor_sum,
     "sparse_mask": lambda self, mask: sparse_mask(self.to_dense(), mask._mask()),
     **{name: _on_values(name) for name in _ZERO_PRESERVING},

@@ -54,6 +54,11 @@ from ._layout import (
     layout,
     memory_format,
     preserve_format,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
     strided,
 )
 from ._missing import module_getattr as _module_getattr
@@ -92,6 +97,7 @@ from .control_flow import cond
 from .ops import FUNCTIONS as _FUNCTIONS
 from .ops.creation import Generator, default_generator
 from .serialization import load, load_safetensors, save, save_safetensors
+from .sparse import smm, sparse_coo_tensor, spmm  # also installs Tensor.to_sparse
 from .tensor import Size, Tensor, device, is_tensor
 
 _device_type = device  # get_device_module's argument is named `device`
@@ -193,8 +199,8 @@ _compiled, _sites.frames_elided = _native.compiled_imports()
 # imported on first use, so that `import glassgrad` stays light.
 _LAZY_MODULES = (
     "_C", "_VF", "_dynamo", "_vmap_internals", "accelerator", "amp", "backends", "compiler", "cpu", "cuda", "distributed",
-    "distributions", "func", "fx", "hub", "jit", "library", "multiprocessing", "onnx", "overrides", "profiler", "storage",
-    "version",
+    "distributions", "func", "fx", "hub", "jit", "library", "masked", "multiprocessing", "onnx", "overrides", "profiler",
+    "storage", "version",
 )
 # Names imported from their module on first use: torch.autocast is torch.amp.autocast, ...
 _LAZY_NAMES = {

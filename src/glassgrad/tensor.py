@@ -492,6 +492,10 @@ class Tensor(TensorBase):
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        if value.is_sparse:  # a dense tensor cannot become a sparse one in place
+            raise RuntimeError(
+                "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type."
+            )
         self._data = value._data
 
     # -- conversion --------------------------------------------------------------

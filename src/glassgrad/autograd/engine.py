@@ -368,6 +368,8 @@ def _sum(buf: list[Tensor | None], nr: int, grad: Tensor, create_graph: bool) ->
     ):
         quiet.run_kernel((np.add, data, addend._data, data))  # out=data, by position
         return total
+    if total.is_sparse and not addend.is_sparse:  # PyTorch's InputBuffer too: sparse + dense is refused
+        return grad + total
     return total + grad
 
 

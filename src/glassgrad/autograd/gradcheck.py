@@ -32,19 +32,35 @@ def _differentiable(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[i
         return [i for i, o in enumerate(_outputs(func, inputs)) if o._requires_grad]
 
 
+def _entries(t: Tensor) -> np.ndarray:
+    """The array gradcheck perturbs: a tensor's elements; a sparse tensor's specified values, as PyTorch's masked
+    check has it (the unspecified elements are not inputs)."""
+    return t._values()._data if t.is_sparse else t._data
+
+
+def _dense(t: Tensor) -> np.ndarray:
+    return t.to_dense()._data if t.is_sparse else t._data
+
+
+def _gradient_entries(g: Tensor, t: Tensor) -> np.ndarray:
+    """A gradient for t, at the entries _entries(t) lists."""
+    dense = _dense(g)
+    return dense[tuple(t._indices()._data)] if t.is_sparse else dense
+
+
 def _numerical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor], eps: float, keep: list[int]) -> list[list[np.ndarray]]:
     """[output][input] -> (out.numel(), in.numel()) by central differences on each input element."""
     with grad_mode.no_grad():
         outs = _outputs(func, inputs, keep)
         columns: list[list[list[np.ndarray]]] = [[[] for _ in targets] for _ in outs]
         for k, t in enumerate(targets):
-            flat = t._data.reshape(-1)  # a view: perturbing it perturbs the input, with no version bump
+            flat = _entries(t).reshape(-1)  # a view: perturbing it perturbs the input, with no version bump
             for j in range(flat.size):
                 original = flat[j].copy()
                 flat[j] = original + eps
-                plus = [o._data.astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
+                plus = [_dense(o).astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
                 flat[j] = original - eps
-                minus = [o._data.astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
+                minus = [_dense(o).astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
                 flat[j] = original
                 for i in range(len(outs)):
                     columns[i][k].append((plus[i] - minus[i]) / (2 * eps))
@@ -58,15 +74,15 @@ def _analytical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], tar
     from .engine import grad
 
     outs = _outputs(func, inputs, keep)
-    jacobians = [[np.zeros((o.numel(), t.numel())) for t in targets] for o in outs]
+    jacobians = [[np.zeros((o.numel(), _entries(t).size)) for t in targets] for o in outs]
     for i, out in enumerate(outs):
         for row in range(out.numel()):
-            seed = np.zeros(out.numel(), dtype=out._data.dtype)
+            seed = np.zeros(out.numel(), dtype=out.dtype.np)
             seed[row] = 1
             grads = grad(out, targets, Tensor._wrap(seed.reshape(out.shape)), retain_graph=True, allow_unused=True)
             for k, g in enumerate(grads):
                 if g is not None:
-                    jacobians[i][k][row] = g._data.astype(np.float64).ravel()
+                    jacobians[i][k][row] = _gradient_entries(g, targets[k]).astype(np.float64).ravel()
     return jacobians
 
 

@@ -371,6 +371,8 @@ class AccumulateGrad(Node):
         grad = grad_outputs[0]
         if variable.grad is None:
             variable.grad = grad.clone()  # with create_graph the clone is recorded, as in PyTorch
+        elif variable.grad.is_sparse and not grad.is_sparse:  # sparse + dense is refused; dense + sparse is dense
+            variable.grad = grad + variable.grad
         elif grad_mode.state.grad_enabled:
             variable.grad = variable.grad + grad
         else:

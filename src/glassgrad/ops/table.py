@@ -102,6 +102,13 @@ class Derivative:
         """Wrap the forward array `out`; record a node if grad mode is on and an input requires grad."""
         return self._record(out, inputs, attrs)
 
+    def record_onto(self, result: Tensor, inputs: tuple[Tensor, ...], **attrs: Any) -> Tensor:
+        """`record` for a result the op built itself (a sparse tensor, which `record` would wrap as a dense one)."""
+        kind = result._data.dtype.kind
+        if kind == "f" or kind == "c":
+            self._join_graph(result, inputs, attrs, kind == "c")
+        return result
+
     def _record(self, out: Any, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor:
         result = wrap_array(out)
         kind = result._data.dtype.kind

@@ -208,6 +208,10 @@ class Optimizer:
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
 
+    def _sparse_gradient(self, grad: Tensor, group: dict[str, Any]) -> Any:
+        """What `_update` takes for a sparse gradient; the optimizers PyTorch runs on sparse gradients override it."""
+        raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+
     @staticmethod
     def _write(param: Tensor, value: np.ndarray) -> None:
         if value is not param._data:  # else the update was made in place
@@ -230,7 +234,7 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                grad = p.grad._data
+                grad = p.grad._data if not p.grad.is_sparse else self._sparse_gradient(p.grad, group)
                 if group.get("maximize", False):
                     grad = -grad
                 state = self.state.get(p, {})

@@ -167,7 +167,8 @@ def test_a_disabled_grad_scaler_trains_like_plain_steps() -> None:
 
 
 def test_cpu_autocast_is_disabled_with_a_warning_that_says_so() -> None:
-    # PyTorch autocasts on the CPU (to bfloat16, which glassgrad lacks); glassgrad runs in full precision and says so.
+    # PyTorch autocasts on the CPU (to bfloat16); glassgrad has bfloat16 but no autocast: it runs in the inputs' dtypes
+    # and says so.
     with pytest.warns(UserWarning, match="glassgrad has no mixed precision"), glassgrad.autocast("cpu"):
         assert (glassgrad.ones(2, 2) @ glassgrad.ones(2, 2)).dtype is glassgrad.float32
 

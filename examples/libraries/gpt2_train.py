@@ -1,7 +1,7 @@
 """GPT-2 from a small config (random weights, nothing downloaded) trained with AdamW and a warmup schedule,
 then asked to generate. Runs on PyTorch, or unchanged on glassgrad with `glassgrad run`.
 
-    python gpt2_train.py [--steps N] [--init state.pt] [--losses out.json]
+    python gpt2_train.py [--steps N] [--dtype bfloat16] [--init state.pt] [--losses out.json]
 """
 
 import argparse
@@ -13,6 +13,7 @@ from transformers import GPT2Config, GPT2LMHeadModel, get_linear_schedule_with_w
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--steps", type=int, default=20)
+parser.add_argument("--dtype", default="float32", help="train in this dtype (bfloat16: model.to(torch.bfloat16))")
 parser.add_argument("--init", help="a state_dict to start from (saved by torch.save)")
 parser.add_argument("--save-init", help="save the initial state_dict here")
 parser.add_argument("--losses", help="write the losses here as JSON")
@@ -28,6 +29,7 @@ if args.init:
     model.load_state_dict(torch.load(args.init))
 if args.save_init:
     torch.save(model.state_dict(), args.save_init)
+model.to(getattr(torch, args.dtype))
 
 # tokens from arithmetic, not a random stream: the two engines' generators draw different numbers
 tokens = (torch.arange(8 * 16) * 37 % config.vocab_size).view(8, 16)

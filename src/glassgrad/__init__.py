@@ -54,6 +54,11 @@ from ._layout import (
     layout,
     memory_format,
     preserve_format,
+    sparse_bsc,
+    sparse_bsr,
+    sparse_coo,
+    sparse_csc,
+    sparse_csr,
     strided,
 )
 from ._missing import module_getattr as _module_getattr
@@ -92,6 +97,7 @@ from .control_flow import cond
 from .ops import FUNCTIONS as _FUNCTIONS
 from .ops.creation import Generator, default_generator
 from .serialization import load, load_safetensors, save, save_safetensors
+from .sparse import smm, sparse_coo_tensor, spmm  # also installs Tensor.to_sparse
 from .tensor import Size, Tensor, device, is_tensor
 
 _device_type = device  # get_device_module's argument is named `device`
@@ -121,6 +127,10 @@ def is_complex(input: Tensor) -> _builtins.bool:
 
 def is_conj(input: Tensor) -> _builtins.bool:
     return input.is_conj()
+
+
+def is_neg(input: Tensor) -> _builtins.bool:
+    return input.is_neg()
 
 
 def numel(input: Tensor) -> _builtins.int:
@@ -188,14 +198,15 @@ _compiled, _sites.frames_elided = _native.compiled_imports()
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
 # imported on first use, so that `import glassgrad` stays light.
 _LAZY_MODULES = (
-    "_C", "_dynamo", "accelerator", "amp", "ao", "backends", "compiler", "cpu", "cuda", "distributed", "distributions", "export",
-    "func", "fx", "hub", "jit", "library", "mps", "mtia", "multiprocessing", "nested", "onnx", "overrides", "package",
-    "profiler", "quantization", "quasirandom", "random", "return_types", "signal", "storage", "types", "version", "xpu",
+    "_C", "_VF", "_dynamo", "_vmap_internals", "accelerator", "amp", "ao", "backends", "compiler", "cpu", "cuda", "distributed",
+    "distributions", "export", "func", "fx", "hub", "jit", "library", "masked", "mps", "mtia", "multiprocessing", "nested",
+    "onnx", "overrides", "package", "profiler", "quantization", "quasirandom", "random", "return_types", "signal", "storage",
+    "types", "version", "xpu",
 )
 # Names imported from their module on first use: torch.autocast is torch.amp.autocast, ...
 _LAZY_NAMES = {
     "autocast": "amp", "GradScaler": "amp", "vmap": "func", "UntypedStorage": "storage",
-    "PyTorchFileReader": "serialization._file_reader",
+    "PyTorchFileReader": "serialization._file_reader", "_unique": "_VF", "_unique2": "_VF",
 }
 _JIT_NAMES = {"compile": "compile", "fork": "torch_fork", "wait": "torch_wait", "ScriptModule": "ScriptModule"}  # torch.compile is the eager runner's
 _missing_name = _module_getattr(__name__)
@@ -210,4 +221,6 @@ def __getattr__(name: str) -> object:
         return getattr(_importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
     if name in _JIT_NAMES:
         return getattr(_importlib.import_module(f"{__name__}.jit"), _JIT_NAMES[name])
+    if name.startswith("_foreach_"):
+        return getattr(_importlib.import_module(f"{__name__}._foreach"), name)
     return _missing_name(name)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -95,6 +95,45 @@ def set_default_dtype(d: dtype) -> None:
     _default_float = d
 
 
+# NumPy's kind letter for a floating array is "f"; ml_dtypes gives bfloat16 and most of the float8 family "V"
+# (NumPy's letter for its own void type, which no tensor holds), float8_e5m2 "f". NumPy numbers the dtypes that
+# other libraries register from 256 (NPY_USERDEF): for a tensor's array, those are ml_dtypes'. These predicates
+# are the one place that knows it.
+def is_floating(np_dtype: np.dtype) -> bool:
+    """Whether an array of this NumPy dtype is a floating-point tensor's (bfloat16 and float8 included)."""
+    kind = np_dtype.kind
+    return kind == "f" or kind == "V"
+
+
+def is_inexact(np_dtype: np.dtype) -> bool:
+    """Floating or complex: the arrays gradients flow through and that may require grad."""
+    kind = np_dtype.kind
+    return kind == "f" or kind == "c" or kind == "V"
+
+
+def is_low_precision(np_dtype: np.dtype) -> bool:
+    """bfloat16 or a float8: arrays that PyTorch's CPU kernels compute in float32 and round back."""
+    return np_dtype.num >= _USER_DEFINED
+
+
+_USER_DEFINED = 256
+
+
+def widened(array: np.ndarray) -> np.ndarray:
+    """A bfloat16 or float8 array in float32, where PyTorch's CPU kernels compute it (rounding the result back
+    once, not after every partial sum); any other array as it is."""
+    return array.astype(np.float32) if is_low_precision(array.dtype) else array
+
+
+def machine_limits(np_dtype: np.dtype) -> Any:
+    """np.finfo of a floating NumPy dtype; ml_dtypes' own finfo for its types, which NumPy's does not know."""
+    if is_low_precision(np_dtype):
+        import ml_dtypes
+
+        return ml_dtypes.finfo(np_dtype)
+    return np.finfo(np_dtype)
+
+
 def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
     found = _BY_NUMPY.get(np_dtype)  # the hot path: an array's own dtype object
     if found is not None:
@@ -288,14 +327,6 @@ def can_cast(from_: dtype, to: dtype) -> bool:
     return source._category <= target._category
 
 
-def _machine_limits(real: dtype) -> Any:
-    if real.name in LOW_PRECISION:
-        import ml_dtypes  # NumPy's finfo does not know its types
-
-        return ml_dtypes.finfo(real.np)
-    return np.finfo(real.np)
-
-
 class finfo:
     """Machine limits of a floating dtype (of the real part, for a complex one), as Python floats."""
 
@@ -303,7 +334,7 @@ class finfo:
         real = get_default_dtype() if type is None else _require_dtype(type, "finfo", "type", 1).to_real()
         if not real.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle 'torch.finfo'")
-        info = _machine_limits(real)
+        info = machine_limits(real.np)
         self.bits = info.bits
         self.eps, self.max, self.min = float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)

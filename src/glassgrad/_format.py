@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._dtype import is_floating, is_low_precision
+
 if TYPE_CHECKING:
     from .tensor import Tensor
 
@@ -56,7 +58,7 @@ class _Formatter:
     """One width and notation for all elements of a real array (or of one part of a complex one)."""
 
     def __init__(self, values: np.ndarray) -> None:
-        self.floating = values.dtype.kind == "f"
+        self.floating = is_floating(values.dtype)
         self.int_mode, self.sci_mode, self.max_width = True, False, 1
         flat = values.ravel()
         if not self.floating:
@@ -156,13 +158,15 @@ def _body(data: np.ndarray, indent: int) -> str:
     return _nested(data, indent, summarize, cells)
 
 
-def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+def _with_suffixes(text: str, suffixes: list[str], indent: int, newline_first: bool = False) -> str:
+    """text, then its suffixes wrapped at the line width (a sparse tensor's first suffix on a line of its own)."""
     parts = [text]
     last_line = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
-        if last_line + len(suffix) + 2 > OPTIONS.linewidth:
+        if newline_first or last_line + len(suffix) + 2 > OPTIONS.linewidth:
             parts.append(",\n" + " " * indent + suffix)
             last_line = indent + len(suffix)
+            newline_first = False
         else:
             parts.append(", " + suffix)
             last_line += len(suffix) + 2
@@ -170,10 +174,10 @@ def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
 
 
 def format_tensor(t: Tensor) -> str:
-    from ._dtype import bool_, get_default_dtype, int64
+    from ._dtype import get_default_dtype
 
     data, dtype = t._data, t.dtype
-    if data.dtype.kind == "V":  # bfloat16 and float8 (ml_dtypes): printed through float32, which holds them exactly
+    if is_low_precision(data.dtype):  # bfloat16 and float8 (ml_dtypes): printed through float32, which holds them exactly
         data = data.astype(np.float32)
     default_float = get_default_dtype()
     prefix = "tensor("
@@ -186,13 +190,37 @@ def format_tensor(t: Tensor) -> str:
     else:
         if not OPTIONS.edgeitems:
             suffixes.append(f"size={tuple(data.shape)}")
-        if dtype not in (default_float, _default_complex(default_float), int64, bool_):
+        if not _prints_without_dtype(dtype):
             suffixes.append(f"dtype={dtype}")
+    return _with_suffixes(prefix + _body(data, len(prefix)), suffixes + _autograd_suffix(t), len(prefix))
+
+
+def format_sparse(t: Tensor, indices: np.ndarray, values: np.ndarray) -> str:
+    """A sparse COO tensor as PyTorch prints one: its indices and values, then size, nnz, dtype and layout."""
+    indent = len("tensor(")
+    parts = []
+    for name, data in (("indices", indices), ("values", values)):
+        prefix = f"{name}=tensor("
+        body = _body(data, indent + len(prefix)) + (f", size={tuple(data.shape)}" if data.size == 0 else "")
+        parts.append(prefix + body + ")")
+    suffixes = [f"size={tuple(t._data.shape)}", f"nnz={indices.shape[1]}"]
+    if not _prints_without_dtype(t.dtype):
+        suffixes.append(f"dtype={t.dtype}")
+    suffixes += [f"layout={t.layout}", *_autograd_suffix(t)]
+    return _with_suffixes("tensor(" + (",\n" + " " * indent).join(parts), suffixes, indent, newline_first=True)
+
+
+def _prints_without_dtype(dtype: Any) -> bool:
+    from ._dtype import bool_, get_default_dtype, int64
+
+    default_float = get_default_dtype()
+    return dtype in (default_float, _default_complex(default_float), int64, bool_)
+
+
+def _autograd_suffix(t: Tensor) -> list[str]:
     if t.grad_fn is not None:
-        suffixes.append(f"grad_fn=<{t.grad_fn.name()}>")
-    elif t._requires_grad:
-        suffixes.append("requires_grad=True")
-    return _with_suffixes(prefix + _body(data, len(prefix)), suffixes, len(prefix))
+        return [f"grad_fn=<{t.grad_fn.name()}>"]
+    return ["requires_grad=True"] if t._requires_grad else []
 
 
 def _default_complex(default_float: Any) -> Any:

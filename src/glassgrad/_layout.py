@@ -1,6 +1,6 @@
 """torch.layout and torch.memory_format: how a tensor's elements are arranged, as values scripts pass around.
 
-glassgrad's one layout is NumPy's strided array. The memory formats name orders of a strided tensor's
+glassgrad's dense layout is NumPy's strided array; glassgrad.sparse has the COO layout. The memory formats name orders of a strided tensor's
 dimensions in memory; `memory_format=` arguments accept them, and a tensor's strides say which one it has.
 """
 
@@ -40,6 +40,10 @@ class memory_format:
 
 
 strided = layout("strided")
+# glassgrad.sparse has COO tensors; the compressed layouts are names only, refused by to_sparse(layout=...)
+sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc = (
+    layout(name) for name in ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
+)
 contiguous_format = memory_format("contiguous_format", None)
 preserve_format = memory_format("preserve_format", None)
 channels_last = memory_format("channels_last", (0, 2, 3, 1))

@@ -1,7 +1,7 @@
 """torch.amp: autocast regions and gradient scaling, always disabled.
 
 Mixed precision needs a device whose half-precision kernels are faster; glassgrad has one CPU
-backend and no bfloat16. PyTorch's CPU-only build already disables CUDA autocast and CUDA
+backend, whose bfloat16 (ml_dtypes on NumPy) is slower than its float32. PyTorch's CPU-only build already disables CUDA autocast and CUDA
 gradient scaling with a warning, and mixed-precision training loops are written to run unchanged
 when they are disabled (scale() returns the loss, step() calls optimizer.step()). glassgrad
 disables them for every device, with PyTorch's warning for CUDA and its own for the others, where

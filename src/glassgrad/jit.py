@@ -255,6 +255,9 @@ def torch_wait(future: Future) -> Any:
     return future.wait()
 
 
+_fork, _wait = fork, wait  # the names PyTorch's own tests call (deprecated as well)
+
+
 class InvalidBackend(RuntimeError):
     """torch._dynamo.exc.InvalidBackend: torch.compile was given a backend name PyTorch does not register."""
 

@@ -7,6 +7,7 @@ names the type in annotations; resizing, sharing and device moves are not implem
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -61,6 +62,53 @@ class UntypedStorage:
     def __repr__(self) -> str:
         values = "\n".join(f" {v}" for v in self.tolist())
         return f"{values}\n[torch.storage.UntypedStorage(device=cpu) of size {len(self)}]"
+
+
+class TypedStorage:
+    """What the deprecated Tensor.storage() returns: the tensor's memory counted in elements of its dtype."""
+
+    def __init__(self, untyped: UntypedStorage, dtype: Any) -> None:
+        self._untyped_storage = untyped
+        self.dtype = dtype
+
+    def untyped(self) -> UntypedStorage:
+        return self._untyped_storage
+
+    def data_ptr(self) -> int:
+        return self._untyped_storage.data_ptr()
+
+    def element_size(self) -> int:
+        return int(self.dtype.itemsize)
+
+    def size(self) -> int:
+        return self._untyped_storage.nbytes() // self.element_size()
+
+    def __len__(self) -> int:
+        return self.size()
+
+    def nbytes(self) -> int:
+        return self._untyped_storage.nbytes()
+
+    @property
+    def device(self) -> Any:
+        return self._untyped_storage.device
+
+
+_warned_typed = [False]
+
+
+def typed_storage(tensor: Any) -> TypedStorage:
+    """Tensor.storage(): deprecated in PyTorch, which warns once per process as here."""
+    if not _warned_typed[0]:
+        _warned_typed[0] = True
+        warnings.warn(
+            "TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the only storage "
+            "class. This should only matter to you if you are using storages directly.  To access UntypedStorage "
+            "directly, use tensor.untyped_storage() instead of tensor.storage()",
+            UserWarning,
+            stacklevel=3,
+        )
+    return TypedStorage(untyped_storage(tensor), tensor.dtype)
 
 
 def untyped_storage(tensor: Any) -> UntypedStorage:

@@ -8,6 +8,7 @@ one place.
 from __future__ import annotations
 
 import itertools
+import warnings
 import weakref
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -227,6 +228,16 @@ class Tensor(TensorBase):
         return True
 
     @property
+    def volatile(self) -> bool:
+        """Removed from PyTorch long ago (no_grad replaced it); reading it warns and gives False, as there."""
+        warnings.warn("volatile was removed (Variable.volatile is always False)", UserWarning, stacklevel=2)
+        return False
+
+    def _is_view(self) -> bool:
+        """Whether autograd sees this tensor as a view of another (its `_base`); an inference tensor never is."""
+        return self._base is not None and not self._is_inference
+
+    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
@@ -272,6 +283,12 @@ class Tensor(TensorBase):
         return int(self._data.__array_interface__["data"][0])
 
     const_data_ptr = data_ptr
+
+    def storage(self) -> Any:
+        """The deprecated TypedStorage of this tensor's memory (untyped_storage() is the current way)."""
+        from .storage import typed_storage
+
+        return typed_storage(self)
 
     def storage_offset(self) -> int:
         """Elements between the start of the memory this tensor views and its first element, as in PyTorch."""
@@ -364,7 +381,7 @@ class Tensor(TensorBase):
                 "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                 "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
             )
-        if value and self._data.dtype.kind not in "fc":
+        if value and not _dtype.is_inexact(self._data.dtype):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self._is_inference and not grad_mode.state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
@@ -463,6 +480,9 @@ class Tensor(TensorBase):
         self.grad_fn = None
         self._output_nr = 0
         self._requires_grad = False
+        from .autograd import forward_ad
+
+        forward_ad.set_tangent(self, None)  # a dual tensor loses its tangent too, as in PyTorch
         return self
 
     @property
@@ -472,12 +492,22 @@ class Tensor(TensorBase):
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        if value.is_sparse:  # a dense tensor cannot become a sparse one in place
+            raise RuntimeError(
+                "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type."
+            )
         self._data = value._data
 
     # -- conversion --------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
         if self._requires_grad and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._exported()
+
+    def _exported(self) -> np.ndarray:
+        """The array, for NumPy's eyes: PyTorch refuses to hand NumPy a bfloat16 or float8 tensor."""
+        if _dtype.is_low_precision(self._data.dtype):
+            raise TypeError(f"Got unsupported ScalarType {self.dtype.scalar_name}")
         return self._data
 
     # NumPy defers to a tensor's reflected operators (np.float64(2.0) * t is t.__rmul__), as to PyTorch's tensors
@@ -490,7 +520,8 @@ class Tensor(TensorBase):
     def __array__(self, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
         if self._requires_grad:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self._data if dtype is None else self._data.astype(dtype)
+        data = self._exported()
+        return data if dtype is None else data.astype(dtype)
 
     def item(self) -> Any:
         if self._data.size != 1:
@@ -538,6 +569,9 @@ class Tensor(TensorBase):
 
     def half(self) -> Tensor:
         return self.to(_dtype.float16)
+
+    def bfloat16(self) -> Tensor:
+        return self.to(_dtype.low_precision("bfloat16"))
 
     def cfloat(self) -> Tensor:
         return self.to(_dtype.complex64)

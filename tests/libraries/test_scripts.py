@@ -43,6 +43,11 @@ def test_gpt2_trains_step_for_step_with_pytorch_and_generates_the_same_tokens(tm
     assert glassgrad_run["generated"] == torch_run["generated"]
 
 
+def test_gpt2_in_bfloat16_trains_with_pytorchs_losses_to_bfloat16_precision(tmp_path: Path) -> None:
+    torch_run, glassgrad_run = _both_engines("gpt2_train.py", tmp_path, "--steps", "3", "--dtype", "bfloat16")
+    np.testing.assert_allclose(glassgrad_run["losses"], torch_run["losses"], rtol=1e-2)  # bfloat16 keeps 8 bits
+
+
 def test_bert_classification_with_gradient_accumulation(tmp_path: Path) -> None:
     torch_run, glassgrad_run = _both_engines("bert_classify.py", tmp_path, "--steps", "4")
     np.testing.assert_allclose(glassgrad_run["losses"], torch_run["losses"], rtol=1e-5)

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
+
+import glassgrad
 
 from ..outcome import assert_same_outcome, expression
 
@@ -80,3 +83,14 @@ HASHES = [
 def test_hash_tensor_matches_torch(snippet) -> None:
     # hash_tensor's result is uint64, the one op here that makes one from other dtypes
     assert_same_outcome(snippet)
+
+
+@pytest.mark.parametrize("name", ["uint16", "uint32", "uint64"])
+def test_checkpoints_cross_load_both_ways_as_pytorch_writes_them(name: str, tmp_path) -> None:
+    values = [1, 2, 60000]
+    glassgrad.save({"u": glassgrad.tensor(values).to(getattr(glassgrad, name))}, tmp_path / "ours.pt")
+    torch.save({"u": torch.tensor(values).to(getattr(torch, name))}, tmp_path / "theirs.pt")
+    theirs = torch.load(tmp_path / "ours.pt", weights_only=True)["u"]
+    ours = glassgrad.load(tmp_path / "theirs.pt", weights_only=True)["u"]
+    assert theirs.dtype is getattr(torch, name) and theirs.tolist() == values
+    assert ours.dtype is getattr(glassgrad, name) and ours.tolist() == values

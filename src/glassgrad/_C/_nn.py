@@ -1,10 +1,13 @@
-"""torch._C._nn: `_parse_to`, which reads the arguments of Tensor.to and Module.to."""
+"""torch._C._nn: `_parse_to`, which reads the arguments of Tensor.to and Module.to, and the test op whose backward
+warns."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from .. import _device, _dtype
+from ..autograd.function import Function
 from ..tensor import Tensor, device
 
 
@@ -27,3 +30,19 @@ def _parse_to(*args: Any, **kwargs: Any) -> tuple[device | None, _dtype.dtype | 
     if kwargs.get("dtype") is not None:
         target = _dtype.to_dtype(kwargs["dtype"])
     return place, target, non_blocking, kwargs.get("memory_format")
+
+
+class _WarnInBackward(Function):
+    @staticmethod
+    def forward(ctx: Any, input: Tensor) -> Tensor:
+        return input.clone()
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Tensor:
+        warnings.warn("Warn from backward", UserWarning, stacklevel=2)
+        return grad
+
+
+def _test_warn_in_autograd(input: Tensor) -> Tensor:
+    """A copy of input whose backward warns "Warn from backward" (PyTorch's check that such warnings surface)."""
+    return _WarnInBackward.apply(input)

@@ -10,6 +10,7 @@ here. tests/test_layering.py checks all of this.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from .._missing import module_getattr as _module_getattr
@@ -31,6 +32,7 @@ from .grad_mode import (
     set_multithreading_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .graph import SavedTensor, _unsafe_preserve_version_counter
 from .graph_hooks import queue_callback, register_multi_grad_hook
 from .profiler import _profiler_enabled, kineto_available
 from .saved_mutation import allow_mutation_on_saved_tensors
@@ -70,11 +72,21 @@ class Variable(metaclass=_VariableMeta):
 
 
 __all__ = [
-    "Function", "FunctionCtx", "GradcheckError", "InplaceFunction", "NestedIOFunction", "Variable", "backward",
+    "Function", "FunctionCtx", "GradcheckError", "InplaceFunction", "NestedIOFunction", "SavedTensor", "Variable", "backward",
     "detect_anomaly", "enable_grad", "enforce_grad_layout_policy", "forward_ad", "functional", "grad", "gradcheck", "gradgradcheck",
     "graph", "inference_mode", "profiler", "profiler_util", "is_anomaly_enabled", "is_grad_enabled", "is_inference_mode_enabled",
     "is_multithreading_enabled", "is_view_replay_enabled", "no_grad", "once_differentiable", "set_detect_anomaly",
     "set_grad_enabled", "set_multithreading_enabled",
 ]
 
-__getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used
+_missing_name = _module_getattr(__name__)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "torch":  # PyTorch's torch.autograd imports torch, and old code reaches it as torch.autograd.torch
+        import glassgrad
+
+        return glassgrad
+    if name == "_functions":  # imported on first use, as PyTorch's own modules import it
+        return importlib.import_module(f"{__name__}._functions")
+    return _missing_name(name)  # a PyTorch name glassgrad lacks: say so, and where it was used

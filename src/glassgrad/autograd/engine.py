@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _quiet as quiet
 from .. import _sites as sites
-from .._dtype import _BY_NUMPY
+from .._dtype import _BY_NUMPY, is_floating
 from ..tensor import Size, Tensor
 from . import anomaly, forward_ad, grad_mode, seams, steps
 from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, GradientEdge, Node, edge_to
@@ -32,16 +32,20 @@ _anomaly_vars = vars(anomaly)  # read per node: a dict lookup where `anomaly.ena
 
 class GraphTask:
     """One backward call under way: its roots (so that an error raised deep inside can say which graph was being
-    differentiated), which nodes it will run, and the callbacks queued to run when it ends."""
+    differentiated), which nodes it will run, whether it keeps the graph, the node it is running now, and the
+    callbacks queued to run when it ends."""
 
-    __slots__ = ("callbacks", "deps", "id", "needed", "roots")
+    __slots__ = ("accumulate", "callbacks", "current", "deps", "id", "keep_graph", "needed", "roots")
     _ids = itertools.count()
 
-    def __init__(self, roots: list[Node]) -> None:
+    def __init__(self, roots: list[Node], keep_graph: bool, accumulate: bool) -> None:
         self.roots = roots
         self.id = next(GraphTask._ids)
+        self.keep_graph = keep_graph
+        self.accumulate = accumulate  # backward(), not autograd.grad()
         self.deps: dict[Node, int] = {}
         self.needed: set[Node] | None = None
+        self.current: Node | None = None
         self.callbacks: list[Any] = []
 
     def will_execute(self, node: Node) -> bool:
@@ -49,6 +53,24 @@ class GraphTask:
         if self.needed is not None:
             return node in self.needed
         return node in self.deps or node in self.roots
+
+
+    def execution_order(self) -> list[Node]:
+        """The nodes this backward runs (or captures), in the order the engine takes them: ready nodes latest first."""
+        deps = _dependencies(self.roots)
+        ready = [(-node._sequence_nr, node) for node in set(self.roots) if node not in deps]
+        heapq.heapify(ready)
+        order = []
+        while ready:
+            node = heapq.heappop(ready)[1]
+            if self.needed is None or node in self.needed:
+                order.append(node)
+            for child, _ in node.next_functions:
+                if child is not None:
+                    deps[child] -= 1
+                    if deps[child] == 0:
+                        heapq.heappush(ready, (-child._sequence_nr, child))
+        return order
 
 
 # Every backward pass under way in this process, innermost last.
@@ -87,7 +109,7 @@ def _root_grads(outputs: tuple[Any, ...], grad_outputs: tuple[Any, ...] | None, 
             if meta is None or prod(meta[0]) != 1:
                 explained = seams.explainer.non_scalar_root(out) if isinstance(out, Tensor) else ""
                 raise RuntimeError("grad can be implicitly created only for scalar outputs" + explained)
-            if meta[1].kind != "f":
+            if not is_floating(meta[1]):
                 raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got torch.{_BY_NUMPY[meta[1]].name}")
             grads.append(Tensor._wrap(np.ones(*meta)))  # made here: nothing to detach
             continue
@@ -133,19 +155,22 @@ def _dependencies(roots: list[Node]) -> dict[Node, int]:
     return deps
 
 
-def _needed(nodes: Iterable[Node], targets: set[Node]) -> set[Node]:
-    """Nodes from which some target is reachable: the only ones worth running.
+def _needed(nodes: Iterable[Node], targets: set[Node]) -> tuple[set[Node], set[Node]]:
+    """The targets and the nodes from which some target is reachable; and of those, the ones autograd.grad runs: all
+    but the targets with no other target below them (their gradient is captured before they would run, as in PyTorch).
 
     An op's inputs had their nodes before it drew its sequence number, so in ascending order every child is
     decided before its parents. (A leaf's AccumulateGrad, numbered after its first consumer, has no children.)
     """
     needed = set(targets)
+    to_run: set[Node] = set()
     for node in sorted(nodes, key=_sequence_nr):
         for child, _ in node.next_functions:
             if child in needed:
                 needed.add(node)
+                to_run.add(node)
                 break
-    return needed
+    return needed, to_run
 
 
 def broadcast_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...] | None:
@@ -216,7 +241,7 @@ def run_backward(
 ) -> list[Tensor | None]:
     """Run backward from `roots`; return the gradients that reached the `capture` edges."""
     freed_by = FreedBy(sites.caller_position(), steps.current)
-    task = GraphTask([n for n, _ in roots if n is not None])
+    task = GraphTask([n for n, _ in roots if n is not None], keep_graph, bool(accumulate))
     running.append(task)
     try:
         captured = _run(task, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
@@ -246,7 +271,12 @@ def _run(
     if seams.watcher is not None:
         seams.watcher.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.position, create_graph, bool(accumulate))
     targets = {n for n, _ in capture if n is not None} if capture is not None else None
-    needed = task.needed = _needed(itertools.chain(deps, root_nodes), targets) if targets is not None else None
+    needed = to_run = None
+    if targets is not None:
+        needed, to_run = _needed(itertools.chain(deps, root_nodes), targets)
+        if accumulate:  # backward(inputs=) runs a non-leaf input's grad_fn too, as PyTorch documents
+            to_run = needed
+    task.needed = needed
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}
 
     buffers: dict[Node, list[Tensor | None]] = {}
@@ -261,7 +291,7 @@ def _run(
     pop, push = heapq.heappop, heapq.heappush
     with grad_mode.set_grad_enabled(create_graph):
         while ready:
-            node = pop(ready)[1]
+            node = task.current = pop(ready)[1]
             grads = buffers.pop(node)
             is_sink = type(node) is AccumulateGrad
             if node._tensor_pre_hooks or node._retains_grad or (is_sink and node.variable._backward_hooks):
@@ -272,13 +302,15 @@ def _run(
                         captured[(node, nr)] = g
             # a leaf's sink runs only for backward() (and only for the leaves named in inputs=, if any)
             # bool(accumulate): Cython 3.3 miscompiles `object and (C bool)` inside a conditional expression (a segfault)
-            runs = (bool(accumulate) and (targets is None or node in targets)) if is_sink else (needed is None or node in needed)
+            runs = (bool(accumulate) and (targets is None or node in targets)) if is_sink else (to_run is None or node in to_run)
             outputs: tuple[Tensor | None, ...] = ()
             if runs:
                 if node._pre_hooks or node._hooks or _anomaly_vars["enabled"]:
                     outputs = _apply_hooked(node, grads, needed)
                 else:
                     outputs = node.apply(grads, needed)
+                    if node._hooks:  # registered while it ran (by an unpack hook)
+                        outputs = _post_hooks(node, outputs, grads, ())
                 if keep_graph:
                     node._retained_by = freed_by
                 else:
@@ -336,6 +368,8 @@ def _sum(buf: list[Tensor | None], nr: int, grad: Tensor, create_graph: bool) ->
     ):
         quiet.run_kernel((np.add, data, addend._data, data))  # out=data, by position
         return total
+    if total.is_sparse and not addend.is_sparse:  # PyTorch's InputBuffer too: sparse + dense is refused
+        return grad + total
     return total + grad
 
 
@@ -346,14 +380,23 @@ def _apply_hooked(node: Node, grads: list[Tensor | None], needed: set[Node] | No
             new = hook(tuple(grads))
             if new is not None:
                 grads = list(new)
+    known = tuple(node._hooks) if node._hooks else ()
     outputs = node.apply(grads, needed)
     if anomaly.enabled and anomaly.check_nan:
         anomaly.check_outputs(node, outputs)
     if node._hooks:
-        for hook in list(node._hooks.values()):
-            new = hook(tuple(outputs), tuple(grads))
-            if new is not None:
-                outputs = tuple(new)
+        outputs = _post_hooks(node, outputs, grads, known)
+    return outputs
+
+
+def _post_hooks(node: Node, outputs: tuple[Tensor | None, ...], grads: list[Tensor | None], known: tuple[int, ...]) -> tuple[Tensor | None, ...]:
+    """The node's post hooks: hook(grad_inputs, grad_outputs), each may replace grad_inputs. A hook registered while
+    the node ran (`known` lacks it) is given no grad_outputs (an empty tuple), as in PyTorch."""
+    for key, hook in list(node._hooks.items()):
+        seen = tuple(grads) if key in known else ()
+        new = hook(tuple(outputs), seen)
+        if new is not None:
+            outputs = tuple(new)
     return outputs
 
 
@@ -481,6 +524,8 @@ def grad(
     final: list[Tensor | None] = []
     for i, (t, g) in enumerate(zip(ins, result, strict=True)):
         if g is None:
+            if materialize_grads and isinstance(t, GradientEdge):
+                raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
             if materialize_grads:
                 g = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
             elif not allow_unused:

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import NamedTuple
 
+import numpy as np
+
 from ..tensor import Tensor
 from .grad_mode import _Mode
 
@@ -23,25 +25,28 @@ from .grad_mode import _Mode
 class _ForwardState:
     """The one dual level (if any), its tangents, and whether ops propagate them now."""
 
-    __slots__ = ("generation", "level", "propagating", "tangents")
+    __slots__ = ("enabled", "generation", "level", "propagating", "tangents")
 
     def __init__(self) -> None:
         self.level = -1
         self.generation = 0  # counts levels entered: a tangent kept aside (a saved output's) is valid in its own only
-        self.propagating = False  # a level is active and no tangent rule is being computed
+        self.enabled = True  # torch._C._set_fwd_grad_enabled: forward AD's switch, apart from grad mode
+        self.propagating = False  # a level is active, forward AD is enabled and no tangent rule is being computed
         self.tangents: dict[int, tuple[weakref.ref[Tensor], Tensor]] = {}
 
 
 state = _ForwardState()
+_current_level = -1  # PyTorch's module global: the active level, -1 outside any
 
 
 def enter_dual_level() -> int:
+    global _current_level
     if state.level >= 0:
         raise RuntimeError(NESTED_MESSAGE)
-    state.level = 0
+    state.level = _current_level = 0
     state.generation += 1
     state.tangents = {}
-    state.propagating = True
+    state.propagating = state.enabled
     return state.level
 
 
@@ -49,6 +54,7 @@ NESTED_MESSAGE = "Nested forward mode AD is not supported at the moment"
 
 
 def exit_dual_level(*, level: int | None = None) -> None:
+    global _current_level
     if level is None:
         level = state.level
     if level < 0:
@@ -57,9 +63,36 @@ def exit_dual_level(*, level: int | None = None) -> None:
         raise RuntimeError(
             "Trying to exit a forward AD level that was not the last one that was created. This is not supported."
         )
-    state.level = -1
+    state.level = _current_level = -1
     state.propagating = False
     state.tangents = {}
+
+
+def _is_fwd_grad_enabled() -> bool:
+    return state.enabled
+
+
+def set_fwd_grad_enabled(mode: bool) -> None:
+    """torch._C._set_fwd_grad_enabled: with it off, ops propagate no tangents even inside a dual level."""
+    state.enabled = bool(mode)
+    state.propagating = state.enabled and state.level >= 0
+
+
+class _set_fwd_grad_enabled(_Mode):
+    """Context manager (and decorator) that sets forward AD's switch and restores it on exit."""
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = mode
+
+    def __enter__(self) -> None:  # type: ignore[override]
+        self.before = state.enabled
+        set_fwd_grad_enabled(self.mode)
+
+    def __exit__(self, *exc: object) -> None:
+        set_fwd_grad_enabled(self.before)
+
+    def clone(self) -> _set_fwd_grad_enabled:
+        return _set_fwd_grad_enabled(self.mode)
 
 
 class dual_level(_Mode):
@@ -152,8 +185,32 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         dual = tensor.view_as(tensor)
         if tangent.dtype != tensor.dtype:
             tangent = tangent.to(tensor.dtype)
+        if type(tangent) is Tensor and type(tensor) is Tensor and not _same_layout(tensor._data, tangent._data):
+            tangent = _laid_out_as(tensor._data, tangent)
     set_tangent(dual, tangent)
     return dual
+
+
+def _storage(array: np.ndarray) -> np.ndarray:
+    while isinstance(array.base, np.ndarray):
+        array = array.base
+    return array
+
+
+def _same_layout(primal: np.ndarray, tangent: np.ndarray) -> bool:
+    """Whether the tangent's memory is laid out as the primal's: same strides, over a storage of as many elements."""
+    return primal.size == 0 or (primal.strides == tangent.strides and _storage(primal).size == _storage(tangent).size)
+
+
+def _laid_out_as(primal: np.ndarray, tangent: Tensor) -> Tensor:
+    """A copy of `tangent` in memory laid out as the primal's (its own storage as long as the primal's, at the same
+    offset and strides), as PyTorch makes one, so that a view op replayed on the dual (as_strided) fits its tangent."""
+    root = _storage(primal)
+    offset = (primal.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // primal.itemsize
+    storage = np.zeros(root.size, primal.dtype)
+    laid_out = np.lib.stride_tricks.as_strided(storage[offset:], primal.shape, primal.strides)
+    laid_out[...] = tangent._data
+    return Tensor._wrap(laid_out)
 
 
 def _torch_name(t: Tensor) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable, Container
 from typing import Any
 
@@ -11,7 +12,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import forward_ad, grad_mode
-from .graph import FreedBy, Node, SavedTensor
+from .graph import FreedBy, Node, SavedTensor, explain_freed, undefined_saved
 from .inplace import bump_version
 
 
@@ -66,6 +67,19 @@ class BackwardCFunction(Node, FunctionCtx):
             None if s is None else s.unpack(self) if isinstance(s, SavedTensor) else s
             for s in self._saved.get("saved_tensors", ())
         )
+
+    @property
+    def saved_variables(self) -> tuple[Tensor | None, ...]:
+        warnings.warn("'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
+    @property
+    def _raw_saved_tensors(self) -> tuple[SavedTensor, ...]:
+        """The SavedTensor objects themselves (a saved None is an undefined one), as PyTorch's node gives them."""
+        saved = self._saved.get("saved_tensors", ())
+        if any(isinstance(s, SavedTensor) and s.released for s in saved):
+            raise RuntimeError(explain_freed(self, None))
+        return tuple(undefined_saved() if s is None else s for s in saved)
 
     @property
     def num_outputs(self) -> int:
@@ -150,6 +164,17 @@ class Function(metaclass=_FunctionMeta):
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
         raise NotImplementedError(
             "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+        )
+
+    # PyTorch's switches for running a Function under torch.func.vmap. glassgrad's vmap batches a Function by running
+    # it once per batch element whatever they say; they are here for code that reads or sets them.
+    generate_vmap_rule = False
+
+    @staticmethod
+    def vmap(info: Any, in_dims: Any, *args: Any) -> Any:
+        raise NotImplementedError(
+            "To use autograd.Function with vmap, you must either override the vmap staticmethod or set "
+            "generate_vmap_rule=True."
         )
 
     @classmethod

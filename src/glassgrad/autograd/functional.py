@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from typing import Any
 
+import numpy as np
+
 from ..ops.creation import zeros, zeros_like
 from ..ops.shape import stack
 from ..tensor import Tensor
@@ -190,6 +192,20 @@ def _zeros_for_none(
 def _second_pass(create_graph: bool) -> Any:
     """Grad mode for the pass that makes the returned products: on for create_graph, else as the caller had it."""
     return grad_mode.set_grad_enabled(create_graph or grad_mode.is_grad_enabled())
+
+
+def _construct_standard_basis_for(tensors: Sequence[Tensor], tensor_numels: Sequence[int]) -> tuple[Tensor, ...]:
+    """The N x N identity (N the sum of the numels) split by columns into one block per tensor, each of that
+    tensor's dtype: row i is the i-th basis vector of the flattened inputs, as vectorized jacobians feed them."""
+    total = sum(tensor_numels)
+    blocks = []
+    start = 0
+    for tensor, numel in zip(tensors, tensor_numels, strict=True):
+        block = zeros(total, numel, dtype=tensor.dtype)
+        block._data[start:start + numel] = np.eye(numel, dtype=block._data.dtype)
+        blocks.append(block)
+        start += numel
+    return tuple(blocks)
 
 
 def jacobian_blocks(

@@ -32,19 +32,35 @@ def _differentiable(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[i
         return [i for i, o in enumerate(_outputs(func, inputs)) if o._requires_grad]
 
 
+def _entries(t: Tensor) -> np.ndarray:
+    """The array gradcheck perturbs: a tensor's elements; a sparse tensor's specified values, as PyTorch's masked
+    check has it (the unspecified elements are not inputs)."""
+    return t._values()._data if t.is_sparse else t._data
+
+
+def _dense(t: Tensor) -> np.ndarray:
+    return t.to_dense()._data if t.is_sparse else t._data
+
+
+def _gradient_entries(g: Tensor, t: Tensor) -> np.ndarray:
+    """A gradient for t, at the entries _entries(t) lists."""
+    dense = _dense(g)
+    return dense[tuple(t._indices()._data)] if t.is_sparse else dense
+
+
 def _numerical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor], eps: float, keep: list[int]) -> list[list[np.ndarray]]:
     """[output][input] -> (out.numel(), in.numel()) by central differences on each input element."""
     with grad_mode.no_grad():
         outs = _outputs(func, inputs, keep)
         columns: list[list[list[np.ndarray]]] = [[[] for _ in targets] for _ in outs]
         for k, t in enumerate(targets):
-            flat = t._data.reshape(-1)  # a view: perturbing it perturbs the input, with no version bump
+            flat = _entries(t).reshape(-1)  # a view: perturbing it perturbs the input, with no version bump
             for j in range(flat.size):
                 original = flat[j].copy()
                 flat[j] = original + eps
-                plus = [o._data.astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
+                plus = [_dense(o).astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
                 flat[j] = original - eps
-                minus = [o._data.astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
+                minus = [_dense(o).astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
                 flat[j] = original
                 for i in range(len(outs)):
                     columns[i][k].append((plus[i] - minus[i]) / (2 * eps))
@@ -58,15 +74,15 @@ def _analytical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], tar
     from .engine import grad
 
     outs = _outputs(func, inputs, keep)
-    jacobians = [[np.zeros((o.numel(), t.numel())) for t in targets] for o in outs]
+    jacobians = [[np.zeros((o.numel(), _entries(t).size)) for t in targets] for o in outs]
     for i, out in enumerate(outs):
         for row in range(out.numel()):
-            seed = np.zeros(out.numel(), dtype=out._data.dtype)
+            seed = np.zeros(out.numel(), dtype=out.dtype.np)
             seed[row] = 1
             grads = grad(out, targets, Tensor._wrap(seed.reshape(out.shape)), retain_graph=True, allow_unused=True)
             for k, g in enumerate(grads):
                 if g is not None:
-                    jacobians[i][k][row] = g._data.astype(np.float64).ravel()
+                    jacobians[i][k][row] = _gradient_entries(g, targets[k]).astype(np.float64).ravel()
     return jacobians
 
 
@@ -164,3 +180,44 @@ def gradgradcheck(
     return gradcheck(
         first_derivative, (*inputs, *grad_outputs), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception
     )
+
+
+# -- the deprecated Jacobian helpers PyTorch still exports: each Jacobian is (input numel, output numel) there --
+def _deprecated_helper(name: str, grad_out: float) -> None:
+    warnings.warn(
+        f"`{name}` was part of PyTorch's private API and not meant to be exposed. We are deprecating it and it will "
+        "be removed in a future version of PyTorch. If you have a specific use for this or feature request for this "
+        "to be a stable API, please file us an issue at https://github.com/pytorch/pytorch/issues/new",
+        FutureWarning,
+        stacklevel=3,
+    )
+    if grad_out != 1.0:  # kept in the signature for old callers only
+        raise ValueError(f"Expected grad_out to be 1.0. {name} no longer supports values of grad_out != 1.0.")
+
+
+def _as_tensors(jacobians: list[np.ndarray], targets: list[Tensor]) -> tuple[Tensor, ...]:
+    return tuple(Tensor._wrap(j.T.astype(t._data.dtype)) for j, t in zip(jacobians, targets, strict=True))
+
+
+def get_numerical_jacobian(
+    fn: Callable[[tuple[Any, ...]], Any], inputs: Any, target: Any = None, eps: float = 1e-3, grad_out: float = 1.0
+) -> tuple[Tensor, ...]:
+    """Central-difference Jacobians of fn(inputs)'s first output, one per target (by default the inputs that
+    require grad)."""
+    _deprecated_helper("get_numerical_jacobian", grad_out)
+    inputs = _tuple(inputs)
+    targets = [t for t in (inputs if target is None else _tuple(target)) if isinstance(t, Tensor) and t.requires_grad]
+    jacobians = _numerical_jacobians(lambda *args: fn(args), inputs, targets, eps, [0])[0]
+    return _as_tensors(jacobians, targets)
+
+
+def get_analytical_jacobian(
+    inputs: Any, output: Tensor, nondet_tol: float = 0.0, grad_out: float = 1.0
+) -> tuple[tuple[Tensor, ...], bool, bool, bool]:
+    """Backward's Jacobians of `output`, one per input that requires grad; whether two runs agree within nondet_tol
+    (reentrant); and that the gradients' sizes and dtypes were right (the engine checks those itself)."""
+    _deprecated_helper("get_analytical_jacobian", grad_out)
+    targets = [t for t in _tuple(inputs) if isinstance(t, Tensor) and t.requires_grad]
+    first, second = (_analytical_jacobians(lambda: output, (), targets, [0])[0] for _ in range(2))
+    reentrant = all(np.abs(a - b).max(initial=0.0) <= nondet_tol for a, b in zip(first, second, strict=True))
+    return _as_tensors(first, targets), reentrant, True, True

@@ -49,6 +49,6 @@ cdef class SavedTensor:
     cdef _capture(self, name, tensor, is_output)
 
     @cython.locals(tensor=TensorBase)
-    cpdef unpack(self, node)
+    cpdef unpack(self, node=*)
 
     cpdef release(self)

@@ -25,7 +25,7 @@ from .. import _sites as sites
 from .._dtype import _BY_NUMPY
 from .._dtype import dtype as Dtype
 from .._sites import Position, Site
-from ..tensor import Tensor, wrap_array
+from ..tensor import Tensor, VersionCounter, wrap_array
 from . import anomaly, forward_ad, grad_mode, seams, steps
 
 # The three flags every new node reads, through their modules' dicts: compiled, `steps.current` is a module getattr
@@ -223,19 +223,36 @@ def live_saved_bytes(nodes: Iterable[Node]) -> int:
 
 
 def saved_attributes(names: Iterable[str]) -> dict[str, property]:
-    """PyTorch's grad_fn._saved_<name> for each name a node class may save: the value, unpacked.
+    """PyTorch's grad_fn._saved_<name> for each name a node class may save (the value, unpacked), and
+    grad_fn._raw_saved_<name> (a saved tensor's SavedTensor object itself, whose hooks can be set).
 
     Properties on the node class rather than a __getattr__ on Node: a compiled Node with __getattr__ would send
     every attribute read of its Python subclasses through a slow hook.
     """
-    return {f"_saved_{name}": property(functools.partial(_saved_value, name=name)) for name in names}
+    attributes = {}
+    for name in names:
+        attributes[f"_saved_{name}"] = property(functools.partial(_saved_value, name=name))
+        attributes[f"_raw_saved_{name}"] = property(functools.partial(_raw_saved_value, name=name))
+    return attributes
+
+
+def _saved_entry(node: Node, name: str, prefix: str) -> Any:
+    saved = node._saved.get(name, _MISSING)
+    if saved is _MISSING:  # not saved by this node (its inputs' requires_grad left the formula out)
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '{prefix}{name}'")
+    return saved
 
 
 def _saved_value(node: Node, name: str) -> Any:
-    saved = node._saved.get(name, _MISSING)
-    if saved is _MISSING:  # not saved by this node (its inputs' requires_grad left the formula out)
-        raise AttributeError(f"'{type(node).__name__}' object has no attribute '_saved_{name}'")
+    saved = _saved_entry(node, name, "_saved_")
     return saved.unpack(node) if type(saved) is SavedTensor else saved
+
+
+def _raw_saved_value(node: Node, name: str) -> Any:
+    saved = _saved_entry(node, name, "_raw_saved_")
+    if type(saved) is SavedTensor:
+        return saved
+    raise AttributeError(f"'{type(node).__name__}' object has no attribute '_raw_saved_{name}'")
 
 
 def edge_to(t: Tensor) -> tuple[Node | None, int]:
@@ -274,6 +291,28 @@ def increment_version(tensor: Tensor | Iterable[Tensor]) -> None:
     for t in (tensor,) if isinstance(tensor, Tensor) else tensor:
         if not t._is_inference:
             t._shared_counter().value += 1
+
+
+def set_versions(tensors: Iterable[Tensor], versions: Iterable[int]) -> None:
+    """Set each tensor's version counter (shared with its views and aliases): torch._C._autograd's
+    _unsafe_set_version_counter, for code that changes a tensor behind autograd's back on purpose."""
+    for tensor, version in zip(tensors, versions, strict=True):
+        if version < 0:
+            raise RuntimeError(f"Cannot set a version_counter to a value below 0: {version}")
+        tensor._shared_counter().value = version
+
+
+class _unsafe_preserve_version_counter:
+    """In-place changes inside leave the tensors' versions as they were on entry (torch.autograd's)."""
+
+    def __init__(self, tensors: Tensor | Iterable[Tensor]) -> None:
+        self.tensors = (tensors,) if isinstance(tensors, Tensor) else tuple(tensors)
+
+    def __enter__(self) -> None:
+        self.versions = [t._shared_counter().value for t in self.tensors]
+
+    def __exit__(self, *exc: object) -> None:
+        set_versions(self.tensors, self.versions)
 
 
 def _edge_to_input(t: Tensor, position: Position | None) -> tuple[Node | None, int]:
@@ -332,6 +371,8 @@ class AccumulateGrad(Node):
         grad = grad_outputs[0]
         if variable.grad is None:
             variable.grad = grad.clone()  # with create_graph the clone is recorded, as in PyTorch
+        elif variable.grad.is_sparse and not grad.is_sparse:  # sparse + dense is refused; dense + sparse is dense
+            variable.grad = grad + variable.grad
         elif grad_mode.state.grad_enabled:
             variable.grad = variable.grad + grad
         else:
@@ -416,7 +457,9 @@ class SavedTensor:
         "version_counter",
     )
 
-    def __init__(self, name: str, tensor: Tensor, is_output: bool) -> None:
+    def __init__(self, name: str = "", tensor: Tensor | None = None, is_output: bool = False) -> None:
+        if tensor is None:  # torch.autograd.SavedTensor(): only the engine (or _make_saved_tensor) makes them
+            raise RuntimeError("Trying to create a SavedTensor object from Python is forbidden.")
         self._capture(name, tensor, is_output)
 
     def _capture(self, name: str, tensor: Tensor, is_output: bool) -> None:
@@ -462,7 +505,8 @@ class SavedTensor:
         self._tensor = self._data = self._packed = self._unpack_hook = self._history = self.tangent = None
         self.released = True
 
-    def unpack(self, node: Node) -> Tensor:
+    def unpack(self, node: Node | None = None) -> Tensor | None:
+        """The saved tensor (None for an undefined one); a saved output gets `node` as its grad_fn back."""
         if self.released:
             raise RuntimeError(explain_freed(node, self))
         if self._unpack_hook is not None:
@@ -484,8 +528,70 @@ class SavedTensor:
             if self.tangent is not None and self.tangent[0] == forward_ad.state.generation and forward_ad.state.level >= 0:
                 forward_ad.set_tangent(tensor, self.tangent[1])
             return tensor
-        assert self._tensor is not None
         return self._tensor
+
+    # -- torch._C._autograd.SavedTensor's Python API ---------------------------
+    @property
+    def data(self) -> Any:
+        """What is kept: the packed object, the saved input itself, or a saved output's data without history."""
+        if self._unpack_hook is not None:
+            return self._packed
+        if self.is_output and self._data is not None:
+            alias = wrap_array(self._data)
+            alias._counter = self.version_counter
+            return alias
+        return self._tensor
+
+    @property
+    def unpack_hook(self) -> Callable[[Any], Tensor] | None:
+        return self._unpack_hook
+
+    def register_hooks(self, *hooks: Any) -> None:
+        """Pack the kept tensor with hooks[0] now and restore it with hooks[1] on every unpack, as a
+        saved_tensors_hooks would have done when it was saved."""
+        if len(hooks) != 2 or not all(callable(h) for h in hooks):
+            raise TypeError(
+                "register_hooks(): incompatible function arguments. The following argument types are supported: "
+                "(self: torch._C._autograd.SavedTensor, arg0: Callable, arg1: Callable) -> None"
+            )
+        if self._unpack_hook is not None:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair of "
+                "hooks is allowed at a time."
+            )
+        if self.released:
+            raise RuntimeError(
+                "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the "
+                "graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you need "
+                "to backward through the graph a second time or if you need to access saved variables after calling "
+                "backward."
+            )
+        tensor = self.data
+        if tensor is None:
+            raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
+        version = self.version_counter.value
+        with grad_mode.no_grad():
+            packed = hooks[0](tensor)
+        if self.version_counter.value != version:
+            raise RuntimeError(
+                "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot "
+                "be modified by in-place operations as this can lead to unexpected side-effects. Please open an "
+                "issue if you need to perform in-place operations on the input to a pack hook."
+            )
+        if not self.is_output and tensor._requires_grad:  # what the unpacked value is differentiated as
+            self._history = edge_to(tensor)
+        self._packed, self._unpack_hook = packed, hooks[1]
+        self._tensor = self._data = None
+
+
+def undefined_saved() -> SavedTensor:
+    """The SavedTensor of a None that a custom Function saved: it unpacks to None and takes no hooks."""
+    saved = SavedTensor.__new__(SavedTensor)
+    saved.name, saved.is_output, saved.released, saved.requires_grad, saved.output_nr = "", False, False, False, 0
+    saved.shape, saved.dtype, saved.tangent = (), None, None
+    saved._tensor = saved._data = saved._packed = saved._unpack_hook = saved._history = None
+    saved.version_counter, saved.saved_version = VersionCounter(), 0
+    return saved
 
 
 # The (pack, unpack) pairs of the saved_tensors_hooks in force, innermost last: a module global, as every saved
@@ -501,11 +607,45 @@ class saved_tensors_hooks:
         self.unpack_hook = unpack_hook
 
     def __enter__(self) -> saved_tensors_hooks:
+        if _hooks_disabled[-1] is not None:
+            raise RuntimeError(_hooks_disabled[-1])
         _hook_stack.append((self.pack_hook, self.unpack_hook))
         return self
 
     def __exit__(self, *exc: object) -> None:
         _hook_stack.pop()
+
+
+# Why saved_tensors_hooks may not be entered now (None: they may), innermost last: disable_saved_tensors_hooks.
+_hooks_disabled: list[str | None] = [None]
+
+
+def saved_tensors_hooks_disabled_message() -> str | None:
+    return _hooks_disabled[-1]
+
+
+class disable_saved_tensors_hooks:
+    """Entering saved_tensors_hooks inside raises RuntimeError(error_message); so does entering this inside them.
+    (A decorator too.)"""
+
+    def __init__(self, error_message: str) -> None:
+        self.error_message = error_message
+
+    def __enter__(self) -> None:
+        if _hook_stack:
+            raise RuntimeError(self.error_message)
+        _hooks_disabled.append(self.error_message)
+
+    def __exit__(self, *exc: object) -> None:
+        _hooks_disabled.pop()
+
+    def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(func)
+        def disabled(*args: Any, **kwargs: Any) -> Any:
+            with disable_saved_tensors_hooks(self.error_message):
+                return func(*args, **kwargs)
+
+        return disabled
 
 
 class save_on_cpu(saved_tensors_hooks):

@@ -146,6 +146,25 @@ class record_function:
         return ranged
 
 
+class _ProfilerOps:
+    """torch.ops.profiler: record_function's range as two calls, the form PyTorch's older code and scripts use."""
+
+    @staticmethod
+    def _record_function_enter(name: str, args: str | None = None) -> record_function:
+        handle = record_function(name, args)
+        handle.__enter__()
+        return handle
+
+    _record_function_enter_new = _record_function_enter
+
+    @staticmethod
+    def _record_function_exit(handle: record_function) -> None:
+        handle.__exit__(None, None, None)
+
+
+ops = _ProfilerOps()
+
+
 class emit_nvtx:
     """Inert on glassgrad: there is no CUDA, so no NVTX ranges to emit (the program runs unprofiled)."""
 

@@ -208,7 +208,11 @@ install_tensor_methods()
 
 
 def __getattr__(name: str) -> object:
-    """torch.ops.<namespace>: the operators torch.library.custom_op registered there."""
+    """torch.ops.<namespace>: the operators torch.library.custom_op registered there, and torch.ops.profiler."""
+    if name == "profiler":
+        from ..autograd.profiler import ops
+
+        return ops
     from ..library import namespace
 
     return namespace(name)

@@ -287,15 +287,16 @@ def tanhshrink(input: Tensor) -> Tensor:
 def _as_scalar_of(value: float, dtype: _dtype.dtype) -> Any:
     """A Python number as `dtype`'s scalar (integers truncate), or PyTorch's error when it does not fit."""
     kind = dtype.np
-    if kind.kind == "f":
-        largest = float(np.finfo(kind).max)
+    floating = _dtype.is_floating(kind)
+    if floating:
+        largest = float(_dtype.machine_limits(kind).max)
         fits = kind != np.float32 or not math.isfinite(value) or -largest <= value <= largest
     else:
         fits = math.isfinite(value) and np.iinfo(kind).min <= value <= np.iinfo(kind).max
     if not fits:
-        name = _dtype.CPP_NAMES[_dtype._BY_NUMPY[kind]] if kind.kind == "f" else f"{kind.name}_t"  # c10 names int64_t, not long
+        name = _dtype.CPP_NAMES[_dtype._BY_NUMPY[kind]] if floating else f"{kind.name}_t"  # c10 names int64_t, not long
         raise RuntimeError(f"value cannot be converted to type {name} without overflow")
-    return kind.type(value if kind.kind == "f" else int(value))
+    return kind.type(value if floating else int(value))
 
 
 def _zero_inside(grad: Tensor, self: Tensor, lambd: float) -> Tensor:
@@ -341,9 +342,9 @@ def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
 
 def softshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     x = require_tensor("softshrink", "input", 1, input)
-    if x.dtype.is_floating_point and not 0 <= lambd <= np.finfo(x._data.dtype).max:
+    if x.dtype.is_floating_point and not 0 <= lambd <= _dtype.machine_limits(x._data.dtype).max:
         raise RuntimeError(
-            f"lambda must be in range [0, {np.finfo(x._data.dtype).max:g}] for input dtype {x.dtype.scalar_name}, "
+            f"lambda must be in range [0, {_dtype.machine_limits(x._data.dtype).max:g}] for input dtype {x.dtype.scalar_name}, "
             f"but found {lambd:g}"
         )
     return _pointwise(
@@ -440,6 +441,25 @@ def _log_softmax_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, 
     np.subtract(g, out, out=out)
 
 
+def _in_float32(kernel: Callable[..., None]) -> Callable[..., None]:
+    """A fused backward kernel that, on bfloat16 and float8 arrays, computes in float32 and rounds once into `out`,
+    as PyTorch's CPU does: rounding its partial sums would cancel away small gradients."""
+
+    def run(g: np.ndarray, y: np.ndarray, out: np.ndarray, *attrs: Any) -> None:
+        if not _dtype.is_low_precision(out.dtype):
+            return kernel(g, y, out, *attrs)
+        wide = np.empty(out.shape, np.float32)
+        kernel(_dtype.widened(g), _dtype.widened(y), wide, *attrs)
+        np.copyto(out, wide, casting="unsafe")
+        return None
+
+    return run
+
+
+_softmax_backward_kernel = _in_float32(_softmax_backward_kernel)
+_log_softmax_backward_kernel = _in_float32(_log_softmax_backward_kernel)
+
+
 def softmax_backward(grad_output: Tensor, output: Tensor, dim: int) -> Tensor:
     """output * (grad_output - sum(grad_output * output, dim)), into one buffer."""
     return _fused_backward(SoftmaxBackwardDataBackward0, _softmax_backward_kernel, grad_output, output, dim=dim)
@@ -481,7 +501,7 @@ def _softmax(input: Tensor, dim: int, dtype: Any, log: bool) -> Tensor:
     d = x._wrap_dim(dim)
     if not x.dtype.is_floating_point:
         raise not_implemented_for("log_softmax_lastdim_kernel_impl" if log else "softmax_lastdim_kernel_impl", x.dtype)
-    data = x._data.reshape(x._data.shape or (1,))
+    data = _dtype.widened(x._data.reshape(x._data.shape or (1,)))
     token = silence()
     try:  # the output is the one full-size array; log_softmax needs one more, for exp
         # The ufuncs' own reduce: np.max and np.sum add a Python layer that costs more than a row of ten classes

@@ -105,7 +105,7 @@ def _finish(array: np.ndarray, requires_grad: bool, dev: Any) -> Tensor:
 
 def check_grad_dtype(np_dtype: np.dtype) -> None:
     """A factory's requires_grad=True on an integer or bool tensor, refused in PyTorch's words for factories."""
-    if np_dtype.kind not in "fc":
+    if not _dtype.is_inexact(np_dtype):
         raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
 
 

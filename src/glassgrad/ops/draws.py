@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from ..tensor import Tensor
 from .creation import Generator, _finish, _float_or, _rng, _size
 from .elementwise import _not_implemented, _zero, broadcast_shape
@@ -181,7 +182,7 @@ def _standard_gamma(input: Tensor, generator: Generator | None = None) -> Tensor
     _floating(input, "gamma_cpu")
     alpha = input._data.astype(np.float64)
     sample = np.exp(_log_standard_gamma(_rng(generator), alpha))
-    sample = np.maximum(sample, np.finfo(input._data.dtype).tiny).astype(input._data.dtype)
+    sample = np.maximum(sample, _dtype.machine_limits(input._data.dtype).tiny).astype(input._data.dtype)
     return StandardGammaBackward0.record(sample, (input,))
 
 
@@ -224,7 +225,7 @@ def _sample_dirichlet(input: Tensor, generator: Generator | None = None) -> Tens
     _floating(input, "dirichlet")
     log_gammas = _log_standard_gamma(_rng(generator), input._data.astype(np.float64))
     log_total = np.logaddexp.reduce(log_gammas, axis=-1, keepdims=True)
-    finfo = np.finfo(input._data.dtype)
+    finfo = _dtype.machine_limits(input._data.dtype)
     sample = np.clip(np.exp(log_gammas - log_total), finfo.tiny, 1 - finfo.eps).astype(input._data.dtype)
     return SampleDirichletBackward.record(sample, (input,))
 

@@ -15,6 +15,7 @@ from .. import _quiet as quiet
 from .._dtype import dtype, result_type
 from ..tensor import _NDARRAY, Tensor
 from .creation import zeros_like
+from .out_variant import into
 from .table import AUTO_ELEMENT_WISE, Derivative, derivative
 
 Operand = Tensor | float | int | bool
@@ -134,7 +135,9 @@ _NO_ATTRIBUTES: dict[str, Any] = {}  # read only (Derivative._record keeps value
 def _float_unary(name: str, entry: Derivative, kernel: Kernel) -> Callable[[Tensor], Tensor]:
     """A function like exp: any dtype in, a floating result (the default dtype for integer inputs)."""
 
-    def op(input: Tensor) -> Tensor:
+    def op(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+        if out is not None:
+            return into(out, op, input)
         return _float_result(name, entry, kernel, input)
 
     op.__name__ = op.__qualname__ = name
@@ -156,7 +159,9 @@ def _float_result(name: str, entry: Derivative, kernel: Kernel, input: Tensor) -
 def _exact_unary(name: str, entry: Derivative, kernel: Kernel, rejects: tuple[int, ...], kernel_name: str) -> Callable[[Tensor], Tensor]:
     """A function like floor: the result keeps the input's dtype; `rejects` are the dtype categories PyTorch refuses."""
 
-    def op(input: Tensor) -> Tensor:
+    def op(input: Tensor, *, out: Tensor | None = None) -> Tensor:
+        if out is not None:
+            return into(out, op, input)
         d = require_tensor(name, "input", 1, input).dtype
         if d._category in rejects:
             raise not_implemented_for(kernel_name, d)
@@ -267,12 +272,16 @@ def _from_add_stub(out: Tensor) -> Tensor:
 _ADD, _MULTIPLY = np.add, np.multiply
 
 
-def add(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
+def add(input: Operand, other: Operand, *, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        return into(out, add, input, other, alpha=alpha)
     kernel = _ADD if alpha == 1 else lambda a, b: a + alpha * b
     return _from_add_stub(_binary_with(AddBackward0, kernel, input, other, False, {"alpha": alpha}))
 
 
-def sub(input: Operand, other: Operand, *, alpha: float = 1) -> Tensor:
+def sub(input: Operand, other: Operand, *, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        return into(out, sub, input, other, alpha=alpha)
     if isinstance(input, Tensor) and input.dtype is _dtype.bool_ and isinstance(other, Tensor) and other.dtype is _dtype.bool_:
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -288,11 +297,15 @@ def rsub(input: Tensor, other: Operand, *, alpha: float = 1) -> Tensor:
     return _from_add_stub(_binary(RsubBackward1, lambda a, b: b - alpha * a, input, other, alpha=alpha))
 
 
-def mul(input: Operand, other: Operand) -> Tensor:
+def mul(input: Operand, other: Operand, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        return into(out, mul, input, other)
     return _binary_with(MulBackward0, _MULTIPLY, input, other, False, _NO_ATTRIBUTES)
 
 
-def div(input: Operand, other: Operand, *, rounding_mode: str | None = None) -> Tensor:
+def div(input: Operand, other: Operand, *, rounding_mode: str | None = None, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        return into(out, div, input, other, rounding_mode=rounding_mode)
     if rounding_mode is None:
         return _binary_with(DivBackward0, np.true_divide, input, other, True, _NO_ATTRIBUTES)
     if rounding_mode in ("floor", "trunc"):

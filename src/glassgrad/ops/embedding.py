@@ -81,7 +81,18 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
     _check_lookup(input, weight)
     if max_norm is not None:
         _renorm_rows(weight, input._data, max_norm, norm_type)
-    return _rows(weight, input, -1 if padding_idx is None else padding_idx % num, scale_grad_by_freq)
+    return _lookup(weight, input, -1 if padding_idx is None else padding_idx % num, scale_grad_by_freq, sparse)
+
+
+# The lookup whose weight gradient is a sparse tensor (sparse=True): glassgrad.sparse, a floor above the ops,
+# installs it when it is imported (glassgrad imports it at start-up).
+sparse_rows: Callable[[Tensor, Tensor, int, bool], Tensor] | None = None
+
+
+def _lookup(weight: Tensor, indices: Tensor, padding_idx: int, by_freq: bool, sparse: bool) -> Tensor:
+    if sparse and sparse_rows is not None:
+        return sparse_rows(weight, indices, padding_idx, by_freq)
+    return _rows(weight, indices, padding_idx, by_freq)
 
 
 def aten_embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
@@ -89,7 +100,7 @@ def aten_embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale
     """torch.embedding: ATen's op under F.embedding, weight first; a padding_idx that is negative or past the last
     row names no row (F.embedding has already turned -1 into num - 1 and refused out-of-range ones)."""
     _check_lookup(indices, weight)
-    return _rows(weight, indices, padding_idx, scale_grad_by_freq)
+    return _lookup(weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
 
 # -- embedding_bag ---------------------------------------------------------------------------------------------
@@ -224,7 +235,7 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                   per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
                   padding_idx: int | None = None) -> Tensor:
     """Sums, means or maxes of bags of embeddings: bag i holds input[offsets[i]:offsets[i + 1]], or row i of a 2-D input.
-    `sparse` is accepted, but the weight's gradient is dense (glassgrad has no sparse tensors)."""
+    `sparse` is accepted, but the weight's gradient is dense (glassgrad's sparse gradients cover F.embedding only)."""
     if weight.dtype in (_dtype.int64, _dtype.int32) and input.dtype.is_floating_point:
         warnings.warn(
             "Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, input, ...)` is "

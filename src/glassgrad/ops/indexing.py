@@ -160,7 +160,7 @@ def _identity(reduce: str, dtype: np.dtype) -> Any:
     """What include_self=False starts each scattered-into position from."""
     if reduce not in ("amax", "amin"):
         return 1 if reduce == "prod" else 0
-    floating = np.issubdtype(dtype, np.floating)
+    floating = _dtype.is_floating(dtype)
     low, high = (-np.inf, np.inf) if floating else (np.iinfo(dtype).min, np.iinfo(dtype).max)
     return low if reduce == "amax" else high
 
@@ -186,7 +186,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
         count = np.full(out.shape, int(include_self))
         np.add.at(count, where, 1)
         count = np.maximum(count, 1)
-        out = out / count if np.issubdtype(out.dtype, np.floating) else out // count
+        out = out / count if _dtype.is_floating(out.dtype) else out // count
     return ScatterReduceBackward0.record(
         out.reshape(input.shape).astype(input._data.dtype, copy=False), (input, src),
         dim=d, index=index, reduce=reduce, include_self=include_self,

@@ -139,6 +139,25 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     return self
 
 
+def set_(self: Tensor, source: Tensor | None = None) -> Tensor:
+    """Make this tensor use `source`'s memory, shape and strides (no elements with no source), as PyTorch's set_.
+    A leaf gets a new gradient accumulator: graphs recorded before still send gradients to the old one."""
+    check_inplace(self)
+    if source is None:
+        self._data = np.empty(0, self._data.dtype)
+    else:
+        source = require_tensor("set_", "source", 1, source)
+        if source._data.dtype != self._data.dtype:
+            raise RuntimeError(
+                f"Could not set tensor of type {source.dtype.scalar_name} to a tensor of type {self.dtype.scalar_name}"
+            )
+        self._data = source._data
+    self._accumulator = None
+    bump_version(self)
+    note_metadata_change(self)
+    return self
+
+
 def resize_as_(self: Tensor, the_template: Tensor, *, memory_format: Any = None) -> Tensor:
     return resize_(self, tuple(require_tensor("resize_as_", "the_template", 1, the_template).shape))
 
@@ -205,6 +224,6 @@ FUNCTIONS: dict[str, Callable[..., Any]] = {"resize_as_": resize_as_}
 METHODS: dict[str, Callable[..., Any]] = {
     "t_": t_, "transpose_": transpose_, "swapaxes_": transpose_, "swapdims_": transpose_, "squeeze_": squeeze_,
     "unsqueeze_": unsqueeze_, "as_strided_": as_strided_, "resize_": resize_, "resize_as_": resize_as_, "fill_diagonal_": fill_diagonal_,
-    "apply_": apply_, "map_": map_,
+    "apply_": apply_, "map_": map_, "set_": set_,
 }
 INPLACE: tuple[str, ...] = ()

@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import _native
+from .. import _dtype, _native
 from ..tensor import Tensor
 from .elementwise import _TYPE_NAMES
 from .linalg_decomp import cross as linalg_cross
@@ -59,7 +59,7 @@ def matmul_transposed(a: Tensor, b: Tensor, transpose_a: bool = False, transpose
     x, y = x.swapaxes(-1, -2) if transpose_a else x, y.swapaxes(-1, -2) if transpose_b else y
     if x.shape[-1] == 1:  # outer products (per-sample weight gradients under vmap): NumPy's matmul is far slower
         return Tensor._wrap(np.multiply(x, y))
-    return Tensor._wrap(matrix_product(x, y) if x.ndim == 2 and y.ndim == 2 else np.matmul(x, y))
+    return Tensor._wrap(matrix_product(x, y) if x.ndim == 2 and y.ndim == 2 else product(x, y))
 
 
 _F32 = np.dtype(np.float32)
@@ -88,10 +88,18 @@ def matrix_product(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None)
             return _loops.transposed(swapped, bias)
         out = np.ascontiguousarray(swapped.T)
     else:
-        out = np.matmul(a, b)
+        out = product(a, b)
     if bias is not None:
         np.add(out, bias, out=out)
     return out
+
+
+def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """np.matmul, except that bfloat16 and float8 operands are multiplied in float32 and the result rounded once,
+    as PyTorch's CPU does (ml_dtypes' matmul would hand back float32)."""
+    if _dtype.is_low_precision(a.dtype):
+        return np.matmul(_dtype.widened(a), _dtype.widened(b)).astype(a.dtype)
+    return np.matmul(a, b)
 
 
 def _matvec_back(matrix: Tensor, grad: Tensor) -> Tensor:
@@ -101,7 +109,7 @@ def _matvec_back(matrix: Tensor, grad: Tensor) -> Tensor:
 def _check_dtypes(a: Tensor, b: Tensor, op: str) -> None:
     if a.dtype is not b.dtype:
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name} != {b.dtype.name}"
+            f"expected m1 and m2 to have the same dtype, but got: {_dtype.CPP_NAMES[a.dtype]} != {_dtype.CPP_NAMES[b.dtype]}"
             if op == "mm"
             else f"expected both operands of {op} to have the same dtype, but got {a.dtype.name} and {b.dtype.name}"
         )
@@ -140,7 +148,7 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
             f"{a.shape[-1]}] but got: [{b.shape[0] if b.ndim > 2 else 1}, {contracted[1]}]."
         )
     try:
-        out = np.matmul(a, b)
+        out = product(a, b)
     except ValueError as err:
         raise RuntimeError(f"matmul: batch dimensions do not broadcast: {list(a.shape)} @ {list(b.shape)} ({err})") from None
     if a.ndim == 1 and b.ndim == 1:
@@ -440,10 +448,12 @@ def _contract(operands: Sequence[tuple[Tensor, str]], out: str) -> Tensor:
         if la == out:
             return a
         spec = (la, "", out)
-        return UnaryEinsumBackward0.record(np.einsum(f"{la}->{out}", a._data), (a,), spec=spec, self_shape=a.shape)
+        data = np.einsum(f"{la}->{out}", _dtype.widened(a._data)).astype(a._data.dtype, copy=False)
+        return UnaryEinsumBackward0.record(data, (a,), spec=spec, self_shape=a.shape)
     (b, lb), = rest
-    data = np.einsum(f"{la},{lb}->{out}", a._data, b._data, optimize=True)
-    return EinsumBackward0.record(np.asarray(data), (a, b), spec=(la, lb, out), self_shape=a.shape, other_shape=b.shape)
+    data = np.einsum(f"{la},{lb}->{out}", _dtype.widened(a._data), _dtype.widened(b._data), optimize=True)
+    data = np.asarray(data).astype(a._data.dtype, copy=False)  # bfloat16 rounded once, at the end
+    return EinsumBackward0.record(data, (a, b), spec=(la, lb, out), self_shape=a.shape, other_shape=b.shape)
 
 
 def _einsum_labels(equation: str, operands: Sequence[Tensor]) -> tuple[list[str], str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import CPP_NAMES, float16, float32
+from .._dtype import CPP_NAMES, float16, float32, is_low_precision, machine_limits
 from .._quiet import restore, silence
 from ..autograd.inplace import bump_version
 from ..tensor import Size, Tensor
@@ -86,6 +86,9 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Ten
     _check_dtypes(input, weight, bias)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     x = input._data
+    if is_low_precision(x.dtype):  # PyTorch's CPU kernel computes bfloat16 in float32, rounding once at the end
+        wide = [None if t is None else t.float() for t in (weight, bias)]
+        return layer_norm(input.float(), shape, *wide, eps).to(input.dtype)
     if x.dtype not in (np.float32, np.float64) or x.size == 0:  # half precision and empty inputs: the composite
         y, _, _ = _normalize(input, dims, eps)
         return _affine(y, weight, bias, shape)
@@ -196,10 +199,10 @@ def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | No
             "Mismatch dtype between input and weight: input dtype = {}, weight dtype = {}, Cannot dispatch to fused "
             "implementation.".format(*names), UserWarning, stacklevel=2,
         )
-    # PyTorch's composite: half precision is computed in float32 (and so is its default eps).
-    x = input.to(float32) if input.dtype is float16 else input
+    # PyTorch's composite: half precision and bfloat16 are computed in float32 (and so is the default eps).
+    x = input.to(float32) if input.dtype is float16 or is_low_precision(input._data.dtype) else input
     if eps is None:
-        eps = float(np.finfo(x._data.dtype).eps)
+        eps = float(machine_limits(x._data.dtype).eps)
     dims = tuple(range(input.ndim - 1, input.ndim - len(shape) - 1, -1))
     y = x * rsqrt(mean(pow(x, 2), dims, keepdim=True) + eps)
     return (y if weight is None else y * weight).to(input.dtype)

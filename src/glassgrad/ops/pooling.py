@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .._dtype import int64
+from .._dtype import int64, is_floating
 from ..tensor import Tensor
 from .activations import relu
 from .creation import rand, zeros
@@ -131,7 +131,7 @@ def _max_pool(n: int, input: Tensor, kernel_size: IntOrTuple, stride: IntOrTuple
     x, unbatched = batched(input, n)
     kernel, p = _pool_params(x, n, kernel_size, stride, padding, dilation, ceil_mode)
     data = x._data
-    fill = -np.inf if np.issubdtype(data.dtype, np.floating) else np.iinfo(data.dtype).min
+    fill = -np.inf if is_floating(data.dtype) else np.iinfo(data.dtype).min
     outs = output_size(x.shape[2:], kernel, p)
     tables = [np.arange(o)[:, None] * s + np.arange(k) * d for o, k, s, d in zip(outs, kernel, p.stride, p.dilation, strict=True)]
     values, indices = max_pick(pad_crop(data, p.pads, fill), tables, [lo for lo, _ in p.pads], x.shape[2:])

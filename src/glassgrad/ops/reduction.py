@@ -89,19 +89,28 @@ ProdBackward1 = derivative(
 def _sum_dtype(input: Tensor, dtype: Any) -> np.dtype:
     if dtype is not None:
         return _dtype.to_dtype(dtype).np
-    if input._data.dtype.kind in "fcV":  # V: bfloat16 and float8, from ml_dtypes
+    if _dtype.is_inexact(input._data.dtype):
         return input._data.dtype
     return np.dtype(np.int64)
+
+
+def _accumulator(out_dtype: np.dtype) -> np.dtype:
+    """The dtype a sum adds in: float32 for bfloat16 and float8, rounded once at the end, as PyTorch's CPU sums
+    (ml_dtypes' own add would round after every element)."""
+    return _F32 if _dtype.is_low_precision(out_dtype) else out_dtype
+
+
+_F32 = np.dtype(np.float32)
 
 
 def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     out_dtype = _sum_dtype(input, dtype)
     if dim is None:
-        out = np.add.reduce(input._data, axis=None, dtype=out_dtype)  # np.sum's Python wrapper costs more than the sum
-        return SumBackward0.record(np.asarray(out), (input,), self_shape=input.shape)
+        out = np.add.reduce(input._data, axis=None, dtype=_accumulator(out_dtype))  # np.sum's wrapper costs more
+        return SumBackward0.record(np.asarray(out, dtype=out_dtype), (input,), self_shape=input.shape)
     dims = _dims(input, dim)
-    out = np.add.reduce(input._data, axis=dims, keepdims=keepdim, dtype=out_dtype)
-    return SumBackward1.record(np.asarray(out), (input,), self_shape=input.shape, dim=dims, keepdim=keepdim)
+    out = np.add.reduce(input._data, axis=dims, keepdims=keepdim, dtype=_accumulator(out_dtype))
+    return SumBackward1.record(np.asarray(out, dtype=out_dtype), (input,), self_shape=input.shape, dim=dims, keepdim=keepdim)
 
 
 def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -111,7 +120,7 @@ def mean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any =
             "mean(): could not infer output dtype. Input dtype must be either a floating point or complex dtype. "
             f"Got: {target.scalar_name}"
         )
-    data = input._data.astype(target.np, copy=False)
+    data = _dtype.widened(input._data.astype(target.np, copy=False))
     with np.errstate(invalid="ignore", divide="ignore"):
         if dim is None:
             out = np.asarray(np.mean(data) if data.size else np.float64("nan"), dtype=target.np)
@@ -133,8 +142,9 @@ def nansum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any
         return sum(input, dim, keepdim, dtype=dtype)
     dims = _dims(input, dim)
     data = input._data
-    out = np.add.reduce(np.where(np.isnan(data), 0, data), axis=dims, keepdims=keepdim, dtype=_sum_dtype(input, dtype))
-    return NansumBackward0.record(np.asarray(out), (input,), dim=dims, keepdim=keepdim)
+    out_dtype = _sum_dtype(input, dtype)
+    out = np.add.reduce(np.where(np.isnan(data), 0, data), axis=dims, keepdims=keepdim, dtype=_accumulator(out_dtype))
+    return NansumBackward0.record(np.asarray(out, dtype=out_dtype), (input,), dim=dims, keepdim=keepdim)
 
 
 def nanmean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:

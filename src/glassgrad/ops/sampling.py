@@ -85,7 +85,7 @@ def _keyword_from(op: str, named: dict[str, Any], default: Any) -> Any:
 def uniform_(input: Tensor, from_: Any = 0.0, to: Any = 1.0, *, generator: Generator | None = None, **named: Any) -> Tensor:
     low, high = _number("uniform_", "from", 1, _keyword_from("uniform_", named, from_)), _number("uniform_", "to", 2, to)
     _floating(input, "check_uniform_bounds")
-    limit = float(np.finfo(input._data.dtype).max)
+    limit = float(_dtype.machine_limits(input._data.dtype).max)
     for value, what in ((low, "from"), (high, "to")):
         if not -limit <= value <= limit:
             raise RuntimeError(f"{what} is out of bounds for {_dtype.CPP_NAMES[input.dtype]}")
@@ -199,7 +199,8 @@ def _random_range(d: dtype, args: tuple[Any, ...], named: dict[str, Any]) -> tup
 
 def _check_in_range(d: dtype, low: int, high: int) -> None:
     if d in _DIGITS:
-        least, most = float(np.finfo(d.np).min), float(np.finfo(d.np).max)
+        limits = _dtype.machine_limits(d.np)
+        least, most = float(limits.min), float(limits.max)
     elif d is _dtype.bool_:
         least, most = 0, 1
     else:

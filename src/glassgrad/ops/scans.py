@@ -33,7 +33,7 @@ def _logcumsumexp_backward(grad: Tensor, self: Tensor, result: Tensor, dim: int)
     exp overflows. Where a prefix is all -inf (result -inf) it is NaN, as in PyTorch."""
     if grad.ndim == 0 or grad.numel() == 0:
         return grad
-    lowest = float(np.finfo(grad._data.dtype).min)  # log of a zero part: finite, so lowest - result stays a number
+    lowest = float(_dtype.machine_limits(grad._data.dtype).min)  # log of a zero part: finite, so lowest - result stays a number
     log_abs = log(abs(grad))
 
     def part(log_part: Tensor) -> Tensor:
@@ -73,7 +73,7 @@ def _running_extreme(op: str, input: Tensor, dim: int, ufunc: np.ufunc, entry: A
     # PyTorch's kernel moves to element i when it is >= (<= for cummin) the running extreme, or NaN: so the index is
     # the last position so far whose element equals the running extreme (later ties win), or the last NaN.
     moves = data == running
-    if data.dtype.kind == "f":
+    if _dtype.is_floating(data.dtype):
         moves |= np.isnan(data)
     positions = np.arange(data.shape[d]).reshape([-1 if axis == d else 1 for axis in range(data.ndim)])
     indices = np.maximum.accumulate(np.where(moves, positions, 0), axis=d)

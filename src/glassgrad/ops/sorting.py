@@ -209,7 +209,7 @@ def _unrows(rows: np.ndarray, data: np.ndarray, dim: int) -> np.ndarray:
 def _has_ties(rows: np.ndarray) -> np.ndarray:
     ordered = np.sort(rows, axis=-1)
     same = ordered[:, 1:] == ordered[:, :-1]
-    if ordered.dtype.kind == "f":
+    if _dtype.is_floating(ordered.dtype):
         same |= np.isnan(ordered[:, 1:]) & np.isnan(ordered[:, :-1])
     return same.any(axis=-1)
 
@@ -222,7 +222,7 @@ def _argsort(data: np.ndarray, dim: int, descending: bool) -> np.ndarray:
     """A stable argsort with NaN as the largest value."""
     if not descending:
         return np.argsort(data, axis=dim, kind="stable")
-    if data.dtype.kind == "f":
+    if _dtype.is_floating(data.dtype):
         return np.lexsort((-data, ~np.isnan(data)), axis=dim)
     return np.argsort(~data, axis=dim, kind="stable")  # ~ reverses the order of ints and bools
 
@@ -259,7 +259,7 @@ def _kth_indices(data: np.ndarray, k: int, dim: int) -> np.ndarray:
 def _mode_indices(data: np.ndarray, dim: int) -> np.ndarray:
     rows = _rows(data, dim)
     out = np.argmin(rows, axis=-1)[:, None]  # all values distinct: the smallest is the mode
-    replay = _has_ties(rows) | (np.isnan(rows).any(axis=-1) if rows.dtype.kind == "f" else False)
+    replay = _has_ties(rows) | (np.isnan(rows).any(axis=-1) if _dtype.is_floating(rows.dtype) else False)
     for r in np.flatnonzero(replay):
         q = _items(rows[r])
         _std_sort(q, 0, len(q), _plain_less)
@@ -328,7 +328,7 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     _no_bool(input, "median_cpu")
     flat = input._data.reshape(-1)
     if dim is None:
-        is_float = flat.dtype.kind == "f"
+        is_float = _dtype.is_floating(flat.dtype)
         if is_float and (flat.size == 0 or np.isnan(flat).any()):
             value = np.asarray(np.nan, dtype=flat.dtype)
         else:
@@ -338,7 +338,7 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     data = flat if input.ndim == 0 else input._data
     # PyTorch partitions (value, index) pairs: the lower median in a stable order; else the first NaN
     indices = np.take(_argsort(data, d, False), [(data.shape[d] - 1) // 2], axis=d)
-    if data.dtype.kind == "f" and data.size:
+    if _dtype.is_floating(data.dtype) and data.size:
         nan_at = np.isnan(data)
         first_nan = np.argmax(nan_at, axis=d, keepdims=True)
         indices = np.where(nan_at.any(axis=d, keepdims=True), first_nan, indices)
@@ -351,13 +351,13 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False) -> A
     data = input._data
     if dim is None:
         flat = data.reshape(-1)
-        kept = flat[~np.isnan(flat)] if flat.dtype.kind == "f" else flat
+        kept = flat[~np.isnan(flat)] if _dtype.is_floating(flat.dtype) else flat
         middle = (kept.size - 1) // 2
         value = np.partition(kept, middle)[middle] if kept.size else np.nan
         return NanmedianBackward0.record(np.asarray(value, dtype=data.dtype), (input,))
     d = check_nonempty_dim(input, dim, "median")
     rows = _rows(data, d)
-    counts = (~np.isnan(rows)).sum(-1) if rows.dtype.kind == "f" else np.full(len(rows), rows.shape[-1])
+    counts = (~np.isnan(rows)).sum(-1) if _dtype.is_floating(rows.dtype) else np.full(len(rows), rows.shape[-1])
     # The lower median of the values in a stable order, NaN last. A row of NaN only: where PyTorch's nth_element,
     # asked for position 0 among values that all compare equal, leaves an index.
     picked = np.take_along_axis(_argsort(rows, -1, False), np.maximum(counts - 1, 0)[:, None] // 2, -1)

@@ -55,7 +55,7 @@ def _refusing_half(op: Callable[[Tensor], Tensor], kernel_name: str) -> Callable
 
 def _safe_tiny(self: Tensor) -> tuple[Tensor, Tensor]:
     """Where |x| exceeds machine epsilon, and x moved off zero: i1's formulas divide by x (PyTorch's i1_backward)."""
-    eps = float(np.finfo(self._data.dtype).eps)
+    eps = float(_dtype.machine_limits(self._data.dtype).eps)
     not_tiny = self.abs() > eps
     return not_tiny, where(not_tiny, self, eps)
 

@@ -18,9 +18,9 @@ from ..autograd.inplace import has_internal_overlap
 from ..storage import untyped_storage
 from ..tensor import Size, Tensor
 from .creation import _finish, _float_or, _size, zeros
-from .shape import _slice_entry, as_view, chunk, reshape, split, unbind
+from .shape import _slice_entry, as_view, chunk, reshape, split, split_with_sizes, unbind
 from .subscript import getitem, index_put
-from .table import derivative, for_complex
+from .table import Derivative, derivative, for_complex
 
 
 # -- storage -------------------------------------------------------------------------------------------
@@ -168,15 +168,16 @@ def ravel(input: Tensor) -> Tensor:
 
 
 UnsafeSplitBackward0 = _slice_entry("UnsafeSplitBackward0")
+UnsafeSplitWithSizesBackward0 = _slice_entry("UnsafeSplitWithSizesBackward0")
 
 
-def _unsafe(pieces: tuple[Tensor, ...], input: Tensor, dim: int) -> tuple[Tensor, ...]:
+def _unsafe(pieces: tuple[Tensor, ...], input: Tensor, dim: int, entry: Derivative = UnsafeSplitBackward0) -> tuple[Tensor, ...]:
     """split's pieces as PyTorch's unsafe forms make them: sharing input's memory but not marked as its views, so an
     in-place op on one is not tracked through input (the point, and the danger, of the unsafe forms)."""
     d = input._wrap_dim(dim)
     starts = np.cumsum([0] + [p.shape[d] for p in pieces[:-1]])
     return tuple(
-        UnsafeSplitBackward0.record(p._data, (input,), self_shape=input.shape, dim=d, start=int(s))
+        entry.record(p._data, (input,), self_shape=input.shape, dim=d, start=int(s))
         for p, s in zip(pieces, starts, strict=True)
     )
 
@@ -187,6 +188,12 @@ def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor,
     with no_grad():  # only the pieces' arrays are wanted: no view nodes
         pieces = split(tensor, split_size, dim)
     return _unsafe(pieces, tensor, dim)
+
+
+def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
+    with no_grad():
+        pieces = split_with_sizes(input, split_sizes, dim)
+    return _unsafe(pieces, input, dim, UnsafeSplitWithSizesBackward0)
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -274,6 +281,7 @@ def empty_permuted(size: Sequence[int], physical_layout: Sequence[int], *, dtype
 # -- what this module exports (collected by ops/__init__.py) --------------------------------
 _BOTH: dict[str, Callable[..., Any]] = {
     "as_strided": as_strided, "ravel": ravel, "unsafe_split": unsafe_split, "unsafe_chunk": unsafe_chunk,
+    "unsafe_split_with_sizes": unsafe_split_with_sizes,
 }
 FUNCTIONS = {**_BOTH, "unravel_index": unravel_index, "empty_strided": empty_strided, "empty_permuted": empty_permuted}
 METHODS = {**_BOTH, "unfold": unfold, "untyped_storage": untyped_storage}

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 
 from .. import _sites as sites
+from .._dtype import is_floating, is_inexact
 from ..autograd import grad_mode
 from ..autograd.forward_ad import computing_tangents, set_tangent, tangent_of
 from ..autograd.forward_ad import state as forward_state
@@ -101,10 +102,17 @@ class Derivative:
         """Wrap the forward array `out`; record a node if grad mode is on and an input requires grad."""
         return self._record(out, inputs, attrs)
 
+    def record_onto(self, result: Tensor, inputs: tuple[Tensor, ...], **attrs: Any) -> Tensor:
+        """`record` for a result the op built itself (a sparse tensor, which `record` would wrap as a dense one)."""
+        kind = result._data.dtype.kind
+        if kind == "f" or kind == "c":
+            self._join_graph(result, inputs, attrs, kind == "c")
+        return result
+
     def _record(self, out: Any, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> Tensor:
         result = wrap_array(out)
         kind = result._data.dtype.kind
-        if kind == "f" or kind == "c":  # integer and bool results end the graph
+        if kind == "f" or kind == "c" or is_inexact(result._data.dtype):  # integer and bool results end the graph
             self._join_graph(result, inputs, attrs, kind == "c")
         return result
 
@@ -130,7 +138,7 @@ class Derivative:
         """Give the result its tangent, when an input has one."""
         tangents = [tangent_of(t) for t in inputs]
         if any(t is not None for t in tangents):
-            entry = self if result._data.dtype.kind == "f" else self.for_complex()
+            entry = self if is_floating(result._data.dtype) else self.for_complex()
             tangent = entry.tangent(result, inputs, tangents, attrs)
             if tangent._data.dtype != result._data.dtype:  # a rule computing in its inputs' precision
                 with computing_tangents():
@@ -146,7 +154,7 @@ class Derivative:
             if callable(self.jvp):
                 values = self._values(self.jvp_needs, (result,), inputs, attrs, tangents)
                 return self.jvp(*values)
-            if self.jvp == AUTO_ELEMENT_WISE and result._data.dtype.kind == "f":
+            if self.jvp == AUTO_ELEMENT_WISE and is_floating(result._data.dtype):
                 return _sum_terms(
                     formula(expand_to(t, result), *self._values(needs, (result,), inputs, attrs))
                     for (formula, needs), t in zip(self.rows, tangents, strict=True)

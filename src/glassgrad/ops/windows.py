@@ -20,6 +20,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ..tensor import Tensor
+from .linalg import product
 from .shape import permute, reshape, transpose
 from .table import derivative
 
@@ -120,14 +121,14 @@ def _conv_array(x: np.ndarray, w: np.ndarray, p: ConvParams) -> np.ndarray:
     g, batch, o = p.groups, x.shape[0], w.shape[0]
     cols = im2col(x, w.shape[2:], p)
     out = cols.shape[2:]
-    return (w.reshape(g, o // g, w[0].size) @ cols.reshape(batch, g, w[0].size, math.prod(out))).reshape(batch, o, *out)
+    return product(w.reshape(g, o // g, w[0].size), cols.reshape(batch, g, w[0].size, math.prod(out))).reshape(batch, o, *out)
 
 
 def _conv_transpose_array(x: np.ndarray, w: np.ndarray, p: ConvParams) -> np.ndarray:
     # The adjoint of _conv_array: the weight's transpose times the input gives the columns, and col2im sums
     # the overlapping windows into the output, whose size the exact pads fix.
     g, (batch, c), size = p.groups, x.shape[:2], x.shape[2:]
-    cols = np.swapaxes(w.reshape(g, c // g, w[0].size), 1, 2) @ x.reshape(batch, g, c // g, math.prod(size))
+    cols = product(np.swapaxes(w.reshape(g, c // g, w[0].size), 1, 2), x.reshape(batch, g, c // g, math.prod(size)))
     out = tuple((i - 1) * s + d * (k - 1) + 1 - lo - hi
                 for i, k, s, d, (lo, hi) in zip(size, w.shape[2:], p.stride, p.dilation, p.pads, strict=True))
     return col2im(cols.reshape(batch, g * w[0].size, *size), out, w.shape[2:], p)

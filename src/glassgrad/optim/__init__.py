@@ -18,5 +18,6 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+from .sparse_adam import SparseAdam
 
 __getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

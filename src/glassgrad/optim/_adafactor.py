@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from .. import _dtype
 from ..tensor import Tensor
 from .optimizer import Optimizer, lerp_, scalar_tensor, zeros_state
 
@@ -47,7 +48,7 @@ class Adafactor(Optimizer):
                 state["variance"] = zeros_state(param)
         lr, (eps1, eps2) = group["lr"], group["eps"]
         if eps1 is None:
-            eps1 = float(np.finfo(param.dtype).eps)
+            eps1 = float(_dtype.machine_limits(param.dtype).eps)
         state["step"]._data += 1
         step = float(state["step"].item())
         one_minus_beta2 = step ** group["beta2_decay"]

@@ -36,6 +36,13 @@ class Adagrad(Optimizer):
                     sum=Tensor._wrap(np.full_like(p._data, group["initial_accumulator_value"])),
                 )
 
+    def _sparse_gradient(self, grad: Tensor, group: dict[str, Any]) -> np.ndarray:
+        """The dense array the gradient sums to: PyTorch's sparse route gives the same values (an element with no
+        entry keeps its parameter and its sum of squares)."""
+        if group["weight_decay"] != 0:
+            raise RuntimeError("weight_decay option is not compatible with sparse gradients")
+        return grad.to_dense()._data
+
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
         state["step"]._data += 1
         step = float(state["step"].item())

@@ -40,6 +40,9 @@ class Adam(Optimizer):
         }
         super().__init__(params, defaults)
 
+    def _sparse_gradient(self, grad: Tensor, group: dict[str, Any]) -> np.ndarray:
+        raise RuntimeError("Adam does not support sparse gradients, please consider SparseAdam instead")
+
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
         if not state:
             state.update(step=scalar_tensor(0.0), exp_avg=zeros_state(param), exp_avg_sq=zeros_state(param))

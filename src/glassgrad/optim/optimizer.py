@@ -208,6 +208,10 @@ class Optimizer:
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
         raise NotImplementedError
 
+    def _sparse_gradient(self, grad: Tensor, group: dict[str, Any]) -> Any:
+        """What `_update` takes for a sparse gradient; the optimizers PyTorch runs on sparse gradients override it."""
+        raise RuntimeError(f"{type(self).__name__} does not support sparse gradients")
+
     @staticmethod
     def _write(param: Tensor, value: np.ndarray) -> None:
         if value is not param._data:  # else the update was made in place
@@ -230,7 +234,7 @@ class Optimizer:
             for p in group["params"]:
                 if p.grad is None:
                     continue
-                grad = p.grad._data
+                grad = p.grad._data if not p.grad.is_sparse else self._sparse_gradient(p.grad, group)
                 if group.get("maximize", False):
                     grad = -grad
                 state = self.state.get(p, {})
@@ -238,10 +242,28 @@ class Optimizer:
                 if param.dtype.kind == "c":  # PyTorch steps a complex parameter as its real pairs (view_as_real)
                     updated = self._update(_pairs(param), _pairs(grad), state, group)
                     self._write(p, np.ascontiguousarray(updated).view(param.dtype)[..., 0])
+                elif _dtype.is_low_precision(param.dtype):
+                    self._write(p, self._update_in_float32(param, grad, state, group))
                 else:
                     self._write(p, self._update(param, grad, state, group))
                 if state:  # plain SGD keeps no state, and its state_dict shows none, as in PyTorch
                     self.state[p] = state
+
+    def _update_in_float32(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
+        """A bfloat16 or float8 parameter's update, computed in float32 and rounded once into the parameter and into
+        its state, which keeps the parameter's dtype (PyTorch rounds after each op of the update: the two agree to
+        the dtype's precision)."""
+        narrow = {k: v for k, v in state.items() if _follows_param(k, v)}
+        for k, v in narrow.items():
+            state[k] = Tensor._wrap(_dtype.widened(v._data))
+        updated = self._update(_dtype.widened(param), _dtype.widened(grad), state, group)
+        for k, v in state.items():
+            if k in narrow:
+                np.copyto(narrow[k]._data, v._data, casting="unsafe")  # in place: whoever holds the state sees it
+                state[k] = narrow[k]
+            elif _follows_param(k, v):
+                state[k] = Tensor._wrap(v._data.astype(param.dtype))
+        return updated
 
     # -- state_dict --------------------------------------------------------------------------------
     def state_dict(self) -> dict[str, Any]:
@@ -292,6 +314,12 @@ class Optimizer:
             if "param_names" in group and "param_names" not in saved:
                 saved["param_names"] = group["param_names"]
         self.__setstate__({"state": state, "param_groups": saved_groups})
+
+
+def _follows_param(key: Any, value: Any) -> bool:
+    """Whether a state entry has its parameter's floating dtype: every floating tensor but 'step', which keeps
+    its own."""
+    return key != "step" and isinstance(value, Tensor) and _dtype.is_floating(value._data.dtype)
 
 
 def counted(state: dict[str, Any]) -> float:

@@ -27,6 +27,13 @@ class SGD(Optimizer):
         }
         super().__init__(params, defaults)
 
+    def _sparse_gradient(self, grad: Tensor, group: dict[str, Any]) -> np.ndarray:
+        """The dense array the gradient sums to: PyTorch's sparse route gives the same values (an element with no
+        entry moves as a zero gradient moves it)."""
+        if group["weight_decay"] != 0:  # PyTorch's grad.add(param, alpha=weight_decay), sparse + dense
+            raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+        return grad.to_dense()._data
+
     def _update(self, param: np.ndarray, grad: np.ndarray, state: dict[str, Any], group: dict[str, Any]) -> np.ndarray:
         """In place, as PyTorch's param.add_(grad, alpha=-lr); the NumPy route through one temporary, lr * grad
         (NumPy has no axpy)."""

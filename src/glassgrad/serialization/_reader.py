@@ -95,6 +95,18 @@ def _rebuild_tensor_v2(
     return t
 
 
+def _rebuild_tensor_v3(
+    storage: Any, storage_offset: Any, size: Any, stride: Any, requires_grad: Any, backward_hooks: Any, dtype: Any,
+    metadata: Any = None,
+) -> Tensor:
+    """torch._utils._rebuild_tensor_v3: a float8 or uint16/32/64 tensor over an untyped (byte) storage, its offset
+    and strides counted in its own elements."""
+    if not (isinstance(storage, _LoadedStorage) and isinstance(dtype, _dtype.dtype)):
+        raise pickle.UnpicklingError(f"malformed tensor record: storage {type(storage).__name__}, dtype {dtype!r}")
+    typed = _LoadedStorage(storage.array.view(dtype.np))
+    return _rebuild_tensor_v2(typed, storage_offset, size, stride, requires_grad, backward_hooks, metadata)
+
+
 def _rebuild_parameter(data: Any, requires_grad: Any, backward_hooks: Any) -> Parameter:
     if not isinstance(data, Tensor):
         raise pickle.UnpicklingError(f"malformed parameter record: its data is a {type(data).__name__}, not a tensor")
@@ -139,13 +151,14 @@ def _rebuild_from_type_v2(func: Any, new_type: Any, args: Any, state: Any) -> Te
     return _set_state(t, state)
 
 
-_REBUILDERS = (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_parameter, _rebuild_parameter_with_state)
+_REBUILDERS = (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_tensor_v3, _rebuild_parameter, _rebuild_parameter_with_state)
 
 
 def _torch_globals() -> dict[str, Any]:
     table: dict[str, Any] = {
         "torch._utils._rebuild_tensor": _rebuild_tensor,
         "torch._utils._rebuild_tensor_v2": _rebuild_tensor_v2,
+        "torch._utils._rebuild_tensor_v3": _rebuild_tensor_v3,
         "torch._utils._rebuild_parameter": _rebuild_parameter,
         "torch._utils._rebuild_parameter_with_state": _rebuild_parameter_with_state,
         "torch._tensor._rebuild_from_type_v2": _rebuild_from_type_v2,
@@ -154,21 +167,35 @@ def _torch_globals() -> dict[str, Any]:
         "torch.Size": Size,
         "torch.device": device,
         "torch.UntypedStorage": _StorageType(_dtype.uint8),
+        "torch.storage.UntypedStorage": _StorageType(_dtype.uint8),  # as torch.save names it
     }
     for d in _dtype.ALL_DTYPES:
         table[f"torch.{d.name}"] = d
         table[f"torch.{d.scalar_name}Storage"] = _StorageType(d)
+    for d in _dtype.BAREBONES:  # saved over untyped storages: named only as _rebuild_tensor_v3's dtype
+        table[f"torch.{d.name}"] = d
     return table
 
 
 _TORCH = _torch_globals()
 
 
+def _low_precision_global(full: str) -> Any:
+    """torch.bfloat16 or torch.BFloat16Storage (or a float8's), made on first sight: only a file that holds them
+    loads ml_dtypes. None for every other name."""
+    for name, scalar_name in _dtype.LOW_PRECISION.items():
+        if full in (f"torch.{name}", f"torch.{scalar_name}Storage"):
+            d = _dtype.low_precision(name)
+            _TORCH[f"torch.{name}"], _TORCH[f"torch.{scalar_name}Storage"] = d, _StorageType(d)
+            return _TORCH[full]
+    return None
+
+
 def _unsupported_torch(full: str) -> str:
     return (
         f"glassgrad cannot load GLOBAL {full}: the checkpoint needs a PyTorch type or function that glassgrad does not "
         "implement. glassgrad rebuilds tensors, Parameters, storages of its dtypes "
-        f"({', '.join(d.name for d in _dtype.ALL_DTYPES)}), torch.Size and torch.device; it has no bfloat16, complex, "
+        f"({', '.join([*(d.name for d in _dtype.ALL_DTYPES), *_dtype.LOW_PRECISION])}), torch.Size and torch.device; it has no "
         "sparse or quantized tensors and does not rebuild pickled PyTorch modules or optimizers. Load the file in "
         "PyTorch and save what glassgrad reads, e.g. torch.save({k: v.float() for k, v in model.state_dict().items()}, "
         "path)."
@@ -185,7 +212,7 @@ class _Unpickler(pickle.Unpickler):
         module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
         module = _compat_pickle.IMPORT_MAPPING.get(module, module)
         full = f"{module}.{name}"
-        found = _TORCH.get(full)
+        found = _TORCH.get(full) or _low_precision_global(full)
         if found is not None:
             return found
         if module == "torch" or module.startswith("torch."):  # never PyTorch's own object, even if torch is installed

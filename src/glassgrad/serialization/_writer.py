@@ -36,10 +36,24 @@ class _Global:
 
 
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_UNTYPED = _Global("torch._utils", "_rebuild_tensor_v3")
+_UNTYPED_STORAGE = _Global("torch.storage", "UntypedStorage")  # as torch.save names it
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _SIZE = _Global("torch", "Size")
 _DEVICE = _Global("torch", "device")
-_STORAGE_TYPES = {d: _Global("torch", d.scalar_name + "Storage") for d in _dtype.ALL_DTYPES}  # FloatStorage, ...
+_STORAGE_TYPES: dict[_dtype.dtype, _Global] = {}  # torch.FloatStorage, ...: one object per dtype, so pickle memoizes it
+
+
+def _storage_type(d: _dtype.dtype) -> _Global:
+    if _saved_untyped(d):
+        return _UNTYPED_STORAGE
+    return _STORAGE_TYPES.setdefault(d, _Global("torch", d.scalar_name + "Storage"))
+
+
+def _saved_untyped(d: _dtype.dtype) -> bool:
+    """PyTorch saves tensors of float8 and uint16/32/64 over an untyped (byte) storage with _rebuild_tensor_v3:
+    those dtypes have no torch.<Type>Storage class."""
+    return d in _dtype.BAREBONES or (d.is_floating_point and d.itemsize == 1)
 
 
 class _Storage:
@@ -102,7 +116,8 @@ class _Pickler(pickle._Pickler):
 
     def persistent_id(self, obj: Any) -> Any:
         if type(obj) is _Storage:
-            return ("storage", _STORAGE_TYPES[obj.dtype], obj.key, "cpu", obj.memory.nbytes // obj.dtype.itemsize)
+            count = obj.memory.nbytes if _saved_untyped(obj.dtype) else obj.memory.nbytes // obj.dtype.itemsize
+            return ("storage", _storage_type(obj.dtype), obj.key, "cpu", count)
         return None
 
     def reducer_override(self, obj: Any) -> Any:
@@ -110,7 +125,8 @@ class _Pickler(pickle._Pickler):
             return _REBUILD_PARAMETER, (Tensor._wrap(obj._data), obj.requires_grad, OrderedDict())
         if isinstance(obj, Tensor):
             storage, offset, strides = self._storage_of(obj)
-            return _REBUILD_TENSOR, (storage, offset, tuple(obj.shape), strides, obj.requires_grad, OrderedDict())
+            args = (storage, offset, tuple(obj.shape), strides, obj.requires_grad, OrderedDict())
+            return (_REBUILD_UNTYPED, (*args, obj.dtype)) if _saved_untyped(obj.dtype) else (_REBUILD_TENSOR, args)
         if isinstance(obj, Size):
             return _SIZE, (tuple(obj),)
         if isinstance(obj, device):

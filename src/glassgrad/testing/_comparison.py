@@ -97,7 +97,7 @@ def _compare_tensors(
     if a.dtype != e.dtype:
         common = _dtype.promote_types(actual.dtype, expected.dtype).np
         a, e = a.astype(common), e.astype(common)
-    matches = np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan) if a.dtype.kind in "fc" else a == e
+    matches = np.isclose(a, e, rtol=rtol, atol=atol, equal_nan=equal_nan) if _dtype.is_inexact(a.dtype) else a == e
     if matches.all():
         return
     if a.ndim == 0:
@@ -107,7 +107,7 @@ def _compare_tensors(
 
 def _tensor_text(a: np.ndarray, e: np.ndarray, matches: np.ndarray, rtol: float, atol: float) -> str:
     total, wrong = matches.size, int(matches.size - matches.sum())
-    if a.dtype.kind not in "fc":
+    if not _dtype.is_inexact(a.dtype):
         a, e = a.astype(np.int64), e.astype(np.int64)
     with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore"):
         warnings.simplefilter("ignore")

@@ -144,7 +144,9 @@ class _NonReentrant:
         self.function, self.args, self.kwargs = function, args, kwargs
         self.rng_state = default_generator.get_state() if keep_rng else None
         self.saved_metadata: list[dict[str, Any]] = []
-        self.recomputed: list[Tensor | None] | None = None
+        # recomputed tensors per backward call (or per GraphExecGroup), each handed out once
+        self.recomputed_for: dict[Any, list[Tensor | None]] = {}
+        self.recomputed: list[Tensor | None] | None = None  # the list a recomputation is filling
 
     def run(self) -> Any:
         with saved_tensors_hooks(self._pack, self._unpack):
@@ -155,11 +157,24 @@ class _NonReentrant:
         return len(self.saved_metadata) - 1
 
     def _unpack(self, index: int) -> Tensor:
-        if self.recomputed is None or self.recomputed[index] is None:  # first use, or again after retain_graph
+        key = _recomputation_key()
+        values = self.recomputed_for.get(key)
+        if values is not None and values[index] is None and _group[0] is not None:
+            raise CheckpointError(
+                "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. "
+                "Performing two backward calls that overlap (i.e. require the same saved activation in order to "
+                "compute gradients) is not allowed while under the torch.utils.checkpoint.GraphExecGroup context. If "
+                "you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise please open "
+                "an issue with details on your use case."
+            )
+        # this backward's (or group's) first use; or a tensor handed out already, which a formula that unpacks a
+        # saved tensor twice asks for again: recomputed anew
+        if values is None or values[index] is None:
             self._recompute()
-        assert self.recomputed is not None
-        tensor = self.recomputed[index]
-        self.recomputed[index] = None  # each recomputed tensor is freed once its node has it, as in PyTorch
+            assert self.recomputed is not None
+            values = self.recomputed_for[key] = self.recomputed
+        tensor = values[index]
+        values[index] = None  # each recomputed tensor is freed once its node has it, as in PyTorch
         assert tensor is not None
         return tensor
 
@@ -210,6 +225,31 @@ class _NonReentrant:
 
     def _fail(self, message: str) -> None:
         raise CheckpointError(message + (DEBUG_NOTE if self.debug else DEBUG_TIP))
+
+
+_group: list[GraphExecGroup | None] = [None]  # the GraphExecGroup entered, if any
+
+
+def _recomputation_key() -> Any:
+    """What one recomputation serves: the GraphExecGroup entered, else the backward call now running (else this
+    unpack alone)."""
+    if _group[0] is not None:
+        return _group[0]
+    return engine.running[-1].id if engine.running else object()
+
+
+class GraphExecGroup:
+    """Backward calls inside share each checkpoint's recomputation (at most one per checkpoint), so they must
+    need disjoint saved tensors, even with retain_graph=True. No effect on use_reentrant=True."""
+
+    def __enter__(self) -> GraphExecGroup:
+        if _group[0] is not None:
+            raise RuntimeError(f"GraphExecGroup contexts cannot be nested. Already inside group {_group[0]}")
+        _group[0] = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        _group[0] = None
 
 
 def _never_unpacked(packed: None) -> Tensor:

@@ -49,6 +49,9 @@ OPS: list[OpInfo] = [
     OpInfo("Tensor.as_strided_", _on_clone("as_strided_", (2, 2), (1, 1), 1), shapes=fixed((4,)),
            errors=(lambda m: m.ones(3).as_strided_((4,), (1,)), lambda m: m.ones(3, requires_grad=True).as_strided_((2,), (1,)))),
     OpInfo("Tensor.as_strided_", lambda m, x: x.clone()[1:].as_strided_((2,), (2,)), shapes=fixed((2, 3)), id="as_strided_offset"),
+    OpInfo("Tensor.set_", _on_copy(lambda m, y, z: y.set_(z)), shapes=fixed((3,), (2, 2)), order=0,
+           errors=(lambda m: m.ones(3, requires_grad=True).set_(m.ones(2)), lambda m: m.ones(3).set_(m.ones(2, dtype=m.int64)))),
+    OpInfo("Tensor.set_", _on_copy(lambda m, y: y.set_()), order=0, id="set_empty"),
     # resize_: the elements in storage order (a larger size adds uninitialized ones, so only the old ones are compared)
     OpInfo("Tensor.resize_", _on_copy(lambda m, y: y.resize_(max(y.numel() - 1, 0))), order=0,
            errors=(lambda m: m.ones(3, requires_grad=True).resize_(2), lambda m: m.ones(3).resize_(2.5),

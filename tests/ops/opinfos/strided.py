@@ -141,6 +141,8 @@ OPS = [
     OpInfo("glassgrad.ravel", lambda m, x: x.mT.ravel(), shapes=unary(2), id="ravel_copy"),
     OpInfo("glassgrad.unsafe_split", lambda m, x: m.unsafe_split(x, 2, -1), shapes=unary(1), also=("Tensor.unsafe_split",),
            errors=(lambda m: m.zeros(2, 6).unsafe_split([2, 4], 1), lambda m: m.zeros(()).unsafe_split(1))),
+    OpInfo("glassgrad.unsafe_split_with_sizes", lambda m, x: m.unsafe_split_with_sizes(x, [1, 3, 2], -1), shapes=fixed((2, 6)),
+           also=("Tensor.unsafe_split_with_sizes",), errors=(lambda m: m.zeros(2, 6).unsafe_split_with_sizes([2, 3], 1),)),
     OpInfo("glassgrad.unsafe_chunk", lambda m, x: m.unsafe_chunk(x, 3, 0), shapes=unary(1), also=("Tensor.unsafe_chunk",),
            errors=(lambda m: m.zeros(2, 6).unsafe_chunk(0),)),
     OpInfo("glassgrad.unravel_index", lambda m, i: m.unravel_index(i, (2, 3)), domains=index(8, -8), order=0,

@@ -421,6 +421,9 @@ class Module:
     def half(self) -> Module:
         return self._cast_floating(_dtype.float16)
 
+    def bfloat16(self) -> Module:
+        return self._cast_floating(_dtype.low_precision("bfloat16"))
+
     def type(self, dst_type: Any) -> Module:
         target = _dtype.to_dtype(dst_type)
         return self._apply(lambda t: t.to(target))

@@ -97,7 +97,7 @@ class Embedding(_Table):
 
 
 class EmbeddingBag(_Table):
-    """`sparse=True` is accepted, but the weight's gradient is dense (glassgrad has no sparse tensors)."""
+    """`sparse=True` is accepted, but the weight's gradient is dense (glassgrad's sparse gradients cover Embedding only)."""
 
     def __init__(
         self, num_embeddings: int, embedding_dim: int, max_norm: float | None = None, norm_type: float = 2.0,

@@ -12,7 +12,7 @@ import pytest
 
 import glassgrad
 from glassgrad.diagnostics import GraphWarning, watches
-from glassgrad.diagnostics.holders import holder_of, kept_by_frames
+from glassgrad.diagnostics.holders import holders_of, kept_by_frames
 
 from . import scripts
 
@@ -48,7 +48,7 @@ def test_the_frames_name_each_holder_as_the_referrers_do() -> None:
     }
     # The referrers first, and one owner each: reading an instance's attributes makes CPython build its __dict__,
     # which then stands between the instance and what it holds.
-    by_referrers = [holder_of(get(), set()) for get in reach.values()]
+    by_referrers = holders_of([get() for get in reach.values()], set())
     kept = kept_by_frames(_has_graph)
     for (description, get), heap in zip(reach.items(), by_referrers, strict=True):
         assert kept[id(get())][1] == heap

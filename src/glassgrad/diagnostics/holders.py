@@ -2,7 +2,8 @@
 
 Asked only when a watch is about to warn. First from the user's frames outwards (kept_by_frames: their variables,
 the containers and attributes those name), which costs what the program holds there; only where that finds
-nothing, from the tensor inwards (holder_of): the garbage collector's referrers, a scan of the whole heap each.
+nothing, from the tensors inwards (holders_of): the garbage collector's referrers, a scan of the whole heap for
+the tensors and one for each container on the way out.
 """
 
 from __future__ import annotations
@@ -84,18 +85,28 @@ def _kind(container: Any) -> str:
     return type(container).__name__
 
 
-def holder_of(obj: Any, ignore: set[int]) -> Holder | None:
-    """The best description of what holds `obj`: a variable, else a named container or an object's attribute.
+def holders_of(objs: list[Any], ignore: set[int]) -> list[Holder | None]:
+    """The best description of what holds each of `objs`: a variable, else a named container or an object's attribute.
 
-    `ignore` holds the ids of the caller's own lists and frames, which refer to `obj` too.
+    One scan of the heap finds the referrers of them all. `ignore` holds the ids of the caller's own lists and
+    frames, which refer to the objects too.
     """
     frames = _user_frames()
+    referrers = gc.get_referrers(*objs)
+    ignore = ignore | {id(frames), id(objs), id(referrers)}
+    return [_holder(obj, frames, [r for r in referrers if _refers_to(r, obj)], ignore) for obj in objs]
+
+
+def _refers_to(referrer: Any, obj: Any) -> bool:
+    return any(referent is obj for referent in gc.get_referents(referrer))
+
+
+def _holder(obj: Any, frames: list[FrameType], referrers: list[Any], ignore: set[int]) -> Holder | None:
     named = _name_in_frames(obj, frames)
     if named is not None:
         name, scope, code = named
         return Holder(f"variable `{name}` ({scope})", name, code)
-    ignore = ignore | {id(frames)}
-    for referrer in gc.get_referrers(obj):
+    for referrer in referrers:
         if id(referrer) in ignore or isinstance(referrer, (FrameType, ModuleType)):
             continue
         if isinstance(referrer, _CONTAINERS):
@@ -119,10 +130,11 @@ def _container_holder(container: Any, frames: list[FrameType], ignore: set[int],
         name, scope, filename = named
         return Holder(f"{_kind(container)} `{name}` ({scope})", name, filename)
     ignore = ignore | {id(container)}
-    owner = _attribute_owner(container, ignore)
+    referrers = gc.get_referrers(container)
+    owner = _attribute_owner(container, referrers, ignore)
     if owner is not None or depth == 0:
         return owner
-    for referrer in gc.get_referrers(container):
+    for referrer in referrers:
         if id(referrer) in ignore or not isinstance(referrer, _CONTAINERS) or _is_namespace(referrer, frames):
             continue
         outer = _container_holder(referrer, frames, ignore, depth - 1)
@@ -137,9 +149,9 @@ def _is_namespace(mapping: Any, frames: list[FrameType]) -> bool:
     return any(mapping is frame.f_globals or mapping is frame.f_locals for frame in frames)
 
 
-def _attribute_owner(container: Any, ignore: set[int]) -> Holder | None:
-    """A container that is some object's attribute: `self.losses`."""
-    for referrer in gc.get_referrers(container):
+def _attribute_owner(container: Any, referrers: list[Any], ignore: set[int]) -> Holder | None:
+    """A container that is some object's attribute (`self.losses`), among the container's referrers."""
+    for referrer in referrers:
         if id(referrer) in ignore or isinstance(referrer, (FrameType, ModuleType, dict)):
             continue
         attribute = _attribute_name(referrer, container)
@@ -167,7 +179,7 @@ def _defining_file(owner: Any) -> str | None:
 
 
 def kept_by_frames(wanted: Callable[[Any], bool]) -> dict[int, tuple[Any, Holder]]:
-    """The objects `wanted` accepts that the user's frames keep, by id, each with its holder described as holder_of
+    """The objects `wanted` accepts that the user's frames keep, by id, each with its holder described as holders_of
     describes it: a variable, a container one names (or a container inside one, _NESTING levels), or an attribute of
     an object one names (`self.losses`). Where several hold one object, the nearest wins: a variable, then the
     shallowest container, in the frames' order."""
@@ -179,7 +191,7 @@ def kept_by_frames(wanted: Callable[[Any], bool]) -> dict[int, tuple[Any, Holder
 
 
 def _kept(frames: list[FrameType], wanted: Callable[[Any], bool]) -> Iterator[tuple[int, Any, Holder]]:
-    """(depth, object, holder) for every wanted object the frames reach; depth orders the holders as holder_of would
+    """(depth, object, holder) for every wanted object the frames reach; depth orders the holders as holders_of would
     try them."""
     for frame in frames:
         module_level = frame.f_locals is frame.f_globals
@@ -201,7 +213,7 @@ def _in_container(
     container: Any, description: str, name: str, filename: str | None, wanted: Callable[[Any], bool], through: str = ""
 ) -> Iterator[tuple[int, Any, Holder]]:
     """The wanted objects in a container named `description`, and in the containers inside it (_NESTING levels);
-    `through` says, in holder_of's words, which containers lead from the named one to this one."""
+    `through` says, in holders_of's words, which containers lead from the named one to this one."""
     depth = 1 + through.count("(through")
     items = list(container.values() if issubclass(type(container), dict) else container)
     for item in items:

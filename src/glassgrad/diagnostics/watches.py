@@ -33,7 +33,7 @@ from typing import Any
 from .._sites import Position, Site, resolve, where
 from ..autograd import seams, steps, transform_calls
 from . import explain
-from .holders import Holder, holder_of, kept_by_frames
+from .holders import Holder, holders_of, kept_by_frames
 from .views import NATIVE, Crossing, GraphView
 
 
@@ -45,11 +45,12 @@ class GraphWarning(UserWarning):
 # of one statement are iterations of the loop around it; two statements (MAML's inner autograd.grad and its
 # meta-loss backward) each see the other's graph at its own phase, which is no growth.
 GROWTH_STEPS = 2
-# The holder search looks at the whole heap (0.2 s in a process that imported torch). Once it has run for a backward
-# statement, it runs again for that statement only when its surviving nodes have grown this many times over since, or
-# the larger factor once it found what holds them: a leaking loop pays for a logarithmic number of searches, not one
-# per step. Another statement (the next loop, a notebook's next cell) starts with a search of its own: what an earlier
-# loop left alive may outnumber the new leak for many steps.
+# The holder search walks the graphs of what the user's frames hold (milliseconds), and where those hold nothing that
+# grows, the whole heap (0.2 s and more in a process that imported torch). Once it has run for a backward statement,
+# it runs again for that statement only when its surviving nodes have grown this many times over since, or the larger
+# factor once it found what holds them: a leaking loop pays for a logarithmic number of searches, not one per step.
+# Another statement (the next loop, a notebook's next cell) starts with a search of its own: what an earlier loop left
+# alive may outnumber the new leak for many steps.
 SEARCH_GROWTH, SEARCH_GROWTH_FOUND = 2, 16
 # Nodes made at one line in the graphs a holder keeps at the end, with no backward through them, that make them
 # a loop's iterations piled up (an unrolled recurrence in one output is no pile: its holder adds nothing).
@@ -473,7 +474,7 @@ def _held_in_heap(view: GraphView, wanted: Callable[[Any], bool], boundary: int)
     if newest is None:
         return []
     _, site, held = newest
-    found = Counter(h for h in (holder_of(t, {id(tensors), id(held)}) for t in held[:8]) if h is not None)
+    found = Counter(h for h in holders_of(held[:8], {id(tensors), id(held)}) if h is not None)
     return [(site, len(held), found.most_common(1)[0][0] if found else None, view.grad_fn(held[-1]))]
 
 

@@ -51,7 +51,7 @@ def test_the_frames_name_each_holder_as_the_referrers_do() -> None:
     by_referrers = holders_of([get() for get in reach.values()], set())
     kept = kept_by_frames(_has_graph)
     for (description, get), heap in zip(reach.items(), by_referrers, strict=True):
-        assert kept[id(get())][1] == heap
+        assert kept[id(get())][1][0] == heap
         assert heap is not None and heap.description == description
 
 

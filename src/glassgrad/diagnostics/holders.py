@@ -178,15 +178,17 @@ def _defining_file(owner: Any) -> str | None:
     return getattr(sys.modules.get(type(owner).__module__), "__file__", None)
 
 
-def kept_by_frames(wanted: Callable[[Any], bool]) -> dict[int, tuple[Any, Holder]]:
-    """The objects `wanted` accepts that the user's frames keep, by id, each with its holder described as holders_of
-    describes it: a variable, a container one names (or a container inside one, _NESTING levels), or an attribute of
-    an object one names (`self.losses`). Where several hold one object, the nearest wins: a variable, then the
-    shallowest container, in the frames' order."""
-    found: dict[int, tuple[Any, Holder]] = {}
+def kept_by_frames(wanted: Callable[[Any], bool]) -> dict[int, tuple[Any, list[Holder]]]:
+    """The objects `wanted` accepts that the user's frames keep, by id, each with what holds it, described as
+    holders_of describes it: a variable, a container one names (or a container inside one, _NESTING levels), or an
+    attribute of an object one names (`self.losses`). The nearest holder comes first: a variable, then the shallowest
+    container, in the frames' order."""
+    found: dict[int, tuple[Any, list[Holder]]] = {}
     held = sorted(_kept(_user_frames(), wanted), key=lambda entry: entry[0])  # stable: the frames' order within a depth
     for _, obj, holder in held:
-        found.setdefault(id(obj), (obj, holder))
+        holders = found.setdefault(id(obj), (obj, []))[1]
+        if holder not in holders:
+            holders.append(holder)
     return found
 
 

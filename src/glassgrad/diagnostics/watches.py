@@ -464,7 +464,8 @@ def _held_in_frames(view: GraphView, wanted: Callable[[Any], bool], boundary: in
     if newest is None or newest[0] < since:
         return None
     _, site, held = newest
-    found = Counter(kept[id(tensor)][1] for tensor in held[:8])
+    # What holds the most of them: the list they are appended to, not the loop's variable that holds the newest too
+    found = Counter(holder for tensor in held for holder in kept[id(tensor)][1])
     return [(site, len(held), found.most_common(1)[0][0], view.grad_fn(held[-1]))]
 
 

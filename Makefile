@@ -147,3 +147,4 @@ bench-per-sample-grads: $(BENCH_VENV)/.installed
 .PHONY: bench-doctor
 bench-doctor: $(VENV)/.installed-test
 	$(BIN)/python bench/doctor_overhead.py $(BENCH_ARGS)
+	$(BIN)/python -m glassgrad.cli run bench/doctor_overhead.py $(BENCH_ARGS)

@@ -6,6 +6,9 @@ under `glassgrad.doctor.watch_torch()` (every op recorded, the watches on for th
 rounds. Issue 31's aim: the doctor <= 2x the plain loop for every workload, and the ratio at 4N no larger than
 at N (a cost that grows with the step count would show there). Run with `make bench-doctor`
 (BENCH_ARGS="--quick" for one round of 8 and 32 steps; --only "gpt2,cnn checkpoint" for some workloads, by name).
+Started by `glassgrad run` (`python -m glassgrad.cli run bench/doctor_overhead.py`), `import torch` gives
+glassgrad and the same loops run on glassgrad's engine, the doctor being its watches (`glassgrad.diagnostics.watch()`,
+what `glassgrad doctor --engine glassgrad` turns on); make bench-doctor runs both.
 
 - gpt2, bert: tiny models of transformers, built from configs (random weights, nothing downloaded);
 - gpt2 total += loss, gpt2 losses.append(loss): the leaking loops of issue 31 (graphs kept alive every step);
@@ -26,6 +29,7 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
+from glassgrad.diagnostics import watch
 from glassgrad.doctor import watch_torch
 
 Loop = Callable[[int], object]  # runs a fresh training loop of that many steps
@@ -129,7 +133,10 @@ WORKLOADS: dict[str, Callable[[], Loop]] = {
     "cnn checkpoint losses.append(loss)": lambda: _cnn_checkpoint("list"),
     "lightning": _lightning,
 }
-SETTINGS: dict[str, Callable[[], AbstractContextManager[object]]] = {"plain": nullcontext, "doctor": watch_torch}
+ON_GLASSGRAD = torch.__name__ == "glassgrad"  # started by `glassgrad run`
+SETTINGS: dict[str, Callable[[], AbstractContextManager[object]]] = {
+    "plain": nullcontext, "doctor": watch if ON_GLASSGRAD else watch_torch
+}
 
 
 def timed(loop: Loop, steps: int, setting: Callable[[], AbstractContextManager[object]]) -> float:
@@ -146,6 +153,7 @@ def main() -> None:
     only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
     torch.set_num_threads(1)
     rounds, steps = (1, 8) if quick else (3, 10)
+    print(f"engine: {'glassgrad' if ON_GLASSGRAD else 'torch ' + torch.__version__}")
     print(f"{'workload':36}{'steps':>6}{'plain s':>9}{'doctor s':>10}{'ratio':>8}")
     for name, make in WORKLOADS.items():
         if only is not None and name not in only:

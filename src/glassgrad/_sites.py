@@ -2,8 +2,9 @@
 
 The user's line is the first frame outside glassgrad, the libraries the glass sees through (real PyTorch),
 site-packages and the standard library: a loss made inside transformers' loss function is named at the
-user's call of the model. Where no such frame is on the stack (a library's own thread), the first library
-frame is kept instead.
+user's call of the model, and the library's frame that made it (the innermost) comes along as context,
+shown after the user's line. Where no user frame is on the stack (a library's own thread), the first
+library frame is kept instead.
 
 The core records one for every node, in-place change and backward call (that is what makes the glass
 native on glassgrad's engine), so this sits on the floor beside the tensor; diagnostics only read them.
@@ -50,8 +51,17 @@ _OWN_FRAME = 0 if __file__.endswith(tuple(EXTENSION_SUFFIXES)) else 1
 # module's attribute is a lookup per recorded node.)
 frames_elided = False
 
-Position = tuple[CodeType, int]  # a code object and the offset of the instruction running there
 Site = tuple[CodeType, int]  # a code object and a line number
+# A code object and the offset of the instruction running there; then, where the user's code called a library that
+# made the node, the library's innermost frame the same way
+Position = tuple[CodeType, int] | tuple[CodeType, int, tuple[CodeType, int]]
+
+
+class LibrarySite(Site):
+    """The user's line, where a library's code (`library`: its innermost frame) made the node. Equal to the user's
+    plain site, so whatever groups or compares sites still goes by the user's line alone."""
+
+    library: Site
 
 
 def _learn(filename: str) -> int:
@@ -98,7 +108,7 @@ def caller_position(inside: int = 0) -> Position | None:
         if kind is None:
             kind = _learn(code.co_filename)
         if not kind:
-            return (code, frame.f_lasti)
+            return (code, frame.f_lasti) if library is None else (code, frame.f_lasti, library)
         if kind == 2 and library is None:  # LIBRARY, as a literal: compiled, a C comparison, not a global's lookup
             library = (code, frame.f_lasti)
         frame = frame.f_back  # type: ignore[assignment]
@@ -109,9 +119,14 @@ def resolve(position: Position | None) -> Site | None:
     """The (code, line) of a position."""
     if position is None:
         return None
-    code, offset = position
+    code, offset = position[0], position[1]
     # Not cached: equal code objects from two files compare equal, so a cache would mix their file names up.
-    return code, next((ln for start, end, ln in code.co_lines() if start <= offset < end and ln is not None), code.co_firstlineno)
+    line = next((ln for start, end, ln in code.co_lines() if start <= offset < end and ln is not None), code.co_firstlineno)
+    if len(position) == 2:
+        return code, line
+    site = LibrarySite((code, line))
+    site.library = resolve(position[2])  # type: ignore[misc]
+    return site
 
 
 def format_site(site: Site | None) -> str:
@@ -119,6 +134,21 @@ def format_site(site: Site | None) -> str:
         return "<unknown>"
     code, line = site
     return f"{code.co_filename}:{line} in {code.co_name}"
+
+
+def where(site: Site | None) -> str:
+    """The site for a message: its file and line, the line's text, and the library's line that made the node."""
+    code = source_line(site)
+    text = format_site(site) + (f"\n        {code}" if code else "")
+    if isinstance(site, LibrarySite):
+        text += f"\n        inside {_library_relative(format_site(site.library))}"
+    return text
+
+
+def _library_relative(text: str) -> str:
+    """A library's file named from its package (transformers/loss/loss_utils.py), not the site-packages path."""
+    prefix = next((p for p in sorted(_library, key=len, reverse=True) if text.startswith(p)), "")
+    return text[len(prefix) :]
 
 
 def source_line(site: Site | None) -> str:

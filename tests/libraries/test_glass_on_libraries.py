@@ -1,12 +1,14 @@
 """The glass on transformers and Lightning scripts, run by `glassgrad doctor --engine glassgrad` (issue 33):
 the classic mistakes (a loss kept for logging, a backward twice) are named at the user's lines, never at a line
-inside the library that made the tensor, and the correct loops draw no warning at all.
+inside the library that made the tensor (that line follows the user's, as context), and the correct loops draw
+no warning at all.
 
 The programs (tests/libraries/programs) are tiny: one GPT-2 layer of width 16, a few steps."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +44,12 @@ def doctor(program: str, tmp_path: Path) -> dict:
     return report
 
 
+def made_inside_the_loss_function(program: str, marker: str) -> str:
+    """A pattern for a site named at the user's line, with the line of transformers' loss function that made the
+    tensor after it, named from the package."""
+    return rf"{re.escape(site(program, marker))} in <module>\n        .*# @{marker}\n        inside transformers/loss/loss_utils\.py:\d+ in \w+\n"
+
+
 def library_lines(message: str) -> list[str]:
     """Lines of site-packages named in a message: the glass should name the user's lines instead."""
     return [line for line in message.splitlines() if "site-packages" in line]
@@ -62,7 +70,7 @@ def test_gpt2_losses_kept_for_logging_are_named_at_the_append(tmp_path: Path) ->
     [warning] = report["warnings"]
     message = warning["message"]
     assert warning["category"] == "GraphWarning"
-    assert f"end in a tensor made at\n  {site('gpt2_losses_kept.py', 'loss')}" in message
+    assert re.search("end in a tensor made at\n  " + made_inside_the_loss_function("gpt2_losses_kept.py", "loss"), message)
     assert f"added to at\n  {site('gpt2_losses_kept.py', 'append')}" in message
     assert ".item()" in message and ".detach()" in message
     assert library_lines(message) == []
@@ -73,7 +81,7 @@ def test_gpt2_backward_twice_is_named_at_the_users_lines(tmp_path: Path) -> None
     message = report["error"]["message"]
     assert report["error"]["type"] == "RuntimeError"
     assert message.startswith(FREED)
-    assert f"recorded at {site('gpt2_backward_twice.py', 'loss')}" in message
+    assert re.search("recorded at " + made_inside_the_loss_function("gpt2_backward_twice.py", "loss"), message)
     assert f"freed by the backward call at {site('gpt2_backward_twice.py', 'first')}" in message
     assert library_lines(message) == []
     assert report["warnings"] == []

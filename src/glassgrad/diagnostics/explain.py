@@ -13,7 +13,8 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from .. import _sites as sites
-from .._sites import Site, format_site, source_line
+from .._sites import Site
+from .._sites import where as _at  # a site in a message: its line, its text, the library line that made it
 from . import code
 from .inspect import SavedBuffer
 
@@ -23,11 +24,6 @@ if TYPE_CHECKING:
     from .views import Crossing
 
 HEADER = "\n\nglassgrad:"
-
-
-def _at(site: Site | None) -> str:
-    text = source_line(site)
-    return format_site(site) + (f"\n        {text}" if text else "")
 
 
 def _line(site: Site | None, line: int | None) -> str:

@@ -1,7 +1,9 @@
 """Who keeps a graph alive: the variable, container or attribute that holds the tensor at a graph's root.
 
-Asked only when a watch is about to warn, so it may look at the whole heap: the garbage collector's
-referrers of the tensor, and the variables of the frames running the user's code.
+Asked only when a watch is about to warn. First from the user's frames outwards (kept_by_frames: their variables,
+the containers and attributes those name), which costs what the program holds there; only where that finds
+nothing, from the tensors inwards (holders_of): the garbage collector's referrers, a scan of the whole heap for
+the tensors and one for each container on the way out.
 """
 
 from __future__ import annotations
@@ -9,8 +11,9 @@ from __future__ import annotations
 import gc
 import linecache
 import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import CodeType, FrameType, ModuleType
+from types import CodeType, FrameType, FunctionType, ModuleType
 from typing import Any
 
 from .. import _sites as sites
@@ -82,18 +85,28 @@ def _kind(container: Any) -> str:
     return type(container).__name__
 
 
-def holder_of(obj: Any, ignore: set[int]) -> Holder | None:
-    """The best description of what holds `obj`: a variable, else a named container or an object's attribute.
+def holders_of(objs: list[Any], ignore: set[int]) -> list[Holder | None]:
+    """The best description of what holds each of `objs`: a variable, else a named container or an object's attribute.
 
-    `ignore` holds the ids of the caller's own lists and frames, which refer to `obj` too.
+    One scan of the heap finds the referrers of them all. `ignore` holds the ids of the caller's own lists and
+    frames, which refer to the objects too.
     """
     frames = _user_frames()
+    referrers = gc.get_referrers(*objs)
+    ignore = ignore | {id(frames), id(objs), id(referrers)}
+    return [_holder(obj, frames, [r for r in referrers if _refers_to(r, obj)], ignore) for obj in objs]
+
+
+def _refers_to(referrer: Any, obj: Any) -> bool:
+    return any(referent is obj for referent in gc.get_referents(referrer))
+
+
+def _holder(obj: Any, frames: list[FrameType], referrers: list[Any], ignore: set[int]) -> Holder | None:
     named = _name_in_frames(obj, frames)
     if named is not None:
         name, scope, code = named
         return Holder(f"variable `{name}` ({scope})", name, code)
-    ignore = ignore | {id(frames)}
-    for referrer in gc.get_referrers(obj):
+    for referrer in referrers:
         if id(referrer) in ignore or isinstance(referrer, (FrameType, ModuleType)):
             continue
         if isinstance(referrer, _CONTAINERS):
@@ -117,10 +130,11 @@ def _container_holder(container: Any, frames: list[FrameType], ignore: set[int],
         name, scope, filename = named
         return Holder(f"{_kind(container)} `{name}` ({scope})", name, filename)
     ignore = ignore | {id(container)}
-    owner = _attribute_owner(container, ignore)
+    referrers = gc.get_referrers(container)
+    owner = _attribute_owner(container, referrers, ignore)
     if owner is not None or depth == 0:
         return owner
-    for referrer in gc.get_referrers(container):
+    for referrer in referrers:
         if id(referrer) in ignore or not isinstance(referrer, _CONTAINERS) or _is_namespace(referrer, frames):
             continue
         outer = _container_holder(referrer, frames, ignore, depth - 1)
@@ -135,9 +149,9 @@ def _is_namespace(mapping: Any, frames: list[FrameType]) -> bool:
     return any(mapping is frame.f_globals or mapping is frame.f_locals for frame in frames)
 
 
-def _attribute_owner(container: Any, ignore: set[int]) -> Holder | None:
-    """A container that is some object's attribute: `self.losses`."""
-    for referrer in gc.get_referrers(container):
+def _attribute_owner(container: Any, referrers: list[Any], ignore: set[int]) -> Holder | None:
+    """A container that is some object's attribute (`self.losses`), among the container's referrers."""
+    for referrer in referrers:
         if id(referrer) in ignore or isinstance(referrer, (FrameType, ModuleType, dict)):
             continue
         attribute = _attribute_name(referrer, container)
@@ -162,3 +176,72 @@ def _defining_file(owner: Any) -> str | None:
         if isinstance(code, CodeType):
             return code.co_filename
     return getattr(sys.modules.get(type(owner).__module__), "__file__", None)
+
+
+def kept_by_frames(wanted: Callable[[Any], bool]) -> dict[int, tuple[Any, list[Holder]]]:
+    """The objects `wanted` accepts that the user's frames keep, by id, each with what holds it, described as
+    holders_of describes it: a variable, a container one names (or a container inside one, _NESTING levels), or an
+    attribute of an object one names (`self.losses`). The nearest holder comes first: a variable, then the shallowest
+    container, in the frames' order."""
+    found: dict[int, tuple[Any, list[Holder]]] = {}
+    held = sorted(_kept(_user_frames(), wanted), key=lambda entry: entry[0])  # stable: the frames' order within a depth
+    for _, obj, holder in held:
+        holders = found.setdefault(id(obj), (obj, []))[1]
+        if holder not in holders:
+            holders.append(holder)
+    return found
+
+
+def _kept(frames: list[FrameType], wanted: Callable[[Any], bool]) -> Iterator[tuple[int, Any, Holder]]:
+    """(depth, object, holder) for every wanted object the frames reach; depth orders the holders as holders_of would
+    try them."""
+    for frame in frames:
+        module_level = frame.f_locals is frame.f_globals
+        filename = frame.f_code.co_filename
+        scopes = [(frame.f_locals, "global" if module_level else f"local in {frame.f_code.co_name}")]
+        if not module_level:
+            scopes.append((frame.f_globals, "global"))
+        for namespace, scope in scopes:
+            for name, value in list(namespace.items()):
+                if wanted(value):
+                    yield 0, value, Holder(f"variable `{name}` ({scope})", name, filename)
+                elif issubclass(type(value), _CONTAINERS):
+                    yield from _in_container(value, f"{_kind(value)} `{name}` ({scope})", name, filename, wanted)
+                else:
+                    yield from _in_attributes(value, wanted)
+
+
+def _in_container(
+    container: Any, description: str, name: str, filename: str | None, wanted: Callable[[Any], bool], through: str = ""
+) -> Iterator[tuple[int, Any, Holder]]:
+    """The wanted objects in a container named `description`, and in the containers inside it (_NESTING levels);
+    `through` says, in holders_of's words, which containers lead from the named one to this one."""
+    depth = 1 + through.count("(through")
+    items = list(container.values() if issubclass(type(container), dict) else container)
+    for item in items:
+        if wanted(item):
+            yield depth, item, Holder(description + through, name, filename)
+    if depth > _NESTING:
+        return
+    for item in items:
+        if issubclass(type(item), _CONTAINERS):
+            # from the tensor outwards, the container holding it is "in it", those between it and the named one "inside"
+            inner = through.replace(" in it)", " inside)") + f" (through a {_kind(item)} in it)"
+            yield from _in_container(item, description, name, filename, wanted, inner)
+
+
+def _in_attributes(owner: Any, wanted: Callable[[Any], bool]) -> Iterator[tuple[int, Any, Holder]]:
+    """The wanted objects an instance's attributes hold, or hold in containers (`self.losses`)."""
+    kind = type(owner)
+    if kind.__dictoffset__ == 0 or issubclass(kind, (ModuleType, type, FunctionType)):
+        return
+    try:  # not vars(): a proxy without a __dict__ of its own would answer through its __getattr__
+        attributes = object.__getattribute__(owner, "__dict__")
+    except AttributeError:
+        return
+    for attribute, value in list(attributes.items()):
+        if wanted(value):
+            yield 1, value, Holder(f"attribute `{attribute}` of a {kind.__name__}", attribute, _defining_file(owner))
+        elif issubclass(type(value), _CONTAINERS):
+            description = f"{_kind(value)} `{attribute}`, an attribute of a {kind.__name__}"
+            yield from _in_container(value, description, attribute, _defining_file(owner), wanted)

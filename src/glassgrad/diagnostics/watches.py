@@ -24,16 +24,16 @@ import warnings
 import weakref
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
 
-from .._sites import Position, Site, format_site, resolve, source_line
+from .._sites import Position, Site, resolve, where
 from ..autograd import seams, steps, transform_calls
 from . import explain
-from .holders import Holder, holder_of
+from .holders import Holder, holders_of, kept_by_frames
 from .views import NATIVE, Crossing, GraphView
 
 
@@ -45,16 +45,20 @@ class GraphWarning(UserWarning):
 # of one statement are iterations of the loop around it; two statements (MAML's inner autograd.grad and its
 # meta-loss backward) each see the other's graph at its own phase, which is no growth.
 GROWTH_STEPS = 2
-# The holder search looks at the whole heap (0.2 s in a process that imported torch). Once it has run for a backward
-# statement, it runs again for that statement only when its surviving nodes have grown this many times over since, or
-# the larger factor once it found what holds them: a leaking loop pays for a logarithmic number of searches, not one
-# per step. Another statement (the next loop, a notebook's next cell) starts with a search of its own: what an earlier
-# loop left alive may outnumber the new leak for many steps.
+# The holder search walks the graphs of what the user's frames hold (milliseconds), and where those hold nothing that
+# grows, the whole heap (0.2 s and more in a process that imported torch). Once it has run for a backward statement,
+# it runs again for that statement only when its surviving nodes have grown this many times over since, or the larger
+# factor once it found what holds them: a leaking loop pays for a logarithmic number of searches, not one per step.
+# Another statement (the next loop, a notebook's next cell) starts with a search of its own: what an earlier loop left
+# alive may outnumber the new leak for many steps.
 SEARCH_GROWTH, SEARCH_GROWTH_FOUND = 2, 16
 # Nodes made at one line in the graphs a holder keeps at the end, with no backward through them, that make them
 # a loop's iterations piled up (an unrolled recurrence in one output is no pile: its holder adds nothing).
 PILED = 3
 MIN_PRUNE = 4096  # tracked references before the dead ones are first dropped outside a backward
+
+# What the holder search found: (the site of the roots, how many roots, their holder, the newest root's node)
+Found = list[tuple[Site | None, int, Holder | None, Any]]
 
 
 @dataclass
@@ -65,11 +69,6 @@ class _Retained:
     alive: int = 0  # nodes of the retained graph still alive: it is gone when none is
     # The backward made a graph of its gradients (create_graph=True), for a later backward to differentiate through
     higher: bool = False
-
-
-def _where(site: Site | None) -> str:
-    code = source_line(site)
-    return format_site(site) + (f"\n        {code}" if code else "")
 
 
 @dataclass
@@ -85,9 +84,10 @@ class WatchState:
     # Where the current iteration began: the last optimizer step, once the program has made one. Until then each
     # backward is taken as an iteration's end (a loop that updates its parameters by hand).
     iteration_boundary: int | None = None
-    # Nodes alive from earlier iterations, at every backward that ended one, by the backward's call position (the
-    # code object's id: hashing a code object hashes all of it, 30 us for a large module's)
-    surviving: dict[tuple[int, int] | None, list[int]] = field(default_factory=dict)
+    # Nodes alive from earlier iterations, with the step the iteration began at, at every backward that ended one, by
+    # the backward's call position (the code object's id: hashing a code object hashes all of it, 30 us for a large
+    # module's)
+    surviving: dict[tuple[int, int] | None, list[tuple[int, int]]] = field(default_factory=dict)
     position: Position | None = None  # the backward under way's call
     retained: weakref.WeakKeyDictionary[Any, _Retained] = field(default_factory=weakref.WeakKeyDictionary)
     pending: list[tuple[str, Site | None]] = field(default_factory=list)
@@ -228,8 +228,8 @@ class WatchState:
             self._warn(
                 "spanning",
                 "this backward reaches into a graph built before the previous backward: the tensor made by "
-                f"{crossing.child_name} at\n  {_where(crossing.child_site)}\n  is used again at "
-                f"{_where(crossing.parent_site)}\n" + "\n".join(fix),
+                f"{crossing.child_name} at\n  {where(crossing.child_site)}\n  is used again at "
+                f"{where(crossing.parent_site)}\n" + "\n".join(fix),
                 crossing.child_site,
             )
         if keep_graph and roots and not inside_transform:  # a transform's retain is its own, freed when it returns
@@ -251,7 +251,7 @@ class WatchState:
         collector cannot see), given once per statement and with the line, which PyTorch's warning lacks."""
         self._warn(
             "create_graph",
-            f"backward(create_graph=True) at {_where(site)}\n  stores gradients that carry their own graph in the .grad of "
+            f"backward(create_graph=True) at {where(site)}\n  stores gradients that carry their own graph in the .grad of "
             "the leaves it reaches: a later backward adds its gradient to that graph instead of replacing it, and in "
             "PyTorch each leaf and its .grad's graph hold each other in a reference cycle, so every step's graph stays "
             "alive.\nIf you differentiate the gradient again (a gradient penalty), take it with "
@@ -287,7 +287,7 @@ class WatchState:
         if record.alive == 0 and not record.used:
             self.pending.append(
                 (
-                    f"retain_graph=True at {_where(record.site)}\n  kept {record.saved_bytes:,} bytes of saved tensors "
+                    f"retain_graph=True at {where(record.site)}\n  kept {record.saved_bytes:,} bytes of saved tensors "
                     "alive, but no later backward went through that graph before it was freed. Drop retain_graph=True there.",
                     record.site,
                 )
@@ -336,10 +336,10 @@ class WatchState:
         self.previous_boundary = step
         statement = None if position is None else (id(position[0]), position[1])
         surviving = self.surviving.setdefault(statement, [])
-        surviving.append(old)
-        recent = surviving[-(GROWTH_STEPS + 1) :]
+        surviving.append((old, boundary))
+        recent = [count for count, _ in surviving[-(GROWTH_STEPS + 1) :]]
         if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)) and old >= self.next_search.get(statement, 0):
-            found = _holders(view, boundary)
+            found = _holders(view, boundary, surviving[-2][1])  # since the previous iteration began
             self.next_search[statement] = old * (SEARCH_GROWTH_FOUND if found else SEARCH_GROWTH)
             for site, count, holder, node in found:
                 # A graph that reaches into the previous iteration's through a state the loop carries (a recurrent
@@ -364,8 +364,8 @@ def _carried_message(old: int, crossing: Crossing, fix: list[str]) -> str:
     return "\n".join([
         f"{old:,} graph nodes from earlier iterations are still alive and their number grows every step: each iteration's",
         f"  graph reaches into the previous one through the tensor made by {crossing.child_name} at",
-        f"  {_where(crossing.child_site)}",
-        f"  and used at {_where(crossing.parent_site)}",
+        f"  {where(crossing.child_site)}",
+        f"  and used at {where(crossing.parent_site)}",
         *fix,
     ])
 
@@ -378,7 +378,7 @@ def _adding_or(holder: Holder | None, site: Site | None) -> Site | None:
 def _alive_message(old: int, site: Site | None, count: int, holder: Holder | None) -> str:
     message = (
         f"{old:,} graph nodes from earlier iterations are still alive and their number grows every step. {count} of "
-        f"the graphs holding them end in a tensor made at\n  {_where(site)}\n"
+        f"the graphs holding them end in a tensor made at\n  {where(site)}\n"
     )
     if holder is None:
         return message + (
@@ -387,7 +387,7 @@ def _alive_message(old: int, site: Site | None, count: int, holder: Holder | Non
         )
     adding = holder.adding_line()
     message += f"It is held by {holder.description}"
-    message += f", added to at\n  {_where(adding)}\n" if adding is not None else ".\n"
+    message += f", added to at\n  {where(adding)}\n" if adding is not None else ".\n"
     return message + "Keep loss.item() or loss.detach() there instead, so each step's graph can be freed."
 
 
@@ -431,23 +431,58 @@ def _pile(view: GraphView, roots: list[Any], fresh: int) -> tuple[Site | None, i
 def _unused_message(made: int, site: Site | None, holder: Holder, adding: Site | None) -> str:
     message = (
         f"the program ended keeping graphs no backward went through: {holder.description} holds the graphs of "
-        f"{made} or more iterations, made at\n  {_where(site)}\n"
+        f"{made} or more iterations, made at\n  {where(site)}\n"
     )
     if adding is not None:
-        message += f"  added to at\n  {_where(adding)}\n"
+        message += f"  added to at\n  {where(adding)}\n"
     return message + (
         "Each keeps its whole graph and saved tensors alive. If this is evaluation, run it under `with torch.no_grad():`; "
         "if you keep the values for logging, keep loss.item() (or loss.detach()) instead."
     )
 
 
-def _holders(view: GraphView, boundary: int) -> list[tuple[Site | None, int, Holder | None, Any]]:
+def _holders(view: GraphView, boundary: int, since: int) -> Found:
     """The live tensors at the roots of graphs that reach nodes older than `boundary`, by site, with their holder.
 
-    Only asked when a watch warns, so it looks at every tensor alive (the garbage collector's list).
+    Looked for first among what the user's frames hold, which costs what they hold; that answer stands when one of
+    its roots was made at or after step `since`, the previous iteration's start (what grows gets a new root every
+    iteration: an older one is a graph left from long ago). Otherwise among every tensor alive, the garbage
+    collector's list, at the cost of scanning the heap once, and once more per holder asked.
     """
-    # type(), not isinstance: isinstance reads __class__, which some proxies in the heap answer with a warning
-    tensors = [t for t in gc.get_objects() if issubclass(type(t), view.tensor_type) and view.grad_fn(t) is not None]
+
+    def wanted(obj: Any) -> bool:
+        # type(), not isinstance: isinstance reads __class__, which some proxies in the heap answer with a warning
+        return issubclass(type(obj), view.tensor_type) and view.grad_fn(obj) is not None
+
+    found = _held_in_frames(view, wanted, boundary, since)
+    return found if found is not None else _held_in_heap(view, wanted, boundary)
+
+
+def _held_in_frames(view: GraphView, wanted: Callable[[Any], bool], boundary: int, since: int) -> Found | None:
+    kept = kept_by_frames(wanted)
+    newest = _newest_roots(view, [tensor for tensor, _ in kept.values()], boundary)
+    if newest is None or newest[0] < since:
+        return None
+    _, site, held = newest
+    # What holds the most of them: the list they are appended to, not the loop's variable that holds the newest too
+    found = Counter(holder for tensor in held for holder in kept[id(tensor)][1])
+    return [(site, len(held), found.most_common(1)[0][0], view.grad_fn(held[-1]))]
+
+
+def _held_in_heap(view: GraphView, wanted: Callable[[Any], bool], boundary: int) -> Found:
+    tensors = [t for t in gc.get_objects() if wanted(t)]
+    newest = _newest_roots(view, tensors, boundary)
+    if newest is None:
+        return []
+    _, site, held = newest
+    found = Counter(h for h in holders_of(held[:8], {id(tensors), id(held)}) if h is not None)
+    return [(site, len(held), found.most_common(1)[0][0] if found else None, view.grad_fn(held[-1]))]
+
+
+def _newest_roots(view: GraphView, tensors: list[Any], boundary: int) -> tuple[int, Site | None, list[Any]] | None:
+    """(the step, the site, the tensors) of the roots made at one site, among the tensors whose graphs reach nodes
+    older than `boundary`, that has the newest root (the most roots, between sites equally new); None if no graph
+    reaches that far."""
     reaches: dict[Any, bool] = {}
     below: set[Any] = set()  # nodes under some other root of an old graph
     candidates = []
@@ -455,21 +490,20 @@ def _holders(view: GraphView, boundary: int) -> list[tuple[Site | None, int, Hol
         node = view.grad_fn(tensor)
         if _reaches_old(view, node, boundary, reaches, below):
             candidates.append((tensor, node))
-    roots = [(t, n) for t, n in candidates if n not in below]
     by_site: dict[Site | None, list[Any]] = {}
     newest: Counter[Site | None] = Counter()
-    for tensor, node in roots:
+    for tensor, node in candidates:
+        if node in below:
+            continue
         site = view.site(node)
         by_site.setdefault(site, []).append(tensor)
         newest[site] = max(newest[site], view.step(node) or 0)
     if not by_site:
-        return []
+        return None
     # What grows gets a new root every step (a running total, an appended loss); stale graphs left from long ago
     # may be more numerous but are not what the warning is about.
     site, held = max(by_site.items(), key=lambda item: (newest[item[0]], len(item[1])))
-    ignore = {id(tensors), id(candidates), id(roots), id(held), *(id(pair) for pair in candidates), *(id(pair) for pair in roots)}
-    found = Counter(h for h in (holder_of(t, ignore) for t in held[:8]) if h is not None)
-    return [(site, len(held), found.most_common(1)[0][0] if found else None, view.grad_fn(held[-1]))]
+    return newest[site], site, held
 
 
 def _reaches_old(view: GraphView, start: Any, boundary: int, memo: dict[Any, bool], below: set[Any]) -> bool:

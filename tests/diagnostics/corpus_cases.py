@@ -166,12 +166,10 @@ HELDOUT_KNOWN_MISSES: dict[str, dict[str, str]] = {
     "glassgrad": {
         "cru_epoch_metrics_summed_as_tensors": "does not name line 25 (two accumulators in one loop; the warning names the first, epoch_ll, and not epoch_rmse)",
         "ctgan_penalty_backward_retained": "false alarm (retain_graph=True on the penalty is reported as kept for nothing, though the discriminator loss's backward goes through the generator's graph they share)",
-        "forecasting_step_outputs_not_detached": "does not name line 29 (the holder, a list attribute of dicts, is not found: the warning says only that something keeps the tensor)",
         "slip_meters_updated_with_tensors": "does not name line 41 (names the meter's `self.sum += val * n` inside update(), not the loop's call that passes it the tensor)",
     },
     "torch": {
         "cru_epoch_metrics_summed_as_tensors": "does not name line 25 (two accumulators in one loop; the warning names the first, epoch_ll, and not epoch_rmse)",
-        "forecasting_step_outputs_not_detached": "does not name line 29 (the holder, a list attribute of dicts, is not found: the warning says only that something keeps the tensor)",
         "slip_meters_updated_with_tensors": "does not name line 41 (names the meter's `self.sum += val * n` inside update(), not the loop's call that passes it the tensor)",
     },
 }

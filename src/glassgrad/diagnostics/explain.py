@@ -13,8 +13,7 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from .. import _sites as sites
-from .._sites import Site
-from .._sites import where as _at  # a site in a message: its line, its text, the library line that made it
+from .._sites import Site, where  # where: a site in a message, its line, its text, the library line that made it
 from . import code
 from .inspect import SavedBuffer
 
@@ -30,7 +29,7 @@ def _line(site: Site | None, line: int | None) -> str:
     """`line 12` of the file a site is in, with its text."""
     if site is None or line is None:
         return "<unknown>"
-    return _at((site[0], line))
+    return where((site[0], line))
 
 
 def _buffer(buffer: SavedBuffer) -> str:
@@ -119,7 +118,7 @@ def _site_of(freed_by: Site | bool | None) -> Site | None:
 def _shared_fix(name: str, line: int, site: Site | None, freed_by: Site | None) -> list[str]:
     """Two losses of one iteration read `name`: the first one's loss, at `line`, is where a detach() belongs."""
     return [
-        f"Fix: `{name}` feeds two losses in one iteration; the backward of the first one, at {_at(freed_by)}",
+        f"Fix: `{name}` feeds two losses in one iteration; the backward of the first one, at {where(freed_by)}",
         "  went on through the graph that made it, and freed it. Which fix applies depends on what that loss trains:",
         "  - if it should not train what made `" + name + "` (a GAN's discriminator step must not update the generator):",
         f"    detach() it in that loss, at\n    {_line(site, line)}",
@@ -145,9 +144,9 @@ def freed_text(
     failing backward's line (the one that freed it, where not given).
     """
     needs = f"its saved {_buffer(buffer)}" if buffer is not None else "the in-place op it recorded"
-    lines = [f"{HEADER} {node_name} needs {needs},", f"  recorded at {_at(node_site)}"]
+    lines = [f"{HEADER} {node_name} needs {needs},", f"  recorded at {where(node_site)}"]
     if freed_by is not False:
-        lines.append(f"  It was freed by the backward call at {_at(freed_by if freed_by is not True else None)}")
+        lines.append(f"  It was freed by the backward call at {where(freed_by if freed_by is not True else None)}")
     if read_outside_backward:
         lines += [
             "Fix: ctx.saved_tensors was read after the graph was freed. Read it only inside backward, or pass",
@@ -157,8 +156,8 @@ def freed_text(
         lines += [
             f"This backward reaches into a graph built before that call: the tensor{_carried(crossing.carried)} made by "
             f"{crossing.child_name} at",
-            f"  {_at(crossing.child_site)}",
-            f"  is used again at {_at(crossing.parent_site)}",
+            f"  {where(crossing.child_site)}",
+            f"  is used again at {where(crossing.parent_site)}",
         ]
         shared = (
             code.first_loss_use(crossing.child_site, _site_of(freed_by))
@@ -181,7 +180,7 @@ def freed_text(
         ]
     else:
         if backward_at is not None and backward_at != _site_of(freed_by):
-            lines += [f"  This backward, at {_at(backward_at)}", "  goes through that graph again."]
+            lines += [f"  This backward, at {where(backward_at)}", "  goes through that graph again."]
         lines += [
             "Fix: this graph was already backwarded. If one backward of it is all that is meant, remove the other",
             "  one, so that it is backwarded once. To backpropagate several losses through one graph, add them",
@@ -211,11 +210,11 @@ def version_text(
     """
     lines = [
         f"{HEADER} {node_name} saved {_buffer(buffer)} at version {saved_version},",
-        f"  recorded at {_at(node_site)}",
+        f"  recorded at {where(node_site)}",
     ]
     if modified_at is not None:
         by = f" by {modified_by}, called" if modified_by is not None else ""
-        lines.append(f"  It was then modified in place (now version {current_version}), last{by} at {_at(modified_at)}")
+        lines.append(f"  It was then modified in place (now version {current_version}), last{by} at {where(modified_at)}")
     constructed = code.inplace_constructions(modified_at, modified_by.split("(")[0] if modified_by is not None else None)
     if modified_by is not None:
         lines += [f"  {modified_by} is constructed at\n  {_line(modified_at, line)}" for line in constructed]
@@ -226,8 +225,8 @@ def version_text(
         lines += [
             "This value belongs to a graph built in an earlier iteration: this backward reaches into it through the",
             f"  tensor{_carried(earlier.carried)} made by {earlier.child_name} at",
-            f"  {_at(earlier.child_site)}",
-            f"  and used again at {_at(earlier.parent_site)}",
+            f"  {where(earlier.child_site)}",
+            f"  and used again at {where(earlier.parent_site)}",
             "  Reordering the step cannot help, and retain_graph=True only keeps that old graph alive.",
         ]
         variable = variable_at(earlier.child_site, backwards[1])
@@ -345,9 +344,9 @@ def no_grad_text(shape: tuple[int, ...], dtype: str, grad_enabled: bool, stack: 
                 "differentiate re-enable it with `with torch.enable_grad():` (a validation step under no_grad "
                 "should not backward at all)."
             )
-            where = "in the function decorated with" if decorated else "inside"
+            inside = "in the function decorated with" if decorated else "inside"
             return (
-                f"{HEADER} the tensor to differentiate is {what}: grad mode is off here, {where} {text} at\n"
+                f"{HEADER} the tensor to differentiate is {what}: grad mode is off here, {inside} {text} at\n"
                 f"  {_line(site, line)}\n  so nothing computed under it records a graph.\n{fix}"
             )
     found_cuts = code.cuts(failing_at) if grad_enabled else []
@@ -374,7 +373,7 @@ def no_grad_text(shape: tuple[int, ...], dtype: str, grad_enabled: bool, stack: 
 
 def non_scalar_text(shape: tuple[int, ...], made_at: Site | None) -> str:
     """After "grad can be implicitly created only for scalar outputs": the tensor's shape and line, and the fix."""
-    made = f", made at {_at(made_at)}" if made_at is not None else ""
+    made = f", made at {where(made_at)}" if made_at is not None else ""
     return (
         f"{HEADER} the tensor to differentiate has shape {list(shape)}{made}\n"
         "Fix: reduce it to a scalar first (loss.sum() or loss.mean()), or pass the vector to multiply the "

@@ -481,8 +481,9 @@ def grad(
     final: list[Tensor | None] = []
     for i, (t, g) in enumerate(zip(ins, result, strict=True)):
         if g is None:
-            if materialize_grads:
+            if materialize_grads:  # a leaf that requires grad under create_graph, so it can be differentiated again
                 g = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
+                g._requires_grad = create_graph
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the graph. "

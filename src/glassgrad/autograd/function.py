@@ -146,6 +146,12 @@ class Function(metaclass=_FunctionMeta):
 
     vjp = backward
 
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(
+            "Legacy autograd function with non-static forward method is deprecated. Please use new-style autograd "
+            "function with static forward method. (Example: https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+        )
+
     @staticmethod
     def jvp(ctx: Any, *grad_inputs: Any) -> Any:
         raise NotImplementedError(

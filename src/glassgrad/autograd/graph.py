@@ -181,6 +181,14 @@ class Node:
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
 
+    def __call__(self, *grad_outputs: Tensor | None) -> Any:
+        """The node's backward formula run on the gradients of its outputs, outside any backward pass: the gradient
+        of its one input, or a tuple of those of several."""
+        if len(grad_outputs) != self.num_outputs:
+            raise TypeError(f"expected {self.num_outputs} arguments, got {len(grad_outputs)} instead")
+        grads = self.apply(list(grad_outputs))
+        return grads[0] if len(grads) == 1 else grads
+
     # -- engine interface ----------------------------------------------------
     num_outputs = 1  # a class attribute: the engine reads it per edge; nodes with several outputs override it
 
@@ -322,26 +330,28 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() is the C++ class's, unlike its type name
 
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
+        # `_grad`, not the `grad` property: the engine fit the gradient to the leaf, so the setter's checks are spent
         variable = self.variable
         if grad_outputs[0] is None:
             return ()
-        if variable.grad is None and not grad_mode.state.grad_enabled:
-            variable.grad = _steal(grad_outputs)
-            grad_outputs[0] = variable.grad  # for the node hooks that run after this
+        if variable._grad is None and not grad_mode.state.grad_enabled:
+            variable._grad = _steal(grad_outputs)
+            grad_outputs[0] = variable._grad  # for the node hooks that run after this
             return self._after_accumulate()
         grad = grad_outputs[0]
-        if variable.grad is None:
-            variable.grad = grad.clone()  # with create_graph the clone is recorded, as in PyTorch
+        if variable._grad is None:
+            variable._grad = grad.clone()  # with create_graph the clone is recorded, as in PyTorch
         elif grad_mode.state.grad_enabled:
-            variable.grad = variable.grad + grad
+            variable._grad = variable._grad + grad
         else:
-            variable.grad.add_(grad)
+            variable._grad.add_(grad)
         return self._after_accumulate()
 
     def _after_accumulate(self) -> tuple[()]:
         variable = self.variable
         for hook in list(variable._post_accumulate_hooks.values()) if variable._post_accumulate_hooks else ():
-            hook(variable)
+            if hook(variable) is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable, Container
 from typing import Any
 
@@ -11,8 +12,8 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import forward_ad, grad_mode
-from .graph import FreedBy, Node, SavedTensor
-from .inplace import bump_version
+from .graph import FreedBy, Node, SavedTensor, edge_to
+from .inplace import bump_version, check_inplace, rebase_view
 
 
 class FunctionCtx:
@@ -41,6 +42,13 @@ class FunctionCtx:
         self.materialize_grads = value
 
 
+class _Cleared(tuple):  # type: ignore[type-arg]
+    """A Function's saved tensors after their one access, with clear_saved_tensors_on_access: empty, and not ()."""
+
+
+_CLEARED = _Cleared()
+
+
 class BackwardCFunction(Node, FunctionCtx):
     """The node of one Function call; it is also the `ctx` the user's methods see."""
 
@@ -57,15 +65,21 @@ class BackwardCFunction(Node, FunctionCtx):
         self.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
         self._tensor_positions = tuple(i for i, a in enumerate(args) if isinstance(a, Tensor))
         self._output_meta: list[tuple[Any, Any] | None] = []
+        self._non_differentiable_outputs: list[int] = []
 
     @property
     def saved_tensors(self) -> tuple[Tensor | None, ...]:
         if self.saved_for_forward is not None:
             return self.saved_for_forward
-        return tuple(
-            None if s is None else s.unpack(self) if isinstance(s, SavedTensor) else s
-            for s in self._saved.get("saved_tensors", ())
-        )
+        saved = self._saved.get("saved_tensors", ())
+        if self._function.clear_saved_tensors_on_access:
+            if saved is _CLEARED:
+                raise RuntimeError(
+                    "saved_tensors can only be accessed once when clear_saved_tensors_on_access=True is set on the "
+                    "autograd.Function. Either access saved_tensors only once, or set clear_saved_tensors_on_access=False."
+                )
+            self._saved["saved_tensors"] = _CLEARED  # the caller's references are then the only ones
+        return tuple(None if s is None else s.unpack(self) if isinstance(s, SavedTensor) else s for s in saved)
 
     @property
     def num_outputs(self) -> int:
@@ -81,9 +95,11 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         if self.materialize_grads:
+            # PyTorch's private switch: the gradients of outputs marked non-differentiable may stay None
+            skip = () if getattr(self, "_materialize_non_diff_grads", True) else self._non_differentiable_outputs
             grad_outputs = [
-                Tensor._wrap(np.zeros(meta[0], meta[1].np)) if g is None and meta is not None else g
-                for g, meta in zip(grad_outputs, self._output_meta, strict=True)
+                Tensor._wrap(np.zeros(meta[0], meta[1].np)) if g is None and meta is not None and i not in skip else g
+                for i, (g, meta) in enumerate(zip(grad_outputs, self._output_meta, strict=True))
             ]
         result = _user_backward(self._function)(self, *grad_outputs)
         grads = result if isinstance(result, tuple) else (result,)
@@ -145,6 +161,7 @@ class Function(metaclass=_FunctionMeta):
         )
 
     vjp = backward
+    clear_saved_tensors_on_access = False  # True: ctx.saved_tensors lets go of them on its one allowed access
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError(
@@ -211,6 +228,10 @@ def _forward_tangents(
 
 
 _NOT_OVERRIDDEN = object()
+_NOT_AN_INPUT = (
+    "ctx.mark_dirty() received a tensor that was not an input. Only input Tensors that have been mutated should be "
+    "passed to ctx.mark_dirty()."
+)
 
 
 def _wire_outputs(ctx: BackwardCFunction, inputs: tuple[Tensor, ...], outputs: Any) -> Any:
@@ -219,11 +240,8 @@ def _wire_outputs(ctx: BackwardCFunction, inputs: tuple[Tensor, ...], outputs: A
     records = grad_mode.state.grad_enabled and any(ctx.needs_input_grad)
     non_diff = {id(t) for t in ctx.non_differentiable}
     dirty = {id(t) for t in ctx.dirty_tensors}
-    for t in ctx.dirty_tensors:
-        if records and t.grad_fn is None and t._requires_grad:
-            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
-        bump_version(t)  # PyTorch counts mark_dirty as the in-place write, even if forward already bumped
     input_ids = {id(t) for t in inputs}
+    _check_dirty(ctx, input_ids, outs, records)
     for i, out in enumerate(outs):
         if not isinstance(out, Tensor):
             ctx._output_meta.append(None)
@@ -232,8 +250,13 @@ def _wire_outputs(ctx: BackwardCFunction, inputs: tuple[Tensor, ...], outputs: A
         if id(out) in input_ids and id(out) not in dirty:
             out = outs[i] = out.detach()  # an input returned as is becomes a new alias of it
         ctx._output_meta.append((out.shape, out.dtype))
+        if not differentiable:
+            ctx._non_differentiable_outputs.append(i)
         if records and differentiable and (out.dtype.is_floating_point or out.dtype.is_complex):
-            out._with_history(ctx, i)
+            if id(out) in dirty and out._base is not None and inputs[0] is out:
+                rebase_view(out, ctx)  # the base's history moves onto a CopySlices around ctx, as in PyTorch
+            else:
+                out._with_history(ctx, i)
         elif not differentiable:
             out._requires_grad = False
     try:
@@ -250,6 +273,37 @@ def _wire_outputs(ctx: BackwardCFunction, inputs: tuple[Tensor, ...], outputs: A
     return tuple(outs) if is_tuple else outs[0]
 
 
+def _check_dirty(ctx: BackwardCFunction, input_ids: set[int], outs: list[Any], records: bool) -> None:
+    """PyTorch's checks on the tensors forward marked dirty, and their version bump (mark_dirty is the write)."""
+    output_ids = {id(o) for o in outs if isinstance(o, Tensor)}
+    if any(id(t) not in output_ids for t in ctx.dirty_tensors):
+        raise RuntimeError(
+            "Some elements marked as dirty during the forward method were not returned as output. The inputs that "
+            "are modified inplace must all be outputs of the Function."
+        )
+    for t in ctx.dirty_tensors:
+        if id(t) not in input_ids:  # PyTorch warns, and refuses a view (it would rebase the view's base)
+            if t._base is not None:
+                raise RuntimeError(_NOT_AN_INPUT)
+            warnings.warn(_NOT_AN_INPUT, UserWarning, stacklevel=4)
+        if records and t._base is not None:
+            check_inplace(t)  # a view written in place: the checks of a built-in in-place op on it
+            if len(output_ids) > 1:
+                raise RuntimeError(_DIRTY_VIEW_OF_MANY)
+        elif records and t.grad_fn is None and t._requires_grad:
+            raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+        bump_version(t)
+
+
+_DIRTY_VIEW_OF_MANY = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return more "
+    "than one Tensor. This is not supported by the current autograd engine. You should either make sure the input is "
+    "not a view (using .clone() for example) or make your Function only return one Tensor (potentially splitting it "
+    "into two Functions: one doing the inplace that returns a single Tensor and a second one that does the other "
+    "operations). You can ask on the forum https://discuss.pytorch.org/ if you need help to do this change."
+)
+
+
 def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
     """Run backward without recording; differentiating its result again raises."""
 
@@ -260,22 +314,36 @@ def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
         if not grad_mode.state.grad_enabled or not any(isinstance(g, Tensor) and g._requires_grad for g in grads):
             return result
         results = result if isinstance(result, tuple) else (result,)
-        wrapped = tuple(
-            _DelayedError.apply(r, *[g for g in grads if isinstance(g, Tensor)]) if isinstance(r, Tensor) else r
-            for r in results
-        )
+        wrapped = Error.wrap(results)
         return wrapped if isinstance(result, tuple) else wrapped[0]
 
     return wrapper
 
 
-class _DelayedError(Function):
-    @staticmethod
-    def forward(ctx: Any, value: Tensor, *grads: Tensor) -> Tensor:
-        return value.clone()
+class Error(Node):
+    """PyTorch's DelayedError node (its type is named Error): what a once_differentiable backward returned, made to
+    require grad through it, so that differentiating it again raises. Its edges lead to new leaves, one per value."""
 
-    @staticmethod
-    def backward(ctx: Any, *grads: Any) -> Any:
+    __slots__ = ("_count",)
+
+    @classmethod
+    def wrap(cls, values: tuple[Any, ...]) -> tuple[Any, ...]:
+        node = cls()
+        node._count = len(values)
+        leaves = [v.detach().requires_grad_() if isinstance(v, Tensor) else None for v in values]
+        node.next_functions = tuple((None, 0) if leaf is None else edge_to(leaf) for leaf in leaves)
+        node._input_meta = tuple(
+            meta for leaf in leaves for meta in ((None, None) if leaf is None else (leaf._data.shape, leaf._data.dtype))
+        )
+        return tuple(
+            Tensor._wrap(v._data)._with_history(node, i) if isinstance(v, Tensor) else v for i, v in enumerate(values)
+        )
+
+    @property
+    def num_outputs(self) -> int:
+        return self._count
+
+    def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable")
 
 

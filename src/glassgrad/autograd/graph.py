@@ -339,8 +339,8 @@ class AccumulateGrad(Node):
             grad_outputs[0] = variable._grad  # for the node hooks that run after this
             return self._after_accumulate()
         grad = grad_outputs[0]
-        if variable._grad is None:
-            variable._grad = grad.clone()  # with create_graph the clone is recorded, as in PyTorch
+        if variable._grad is None:  # with create_graph: recorded as a copy into a new tensor (CopyBackwards), as in PyTorch
+            variable._grad = Tensor._wrap(np.empty(grad._data.shape, grad._data.dtype)).copy_(grad)
         elif grad_mode.state.grad_enabled:
             variable._grad = variable._grad + grad
         else:

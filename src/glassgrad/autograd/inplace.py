@@ -150,7 +150,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
         return t
     _retarget_saved_result(node, t)
     if t._base is not None:
-        _rebase_view(t, node)
+        rebase_view(t, node)
     else:
         t._with_history(node, 0)
         _carry_retained_grad(t)
@@ -227,7 +227,7 @@ def _refresh_views(base: Tensor, changed: Tensor) -> None:
             with grad_mode.enable_grad():
                 fresh = replay_view(base, view._view_chain)
         except (IndexError, RuntimeError):
-            continue  # the base's shape changed in place: that view is stale (_rebase_view raises when it is written)
+            continue  # the base's shape changed in place: that view is stale (rebase_view raises when it is written)
         if fresh.grad_fn is not None and _same_layout(fresh._data, view._data):
             view._with_history(fresh.grad_fn, fresh._output_nr)
             _carry_retained_grad(view)
@@ -308,7 +308,7 @@ def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
     )
 
 
-def _rebase_view(view: Tensor, node: Node) -> None:
+def rebase_view(view: Tensor, node: Node) -> None:
     base = view._base
     assert base is not None
     previous = (base.grad_fn, base._output_nr, base._requires_grad)

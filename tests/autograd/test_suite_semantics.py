@@ -169,3 +169,216 @@ def test_gradcheck_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) -
             return [raised, m.autograd.gradcheck(fn, (x,), raise_exception=False, **kwargs)]
 
     oracle.check(program)
+
+
+def test_first_gradient_of_a_leaf_under_create_graph_is_a_copy(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.ones(2, requires_grad=True)
+        (x * 3).sum().backward(m.ones((), requires_grad=True), create_graph=True)
+        node = x.grad.grad_fn
+        names = [type(node).__name__, [None if n is None else type(n).__name__ for n, _ in node.next_functions]]
+        x.grad = None  # the graph of x.grad reaches x: let the cycle go
+        return names
+
+    oracle.check(program)
+
+
+def _error_node_of_once_differentiable(m: ModuleType) -> Any:
+    class Scale(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, t: Any, factor: float, u: Any) -> Any:
+            return t * factor + u
+
+        @staticmethod
+        @m.autograd.function.once_differentiable
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2, None, g
+
+    x = m.ones(2, requires_grad=True)
+    u = m.ones(2, requires_grad=True)
+    (gx, gu) = m.autograd.grad(Scale.apply(x, 2.0, u).sum(), (x, u), m.ones((), requires_grad=True), create_graph=True)
+    node = gx.grad_fn
+    return [type(node).__name__, [None if n is None else type(n).__name__ for n, _ in node.next_functions],
+            gx, gu, attempt_backward(gx)]
+
+
+def attempt_backward(t: Any) -> Any:
+    try:
+        t.sum().backward()
+    except RuntimeError as err:
+        return str(err)
+    return None
+
+
+def test_once_differentiable_results_lead_to_an_error_node(oracle: SimpleNamespace) -> None:
+    oracle.check(_error_node_of_once_differentiable)
+
+
+def _saved_once(m: ModuleType, accesses: int) -> Any:
+    class Once(m.autograd.Function):
+        clear_saved_tensors_on_access = True
+
+        @staticmethod
+        def forward(ctx: Any, t: Any) -> Any:
+            ctx.save_for_backward(t)
+            return t * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            for _ in range(accesses):
+                (t,) = ctx.saved_tensors
+            return g * 2
+
+    x = m.ones(2, requires_grad=True)
+    Once.apply(x).sum().backward()
+    return x.grad
+
+
+@pytest.mark.parametrize("accesses", [1, 2])
+def test_saved_tensors_cleared_on_access_can_be_read_once(oracle: SimpleNamespace, accesses: int) -> None:
+    oracle.check(lambda m: _saved_once(m, accesses))
+
+
+@pytest.mark.parametrize("case", ["not_an_input", "view_not_an_input", "not_returned", "view_with_two_outputs",
+                                  "view_of_a_leaf", "one_of_several_views", "view_returned_alone"])
+def test_mark_dirty_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) -> None:
+    def program(m: ModuleType) -> Any:
+        class Dirty(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, a: Any, b: Any) -> Any:
+                if case == "not_an_input":
+                    a = a * 3
+                elif case == "view_not_an_input":
+                    a = a.clone().view_as(a)
+                a.add_(b)
+                ctx.mark_dirty(a)
+                if case == "not_returned":
+                    return a.clone()
+                return (a, a + b) if case == "view_with_two_outputs" else a
+
+            @staticmethod
+            def backward(ctx: Any, *grads: Any) -> Any:
+                return grads[0] * 5, grads[0]
+
+        leaf = m.ones(2, requires_grad=True)
+        b = m.ones(2, requires_grad=True)
+        inputs = {
+            "view_of_a_leaf": lambda: leaf.view_as(leaf),
+            "one_of_several_views": lambda: leaf.split_with_sizes([1, 1])[0],
+        }
+        a = inputs.get(case, lambda: leaf.clone().view_as(leaf) if "view" in case else leaf.clone())()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = oracle.attempt(lambda: Dirty.apply(a, b))
+        if not isinstance(out, tuple) and hasattr(out, "sum"):
+            out.sum().backward()
+            out = [out, leaf.grad, b.grad]
+        return [out, [str(w.message)[:60] for w in caught]]
+
+    oracle.check(program)
+
+
+def test_non_differentiable_outputs_may_keep_none_gradients(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        seen = []
+
+        class Pair(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, t: Any) -> Any:
+                other = t.clone()
+                ctx.mark_non_differentiable(other)
+                ctx._materialize_non_diff_grads = False
+                return t.clone(), other
+
+            @staticmethod
+            def backward(ctx: Any, g: Any, g_other: Any) -> Any:
+                seen.append(g_other is None)
+                return g
+
+        x = m.ones(2, requires_grad=True)
+        Pair.apply(x)[0].sum().backward()
+        return seen
+
+    oracle.check(program)
+
+
+@pytest.mark.parametrize("case", ["non_differentiable_output", "inplace_not_inplace", "view_not_a_view",
+                                  "view_of_another_tensor", "view_of_another_base", "input_as_is_not_a_view"])
+def test_custom_jvp_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) -> None:
+    def program(m: ModuleType) -> Any:
+        fw = m.autograd.forward_ad
+
+        class Fn(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                if case == "non_differentiable_output":
+                    out = x.clone()
+                    ctx.mark_non_differentiable(out)
+                    return x.clone(), out
+                if case == "inplace_not_inplace":
+                    ctx.mark_dirty(x)
+                    return x.mul_(2)
+                if case == "input_as_is_not_a_view":
+                    return x * 2, x
+                return x.narrow(0, 0, 2)
+
+            @staticmethod
+            def jvp(ctx: Any, t: Any) -> Any:
+                if case == "non_differentiable_output":
+                    return t, t.clone()
+                if case == "inplace_not_inplace":
+                    return t * 2
+                if case == "input_as_is_not_a_view":
+                    return t * 2, t * 2
+                part = t.narrow(0, 0, 2).clone()
+                return part if case == "view_not_a_view" else part.view_as(part)
+
+        with fw.dual_level():
+            x = fw.make_dual(m.ones(4, dtype=m.float64), m.ones(4, dtype=m.float64))
+            if case == "inplace_not_inplace":
+                x = x.clone()
+            elif case == "view_of_another_base":
+                x = x.view_as(x)
+            return oracle.attempt(lambda: Fn.apply(x) and None)
+
+    oracle.check(program)
+
+
+def _hooks_seen_by_grad(m: ModuleType) -> Any:
+    a = m.tensor(1.0, requires_grad=True)
+    b = a * 2
+    c = b * 2
+    log: list[str] = []
+    b.register_hook(lambda g: log.append("tensor"))
+    b.grad_fn.register_prehook(lambda g: log.append("pre"))
+    b.grad_fn.register_hook(lambda gi, go: log.append("post"))
+    m.autograd.grad(c, b, retain_graph=True)
+    first = list(log)
+    log.clear()
+    m.autograd.grad(c, (a, b))
+    return [first, log]
+
+
+def test_grad_captures_a_target_without_running_its_node(oracle: SimpleNamespace) -> None:
+    oracle.check(_hooks_seen_by_grad)
+
+
+def test_tensor_hooks_of_an_output_without_gradient_see_none(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        class Two(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, t: Any) -> Any:
+                return t * 2, t * 3
+
+            @staticmethod
+            def backward(ctx: Any, g2: Any, g3: Any) -> Any:
+                return g3 * 3
+
+        x = m.ones(3, requires_grad=True)
+        first, second = Two.apply(x)
+        seen: list[Any] = []
+        first.register_hook(lambda g: seen.append(g))
+        second.sum().backward()
+        return seen
+
+    oracle.check(program)

@@ -134,7 +134,7 @@ def _dependencies(roots: list[Node]) -> dict[Node, int]:
 
 
 def _needed(nodes: Iterable[Node], targets: set[Node]) -> set[Node]:
-    """Nodes from which some target is reachable: the only ones worth running.
+    """Nodes from which some target is reachable, and the targets: the only ones worth running.
 
     An op's inputs had their nodes before it drew its sequence number, so in ascending order every child is
     decided before its parents. (A leaf's AccumulateGrad, numbered after its first consumer, has no children.)
@@ -192,11 +192,10 @@ def _call_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | Non
     else:
         by_output = {nr: list(h.values()) for nr, h in node._tensor_pre_hooks.items()} if node._tensor_pre_hooks else {}
     for nr, hooks_for_output in by_output.items():
-        for hook in hooks_for_output:
-            if grads[nr] is not None:
-                new = hook(grads[nr])
-                if new is not None:
-                    grads[nr] = new
+        for hook in hooks_for_output:  # called with None too, where no gradient reached that output, as in PyTorch
+            new = hook(grads[nr])
+            if new is not None:
+                grads[nr] = new
     if node._retains_grad:
         for nr, ref in list(node._retains_grad.items()):
             tensor = ref()
@@ -247,6 +246,12 @@ def _run(
         seams.watcher.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.position, create_graph, bool(accumulate))
     targets = {n for n, _ in capture if n is not None} if capture is not None else None
     needed = task.needed = _needed(itertools.chain(deps, root_nodes), targets) if targets is not None else None
+    # autograd.grad captures a target's gradient on its way in; the target's node runs (with its hooks) only if
+    # another target lies beyond it, as in PyTorch. backward(inputs=) runs it: its pre-hooks see the gradient.
+    ends = (
+        {t for t in targets if not any(child in needed for child, _ in t.next_functions)}
+        if needed is not None and not accumulate else ()
+    )
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}
 
     buffers: dict[Node, list[Tensor | None]] = {}
@@ -272,7 +277,8 @@ def _run(
                         captured[(node, nr)] = g
             # a leaf's sink runs only for backward() (and only for the leaves named in inputs=, if any)
             # bool(accumulate): Cython 3.3 miscompiles `object and (C bool)` inside a conditional expression (a segfault)
-            runs = (bool(accumulate) and (targets is None or node in targets)) if is_sink else (needed is None or node in needed)
+            runs = (bool(accumulate) and (targets is None or node in targets)) if is_sink else (
+                needed is None or (node in needed and node not in ends))
             outputs: tuple[Tensor | None, ...] = ()
             if runs:
                 if node._pre_hooks or node._hooks or _anomaly_vars["enabled"]:

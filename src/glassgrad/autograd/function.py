@@ -189,21 +189,26 @@ class Function(metaclass=_FunctionMeta):
             if uses_setup_context:
                 cls.setup_context(ctx, args, outputs)
         saved_for_forward, ctx.saved_for_forward = ctx.saved_for_forward, None
+        returned = outputs if isinstance(outputs, tuple) else (outputs,)  # before wiring: which are inputs or views
         outputs = _wire_outputs(ctx, tuple(a for a in args if isinstance(a, Tensor)), outputs)
         if forward_ad.state.propagating:
-            _forward_tangents(cls, ctx, args, outputs, saved_for_forward)
+            _forward_tangents(cls, ctx, args, outputs, returned, saved_for_forward)
         return outputs
 
 
 def _forward_tangents(
-    cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, saved: tuple[Any, ...] | None
+    cls: type[Function], ctx: BackwardCFunction, args: tuple[Any, ...], outputs: Any, returned: tuple[Any, ...],
+    saved: tuple[Any, ...] | None,
 ) -> None:
     """The outputs' tangents from cls.jvp(ctx, *input tangents), as PyTorch gives them: zeros for a tensor input
-    without one, None for an argument that is not a tensor."""
+    without one, None for an argument that is not a differentiable tensor."""
     tangents = [forward_ad.tangent_of(a) if isinstance(a, Tensor) else None for a in args]
     if all(t is None for t in tangents):
         return
-    grad_inputs = [Tensor._wrap(np.zeros_like(a._data)) if t is None and isinstance(a, Tensor) else t for a, t in zip(args, tangents, strict=True)]
+    grad_inputs = [
+        Tensor._wrap(np.zeros_like(a._data)) if t is None and _differentiable_type(a) else t
+        for a, t in zip(args, tangents, strict=True)
+    ]
     ctx.saved_for_forward = () if saved is None else saved
     try:
         with forward_ad.computing_tangents():
@@ -216,8 +221,17 @@ def _forward_tangents(
         raise RuntimeError(
             f"Function's jvp returned an invalid number of forward gradients (expected {len(outs)} but got {len(results)})"
         )
-    for out, tangent in zip(outs, results, strict=True):
-        if isinstance(out, Tensor) and isinstance(tangent, Tensor):
+    non_differentiable = {id(t) for t in ctx.non_differentiable}
+    for i, (out, raw, tangent) in enumerate(zip(outs, returned, results, strict=True)):
+        if not isinstance(out, Tensor) or tangent is None:
+            continue
+        if id(raw) in non_differentiable or not _differentiable_type(out):
+            raise RuntimeError(
+                f"Function's jvp returned a gradient at position {i}, but  the corresponding forward output is not a "
+                "differentiable Tensor.You should return None at that position instead."
+            )
+        if isinstance(tangent, Tensor):
+            _check_tangent_aliasing(ctx, args, grad_inputs, raw, tangent)
             if tangent.shape != out.shape:
                 raise RuntimeError(
                     "Trying to set a forward gradient that has a different size than that of the original Tensor, "
@@ -225,6 +239,45 @@ def _forward_tangents(
                     f"forward gradient is of size [{', '.join(map(str, tangent.shape))}]."
                 )
             forward_ad.set_tangent(out, tangent)
+
+
+def _differentiable_type(t: Any) -> bool:
+    return isinstance(t, Tensor) and (t.dtype.is_floating_point or t.dtype.is_complex)
+
+
+def _check_tangent_aliasing(
+    ctx: BackwardCFunction, args: tuple[Any, ...], grad_inputs: list[Any], raw: Tensor, tangent: Tensor
+) -> None:
+    """PyTorch's rules for the tangent of an output that aliases an input: an input modified in place gets its own
+    tangent modified in place; a view of an input (or the input itself, returned as is) gets a view of that input's
+    tangent."""
+    if any(raw is t for t in ctx.dirty_tensors):
+        if not any(raw is a and tangent is g for a, g in zip(args, grad_inputs, strict=True)):
+            raise RuntimeError(
+                "An inplace custom Function is not modifying the forward mode gradients inplace. If the forward is "
+                "modifying an input inplace, then the jvp function must modify the corresponding gradient inplace."
+            )
+        return
+    base = raw._base if raw._base is not None else raw
+    source = next(
+        (i for i, a in enumerate(args) if isinstance(a, Tensor) and (a is raw or (a._base if a._base is not None else a) is base and raw._base is not None)),
+        None,
+    )
+    if source is None:
+        return
+    if tangent._base is None:
+        raise RuntimeError(
+            "A custom Function's forward is returning a view (or an input as-is) but the jvp is not returning a view."
+        )
+    given = grad_inputs[source]
+    if given is None or tangent._base is (given._base if given._base is not None else given):
+        return
+    if given._base is not None:
+        raise RuntimeError(
+            "A custom Function is returning a view but the jvp is not returning a view of the same base as the given "
+            "grad input."
+        )
+    raise RuntimeError("A custom Function is returning a view but the jvp is not returning a view of the given grad input.")
 
 
 _NOT_OVERRIDDEN = object()

@@ -241,6 +241,10 @@ def _forward_tangents(
             forward_ad.set_tangent(out, tangent)
 
 
+def _root(t: Tensor) -> Tensor:
+    return t._base if t._base is not None else t
+
+
 def _differentiable_type(t: Any) -> bool:
     return isinstance(t, Tensor) and (t.dtype.is_floating_point or t.dtype.is_complex)
 
@@ -258,11 +262,10 @@ def _check_tangent_aliasing(
                 "modifying an input inplace, then the jvp function must modify the corresponding gradient inplace."
             )
         return
-    base = raw._base if raw._base is not None else raw
-    source = next(
-        (i for i, a in enumerate(args) if isinstance(a, Tensor) and (a is raw or (a._base if a._base is not None else a) is base and raw._base is not None)),
-        None,
-    )
+    def aliases(a: Any) -> bool:  # raw is a, or a view of a's storage
+        return isinstance(a, Tensor) and (a is raw or (raw._base is not None and _root(a) is _root(raw)))
+
+    source = next((i for i, a in enumerate(args) if aliases(a)), None)
     if source is None:
         return
     if tangent._base is None:
@@ -270,7 +273,7 @@ def _check_tangent_aliasing(
             "A custom Function's forward is returning a view (or an input as-is) but the jvp is not returning a view."
         )
     given = grad_inputs[source]
-    if given is None or tangent._base is (given._base if given._base is not None else given):
+    if given is None or tangent._base is _root(given):
         return
     if given._base is not None:
         raise RuntimeError(

@@ -148,6 +148,13 @@ def _needed(nodes: Iterable[Node], targets: set[Node]) -> set[Node]:
     return needed
 
 
+def _ends(targets: set[Node], needed: set[Node]) -> set[Node]:
+    """The targets no other target lies beyond. autograd.grad captures a target's gradient on its way in, and runs
+    its node (with its hooks) only to reach another target, as PyTorch does; backward(inputs=) runs it (its pre-hooks
+    see the gradient)."""
+    return {t for t in targets if not any(child in needed for child, _ in t.next_functions)}
+
+
 def broadcast_dims(shape: tuple[int, ...], target: tuple[int, ...]) -> tuple[int, ...] | None:
     """The dims of `shape` that broadcasting `target` to it added or stretched; None if it cannot broadcast."""
     lead = len(shape) - len(target)
@@ -246,12 +253,7 @@ def _run(
         seams.watcher.before_backward(root_nodes, deps.keys(), keep_graph, freed_by.position, create_graph, bool(accumulate))
     targets = {n for n, _ in capture if n is not None} if capture is not None else None
     needed = task.needed = _needed(itertools.chain(deps, root_nodes), targets) if targets is not None else None
-    # autograd.grad captures a target's gradient on its way in; the target's node runs (with its hooks) only if
-    # another target lies beyond it, as in PyTorch. backward(inputs=) runs it: its pre-hooks see the gradient.
-    ends = (
-        {t for t in targets if not any(child in needed for child, _ in t.next_functions)}
-        if needed is not None and not accumulate else ()
-    )
+    ends = _ends(targets, needed) if needed is not None and not accumulate else ()
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}
 
     buffers: dict[Node, list[Tensor | None]] = {}
@@ -346,20 +348,29 @@ def _sum(buf: list[Tensor | None], nr: int, grad: Tensor, create_graph: bool) ->
 
 
 def _apply_hooked(node: Node, grads: list[Tensor | None], needed: set[Node] | None) -> tuple[Tensor | None, ...]:
-    """One node's backward with its pre- and post-hooks and anomaly mode's nan check."""
-    if node._pre_hooks:
-        for hook in list(node._pre_hooks.values()):
-            new = hook(tuple(grads))
-            if new is not None:
-                grads = list(new)
-    outputs = node.apply(grads, needed)
-    if anomaly.enabled and anomaly.check_nan:
-        anomaly.check_outputs(node, outputs)
-    if node._hooks:
-        for hook in list(node._hooks.values()):
-            new = hook(tuple(outputs), tuple(grads))
-            if new is not None:
-                outputs = tuple(new)
+    """One node's backward with its pre- and post-hooks, and anomaly mode's nan check and report of what failed (the
+    node's forward stack, and those of the nodes whose backward made it)."""
+    parent, anomaly.running = anomaly.running, node  # nodes this backward makes remember it, as in PyTorch
+    try:
+        if node._pre_hooks:
+            for hook in list(node._pre_hooks.values()):
+                new = hook(tuple(grads))
+                if new is not None:
+                    grads = list(new)
+        outputs = node.apply(grads, needed)
+        if anomaly.enabled and anomaly.check_nan:
+            anomaly.check_outputs(node, outputs)
+        if node._hooks:
+            for hook in list(node._hooks.values()):
+                new = hook(tuple(outputs), tuple(grads))
+                if new is not None:
+                    outputs = tuple(new)
+    except Exception:
+        if anomaly.enabled:
+            anomaly.print_stack(node)
+        raise
+    finally:
+        anomaly.running = parent
     return outputs
 
 

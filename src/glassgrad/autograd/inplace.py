@@ -116,6 +116,26 @@ def has_internal_overlap(data: np.ndarray) -> bool:
     return False
 
 
+class _Memory:
+    """What NumPy makes an array of (its __array_interface__), keeping the memory's owner alive as the array's base."""
+
+    def __init__(self, interface: dict[str, Any], owner: np.ndarray) -> None:
+        self.__array_interface__ = interface
+        self.owner = owner
+
+
+def _writable_alias(data: np.ndarray) -> np.ndarray:
+    """A writable array over `data`'s elements, for a read-only view (of an expand) whose elements do not overlap:
+    PyTorch writes there, NumPy flags every view of a broadcast read-only."""
+    owner = data
+    while not owner.flags.writeable and isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if not owner.flags.writeable:
+        raise RuntimeError("glassgrad cannot write in place into a tensor whose memory is read-only")
+    interface = dict(data.__array_interface__, data=(data.__array_interface__["data"][0], False))
+    return np.asarray(_Memory(interface, owner)).view(data.dtype)
+
+
 def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: bool = False) -> Tensor:
     """Run `compute(t)` out of place, then make its value and history t's own.
 
@@ -142,7 +162,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
         _keep_original_self(node, t)
     if before_write is not None:
         before_write(t)
-    np.copyto(t._data, result._data, casting="unsafe")
+    np.copyto(data if data.flags.writeable else _writable_alias(data), result._data, casting="unsafe")
     bump_version(t)
     if forward_ad.state.propagating:
         carry_tangent(t, forward_ad.tangent_of(result))

@@ -382,3 +382,135 @@ def test_tensor_hooks_of_an_output_without_gradient_see_none(oracle: SimpleNames
         return seen
 
     oracle.check(program)
+
+
+def _nan_in_a_nested_backward(m: ModuleType, forward_in_anomaly_mode: bool) -> Any:
+    class Inner(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, t: Any) -> Any:
+            return t * 2.0
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            g = g.clone()
+            g[0] = 0
+            g[0] /= 0
+            return g
+
+    class Outer(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, t: Any) -> Any:
+            ctx.save_for_backward(t)
+            return t.sum(0, keepdim=True)
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (t,) = ctx.saved_tensors
+            return Inner.apply(g.expand(3) * t)
+
+    x = m.ones(3, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with m.autograd.set_detect_anomaly(forward_in_anomaly_mode):
+                (g,) = m.autograd.grad(Outer.apply(x), x, create_graph=True)
+            with m.autograd.detect_anomaly():
+                g.sum().backward()
+        except RuntimeError as err:
+            raised = str(err).split("\n")[0]
+    messages = [str(w.message) for w in caught]
+    return [raised, [msg.split(".")[0] for msg in messages], ["Inner.apply" in msg for msg in messages],
+            ["Outer.apply" in msg for msg in messages]]
+
+
+@pytest.mark.parametrize("forward_in_anomaly_mode", [False, True])
+def test_anomaly_mode_reports_the_failing_node_and_its_parents(oracle: SimpleNamespace, forward_in_anomaly_mode: bool) -> None:
+    oracle.check(lambda m: _nan_in_a_nested_backward(m, forward_in_anomaly_mode))
+
+
+def test_anomaly_report_goes_to_stderr_where_warnings_are_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    import glassgrad
+
+    a = glassgrad.ones(3, requires_grad=True)
+    b = a + 1
+    c = b**2
+    b += 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mode = glassgrad.autograd.detect_anomaly()
+    with mode, warnings.catch_warnings(), pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        warnings.simplefilter("error")
+        c.sum().backward()
+    assert "Error detected in PowBackward0" in capsys.readouterr().err
+
+
+def test_in_place_write_into_one_element_of_an_expand(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        wide = m.ones(1).expand(4)
+        wide[1] *= 3  # one element: no two elements share its memory
+        return [wide, oracle.attempt(lambda: wide.mul_(2))]
+
+    oracle.check(program)
+
+
+def _nested_backwards(m: ModuleType, depth: int) -> Any:
+    """A Function whose backward runs a backward of its own, `depth` deep (a reentrant chain)."""
+
+    class Deeper(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.left = int(x.item())
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            if ctx.left > 0:
+                with m.enable_grad():
+                    inner = m.tensor(float(ctx.left - 1), requires_grad=True)
+                    Deeper.apply(inner).sum().backward()
+                    counts.append(m.is_grad_enabled())
+            return g * 2
+
+    counts: list[bool] = []
+    x = m.tensor(float(depth), requires_grad=True)
+    Deeper.apply(x).backward()
+    return [x.grad, len(counts), all(counts)]
+
+
+def test_deep_reentrant_backward_does_not_exhaust_the_stack(oracle: SimpleNamespace) -> None:
+    oracle.check(lambda m: _nested_backwards(m, 400))
+
+
+@pytest.mark.parametrize("returns", ["view", "input"])
+@pytest.mark.parametrize("input_requires_grad", [False, True])
+def test_views_a_custom_function_returns_are_not_written_in_place(
+    oracle: SimpleNamespace, returns: str, input_requires_grad: bool
+) -> None:
+    def program(m: ModuleType) -> Any:
+        class Pass(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, t: Any) -> Any:
+                return t.view_as(t) if returns == "view" else t
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g
+
+        x = m.ones(2, requires_grad=True).clone() if input_requires_grad else m.ones(2)
+        out = Pass.apply(x)
+        writes = [oracle.attempt(lambda: out.add_(m.ones(2, requires_grad=True)) and None)]
+        with m.no_grad():
+            out.mul_(3)  # allowed: nothing is recorded
+        return [writes, out.detach(), x.detach()]
+
+    oracle.check(program)
+
+
+def test_writing_a_view_of_a_base_that_came_to_require_grad(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        a = m.zeros(2, 3)
+        view = a[:]
+        a.requires_grad = True
+        return [oracle.attempt(lambda: a.add_(1) and None), oracle.attempt(lambda: view.add_(1) and None)]
+
+    oracle.check(program)

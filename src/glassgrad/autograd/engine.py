@@ -11,7 +11,8 @@ from __future__ import annotations
 import heapq
 import itertools
 import operator
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from math import prod
 from sys import getrefcount  # a global of this module: compiled, sys.getrefcount is a lookup per call
 from typing import Any
@@ -221,6 +222,24 @@ def run_backward(
     accumulate: bool = True,
 ) -> list[Tensor | None]:
     """Run backward from `roots`; return the gradients that reached the `capture` edges."""
+    depth = _thread.depth
+    if depth >= _REENTRANT_DEPTH:  # a backward inside backward inside ...: go on on a fresh stack, as PyTorch does
+        return _on_new_thread(run_backward, roots, root_grads, keep_graph, create_graph, capture, accumulate)
+    _thread.depth = depth + 1
+    try:
+        return _run_backward(roots, root_grads, keep_graph, create_graph, capture, accumulate)
+    finally:
+        _thread.depth = depth
+
+
+def _run_backward(
+    roots: Sequence[Edge],
+    root_grads: list[Tensor],
+    keep_graph: bool,
+    create_graph: bool,
+    capture: Sequence[Edge] | None,
+    accumulate: bool,
+) -> list[Tensor | None]:
     freed_by = FreedBy(sites.caller_position(), steps.current)
     task = GraphTask([n for n, _ in roots if n is not None])
     running.append(task)
@@ -235,6 +254,38 @@ def run_backward(
         steps.advance()
         if seams.watcher is not None:
             seams.watcher.after_backward()
+
+
+class _ThreadDepth(threading.local):
+    depth = 0  # backward calls running on this thread, nested (a Function's backward calling backward)
+
+
+_thread = _ThreadDepth()
+# Nested backward calls one thread runs before the next one goes to a new thread, whose stack (and Python's
+# recursion count) starts empty: about 15 frames each, well inside Python's default limit of 1000.
+_REENTRANT_DEPTH = 32
+
+
+def _on_new_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args) on a new thread that takes this one's grad modes, while this one waits; its result or its error."""
+    modes = (grad_mode.state.grad_enabled, grad_mode.state.inference)
+    outcome: list[Any] = []
+
+    def work() -> None:
+        grad_mode._switch_grad(modes[0])
+        grad_mode.state.inference = modes[1]
+        try:
+            outcome.append((True, fn(*args)))
+        except BaseException as err:  # handed back to the waiting thread, which raises it
+            outcome.append((False, err))
+
+    worker = threading.Thread(target=work, name="glassgrad reentrant backward")
+    worker.start()
+    worker.join()
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
 
 
 def _run(

@@ -13,7 +13,7 @@ import numpy as np
 from ..tensor import Tensor
 from . import forward_ad, grad_mode
 from .graph import FreedBy, Node, SavedTensor, edge_to
-from .inplace import bump_version, check_inplace, rebase_view
+from .inplace import bump_version, check_inplace, mark_custom_function_view, rebase_view
 
 
 class FunctionCtx:
@@ -304,7 +304,10 @@ def _wire_outputs(ctx: BackwardCFunction, inputs: tuple[Tensor, ...], outputs: A
             continue
         differentiable = id(out) not in non_diff  # decided on the object forward returned, before aliasing
         if id(out) in input_ids and id(out) not in dirty:
-            out = outs[i] = out.detach()  # an input returned as is becomes a new alias of it
+            with grad_mode.no_grad():  # an input returned as is becomes a view of it, as in PyTorch
+                out = outs[i] = out.view_as(out)
+        if out._base is not None and id(out) not in dirty:
+            mark_custom_function_view(out)  # PyTorch forbids writing it in place in grad mode
         ctx._output_meta.append((out.shape, out.dtype))
         if not differentiable:
             ctx._non_differentiable_outputs.append(i)

@@ -514,3 +514,25 @@ def test_writing_a_view_of_a_base_that_came_to_require_grad(oracle: SimpleNamesp
         return [oracle.attempt(lambda: a.add_(1) and None), oracle.attempt(lambda: view.add_(1) and None)]
 
     oracle.check(program)
+
+
+def test_an_in_place_op_on_a_base_makes_its_earlier_views_require_grad(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        r = m.tensor([2.0], requires_grad=True)
+        x = m.ones(3)
+        v = x[1]
+        before = [v.requires_grad, v.grad_fn is None]
+        x.mul_(r)
+        (g,) = m.autograd.grad(v * 5, r)
+        return [before, v.requires_grad, g]
+
+    oracle.check(program)
+
+
+def test_views_of_an_inference_tensor_in_inference_mode_do_not_require_grad(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        with m.inference_mode():
+            c = m.ones(2, 3, requires_grad=True)
+            return [c.view(-1).requires_grad, c[0].requires_grad, m.is_inference(c.view(-1))]
+
+    oracle.check(program)

@@ -302,7 +302,8 @@ def test_non_differentiable_outputs_may_keep_none_gradients(oracle: SimpleNamesp
     oracle.check(program)
 
 
-@pytest.mark.parametrize("case", ["non_differentiable_output", "inplace_not_inplace", "view_not_a_view",
+@pytest.mark.parametrize("case", ["non_differentiable_output", "inplace_not_inplace", "inplace_returned_unchanged",
+                                  "inplace_in_place", "view_not_a_view",
                                   "view_of_another_tensor", "view_of_another_base", "input_as_is_not_a_view"])
 def test_custom_jvp_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) -> None:
     def program(m: ModuleType) -> Any:
@@ -315,7 +316,7 @@ def test_custom_jvp_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) 
                     out = x.clone()
                     ctx.mark_non_differentiable(out)
                     return x.clone(), out
-                if case == "inplace_not_inplace":
+                if case.startswith("inplace"):
                     ctx.mark_dirty(x)
                     return x.mul_(2)
                 if case == "input_as_is_not_a_view":
@@ -328,6 +329,10 @@ def test_custom_jvp_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) 
                     return t, t.clone()
                 if case == "inplace_not_inplace":
                     return t * 2
+                if case == "inplace_returned_unchanged":
+                    return t
+                if case == "inplace_in_place":
+                    return t.mul_(2)
                 if case == "input_as_is_not_a_view":
                     return t * 2, t * 2
                 part = t.narrow(0, 0, 2).clone()
@@ -335,7 +340,7 @@ def test_custom_jvp_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) 
 
         with fw.dual_level():
             x = fw.make_dual(m.ones(4, dtype=m.float64), m.ones(4, dtype=m.float64))
-            if case == "inplace_not_inplace":
+            if case.startswith("inplace"):
                 x = x.clone()
             elif case == "view_of_another_base":
                 x = x.view_as(x)

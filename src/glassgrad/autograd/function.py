@@ -210,6 +210,7 @@ def _forward_tangents(
         for a, t in zip(args, tangents, strict=True)
     ]
     ctx.saved_for_forward = () if saved is None else saved
+    versions = [g._version_counter.value if isinstance(g, Tensor) else None for g in grad_inputs]
     try:
         with forward_ad.computing_tangents():
             result = cls.jvp(ctx, *grad_inputs)
@@ -231,7 +232,7 @@ def _forward_tangents(
                 "differentiable Tensor.You should return None at that position instead."
             )
         if isinstance(tangent, Tensor):
-            _check_tangent_aliasing(ctx, args, grad_inputs, raw, tangent)
+            _check_tangent_aliasing(ctx, args, grad_inputs, versions, raw, tangent)
             if tangent.shape != out.shape:
                 raise RuntimeError(
                     "Trying to set a forward gradient that has a different size than that of the original Tensor, "
@@ -250,13 +251,17 @@ def _differentiable_type(t: Any) -> bool:
 
 
 def _check_tangent_aliasing(
-    ctx: BackwardCFunction, args: tuple[Any, ...], grad_inputs: list[Any], raw: Tensor, tangent: Tensor
+    ctx: BackwardCFunction, args: tuple[Any, ...], grad_inputs: list[Any], versions: list[int | None], raw: Tensor,
+    tangent: Tensor,
 ) -> None:
     """PyTorch's rules for the tangent of an output that aliases an input: an input modified in place gets its own
-    tangent modified in place; a view of an input (or the input itself, returned as is) gets a view of that input's
-    tangent."""
+    tangent modified in place (the same tensor, its version moved on during jvp); a view of an input (or the input
+    itself, returned as is) gets a view of that input's tangent."""
     if any(raw is t for t in ctx.dirty_tensors):
-        if not any(raw is a and tangent is g for a, g in zip(args, grad_inputs, strict=True)):
+        if not any(
+            raw is a and tangent is g and g._version_counter.value != v
+            for a, g, v in zip(args, grad_inputs, versions, strict=True)
+        ):
             raise RuntimeError(
                 "An inplace custom Function is not modifying the forward mode gradients inplace. If the forward is "
                 "modifying an input inplace, then the jvp function must modify the corresponding gradient inplace."

@@ -338,7 +338,8 @@ def test_custom_jvp_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) 
                 part = t.narrow(0, 0, 2).clone()
                 return part if case == "view_not_a_view" else part.view_as(part)
 
-        with fw.dual_level():
+        with fw.dual_level(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # PyTorch's first forward-mode call uses torch.jit.script
             x = fw.make_dual(m.ones(4, dtype=m.float64), m.ones(4, dtype=m.float64))
             if case.startswith("inplace"):
                 x = x.clone()

@@ -542,3 +542,20 @@ def test_views_of_an_inference_tensor_in_inference_mode_do_not_require_grad(orac
             return [c.view(-1).requires_grad, c[0].requires_grad, m.is_inference(c.view(-1))]
 
     oracle.check(program)
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "strided"])
+def test_a_leafs_first_grad_takes_its_layout(oracle: SimpleNamespace, layout: str) -> None:
+    def program(m: ModuleType) -> Any:
+        if layout == "channels_last":
+            leaf = m.rand(2, 3, 4, 5).to(memory_format=m.channels_last).requires_grad_()
+        else:
+            leaf = m.rand(4, 4)[::2, ::2].requires_grad_()
+        strides = []
+        for loss in (lambda t: t.sum(), lambda t: (t * t).sum()):
+            leaf.grad = None
+            loss(leaf).backward()
+            strides.append(leaf.grad.stride())
+        return strides
+
+    oracle.check(program)

@@ -335,12 +335,16 @@ class AccumulateGrad(Node):
         if grad_outputs[0] is None:
             return ()
         if variable._grad is None and not grad_mode.state.grad_enabled:
-            variable._grad = _steal(grad_outputs)
-            grad_outputs[0] = variable._grad  # for the node hooks that run after this
+            grad = _steal(grad_outputs)
+            leaf = variable._data
+            if not leaf.flags.c_contiguous and grad._data.strides != leaf.strides:
+                grad = _in_layout_of(leaf, grad)
+            variable._grad = grad
+            grad_outputs[0] = grad  # for the node hooks that run after this
             return self._after_accumulate()
         grad = grad_outputs[0]
         if variable._grad is None:  # with create_graph: recorded as a copy into a new tensor (CopyBackwards), as in PyTorch
-            variable._grad = Tensor._wrap(np.empty(grad._data.shape, grad._data.dtype)).copy_(grad)
+            variable._grad = Tensor._wrap(np.empty_like(variable._data)).copy_(grad)
         elif grad_mode.state.grad_enabled:
             variable._grad = variable._grad + grad
         else:
@@ -366,6 +370,14 @@ def _local_refcount() -> int:
 
 
 LOCAL_REFCOUNT = _local_refcount()
+
+
+def _in_layout_of(leaf: np.ndarray, grad: Tensor) -> Tensor:
+    """grad's values laid out as the leaf is (channels_last...; row-major where the leaf is not dense), as PyTorch
+    lays out a leaf's first .grad (np.empty_like keeps a dense layout and makes any other one row-major)."""
+    out = np.empty_like(leaf)
+    np.copyto(out, grad._data)
+    return Tensor._wrap(out)
 
 
 def _steal(grad_outputs: list[Tensor | None]) -> Tensor:

@@ -559,3 +559,13 @@ def test_a_leafs_first_grad_takes_its_layout(oracle: SimpleNamespace, layout: st
         return strides
 
     oracle.check(program)
+
+
+def test_resizing_an_inference_tensor_that_requires_grad(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        with m.inference_mode():
+            t = m.ones(1, 2, 3, requires_grad=True)
+            inside = [tuple(t.resize_(1, 2).shape), t.requires_grad, m.is_inference(t)]
+        return [inside, oracle.attempt(lambda: tuple(t.resize_(2, 2).shape))]
+
+    oracle.check(program)

@@ -233,13 +233,10 @@ def run_backward(
 
 
 def _run_backward(
-    roots: Sequence[Edge],
-    root_grads: list[Tensor],
-    keep_graph: bool,
-    create_graph: bool,
-    capture: Sequence[Edge] | None,
-    accumulate: bool,
+    roots: Sequence[Edge], root_grads: list[Tensor], keep_graph: bool, create_graph: bool,
+    capture: Sequence[Edge] | None, accumulate: bool,
 ) -> list[Tensor | None]:
+    """run_backward's work, on whichever thread runs it."""
     freed_by = FreedBy(sites.caller_position(), steps.current)
     task = GraphTask([n for n, _ in roots if n is not None])
     running.append(task)

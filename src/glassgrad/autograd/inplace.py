@@ -159,8 +159,8 @@ def _writable_alias(data: np.ndarray) -> np.ndarray:
     owner = data
     while not owner.flags.writeable and isinstance(owner.base, np.ndarray):
         owner = owner.base
-    if not owner.flags.writeable:
-        raise RuntimeError("glassgrad cannot write in place into a tensor whose memory is read-only")
+    if not owner.flags.writeable:  # memory that is read-only itself (a bytes buffer): NumPy refuses the write
+        return data
     interface = dict(data.__array_interface__, data=(data.__array_interface__["data"][0], False))
     return np.asarray(_Memory(interface, owner)).view(data.dtype)
 

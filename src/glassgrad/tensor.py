@@ -397,6 +397,8 @@ class Tensor(TensorBase):
 
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            _check_assigned_grad(self, value)
         self._grad = value
 
     @grad.deleter
@@ -496,11 +498,13 @@ class Tensor(TensorBase):
             raise RuntimeError(
                 "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type."
             )
+        if self._requires_grad and not _dtype.is_inexact(value._data.dtype):
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._data = value._data
 
     # -- conversion --------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
-        if self._requires_grad and not force:
+        if self._requires_grad and grad_mode.state.grad_enabled and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         return self._exported()
 
@@ -642,6 +646,27 @@ for _kind in ("cuda", "xpu", "ipu", "mtia"):
 for _kind in ("xpu", "mps", "meta", "xla", "ipu", "maia", "mtia", "vulkan", "mkldnn", "quantized", "nested", "sparse_csr"):
     setattr(Tensor, f"is_{_kind}", property(lambda self: False, doc=f"False: glassgrad tensors are never {_kind}."))
 del _kind
+
+
+def _check_assigned_grad(t: Tensor, grad: object) -> None:
+    """PyTorch's checks on `t.grad = grad`: a tensor of t's shape and dtype, and not t itself."""
+    if not isinstance(grad, Tensor):
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(grad).__name__}")
+    if grad is t:
+        raise RuntimeError("can't assign Variable as its own grad")
+    if grad._data.dtype != t._data.dtype:
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{_dtype.CPP_NAMES.get(grad.dtype, grad.dtype.name)}' to a "
+            f"tensor with grad_dtype '{t.dtype.scalar_name}'. The gradient must match the tensor's grad_dtype "
+            "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or "
+            "None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may "
+            "break downstream systems that assume they match."
+        )
+    if grad._data.shape != t._data.shape:
+        raise RuntimeError(
+            f"attempting to assign a gradient of size '{list(grad._data.shape)}' to a tensor of size "
+            f"'{list(t._data.shape)}'. Please ensure that the gradient and the tensor are the same size"
+        )
 
 
 def _rebuild(array: np.ndarray, requires_grad: bool) -> Tensor:

@@ -3,6 +3,7 @@ is checked for NaN, naming the op and the forward call that made it."""
 
 from __future__ import annotations
 
+import sys
 import traceback
 import warnings
 from typing import TYPE_CHECKING, Any
@@ -53,20 +54,52 @@ class detect_anomaly(set_detect_anomaly):
         super().__init__(True, check_nan)
 
 
+# The node whose backward is running (anomaly mode only): the nodes that backward records remember it as their parent
+running: Node | None = None
+
+_NO_INFORMATION = (
+    "No forward pass information available. Enable detect anomaly during forward pass for more information."
+)
+
+
 def record_stack(node: Node) -> None:
-    """Keep the forward stack (PyTorch stores it in metadata['traceback_'])."""
+    """Keep the forward stack, and the node whose backward made this one (PyTorch's metadata 'traceback_', 'parent_')."""
     node.metadata["traceback_"] = traceback.format_stack()[:-3]
+    if running is not None:
+        node.metadata["parent_"] = running
+
+
+def print_stack(node: Node) -> None:
+    """Warn with the forward stack of a node whose backward failed, then with those of the nodes whose backward made
+    it, as PyTorch's anomaly mode does."""
+    stack = node.metadata.get("traceback_")
+    if stack is None:
+        _warn(f"Error detected in {node.name()}. {_NO_INFORMATION}")
+        return
+    _warn(f"Error detected in {node.name()}. Traceback of forward call that caused the error:\n{''.join(stack)}")
+    parent = node.metadata.get("parent_")
+    while parent is not None:
+        stack = parent.metadata.get("traceback_")
+        if stack is None:
+            _warn(f"Error detected in {parent.name()}. {_NO_INFORMATION}")
+        else:
+            _warn(
+                f"\n\nPrevious calculation was induced by {parent.name()}. Traceback of forward call that induced the "
+                f"previous calculation:\n{''.join(stack)}"
+            )
+        parent = parent.metadata.get("parent_")
+
+
+def _warn(message: str) -> None:
+    """A warning while an error propagates: where warnings are errors, it goes to stderr, so that it cannot replace
+    the error (as PyTorch's warnings raised during an exception are printed)."""
+    try:
+        warnings.warn(message, UserWarning, stacklevel=4)
+    except UserWarning:
+        print(f"UserWarning: {message}", file=sys.stderr)
 
 
 def check_outputs(node: Node, outputs: tuple[Tensor | None, ...]) -> None:
     for i, grad in enumerate(outputs):
         if grad is not None and grad.dtype.is_floating_point and np.isnan(grad._data).any():
-            stack = node.metadata.get("traceback_")
-            where = (
-                f"Traceback of forward call that caused the error:\n{''.join(stack)}"
-                if stack
-                else "No forward pass information available. Enable detect anomaly during forward pass for more "
-                "information."
-            )
-            warnings.warn(f"Error detected in {node.name()}. {where}", UserWarning, stacklevel=2)
             raise RuntimeError(f"Function '{node.name()}' returned nan values in its {i}th output.")

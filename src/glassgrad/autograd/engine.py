@@ -11,7 +11,8 @@ from __future__ import annotations
 import heapq
 import itertools
 import operator
-from collections.abc import Iterable, Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from math import prod
 from sys import getrefcount  # a global of this module: compiled, sys.getrefcount is a lookup per call
 from typing import Any
@@ -217,11 +218,10 @@ def _call_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | Non
     else:
         by_output = {nr: list(h.values()) for nr, h in node._tensor_pre_hooks.items()} if node._tensor_pre_hooks else {}
     for nr, hooks_for_output in by_output.items():
-        for hook in hooks_for_output:
-            if grads[nr] is not None:
-                new = hook(grads[nr])
-                if new is not None:
-                    grads[nr] = new
+        for hook in hooks_for_output:  # called with None too, where no gradient reached that output, as in PyTorch
+            new = hook(grads[nr])
+            if new is not None:
+                grads[nr] = new
     if node._retains_grad:
         for nr, ref in list(node._retains_grad.items()):
             tensor = ref()
@@ -240,6 +240,21 @@ def run_backward(
     accumulate: bool = True,
 ) -> list[Tensor | None]:
     """Run backward from `roots`; return the gradients that reached the `capture` edges."""
+    depth = _thread.depth
+    if depth >= _REENTRANT_DEPTH:  # a backward inside backward inside ...: go on on a fresh stack, as PyTorch does
+        return _on_new_thread(run_backward, roots, root_grads, keep_graph, create_graph, capture, accumulate)
+    _thread.depth = depth + 1
+    try:
+        return _run_backward(roots, root_grads, keep_graph, create_graph, capture, accumulate)
+    finally:
+        _thread.depth = depth
+
+
+def _run_backward(
+    roots: Sequence[Edge], root_grads: list[Tensor], keep_graph: bool, create_graph: bool,
+    capture: Sequence[Edge] | None, accumulate: bool,
+) -> list[Tensor | None]:
+    """run_backward's work, on whichever thread runs it."""
     freed_by = FreedBy(sites.caller_position(), steps.current)
     task = GraphTask([n for n, _ in roots if n is not None], keep_graph, bool(accumulate))
     running.append(task)
@@ -254,6 +269,38 @@ def run_backward(
         steps.advance()
         if seams.watcher is not None:
             seams.watcher.after_backward()
+
+
+class _ThreadDepth(threading.local):
+    depth = 0  # backward calls running on this thread, nested (a Function's backward calling backward)
+
+
+_thread = _ThreadDepth()
+# Nested backward calls one thread runs before the next one goes to a new thread, whose stack (and Python's
+# recursion count) starts empty: about 15 frames each, well inside Python's default limit of 1000.
+_REENTRANT_DEPTH = 32
+
+
+def _on_new_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args) on a new thread that takes this one's grad modes, while this one waits; its result or its error."""
+    modes = (grad_mode.state.grad_enabled, grad_mode.state.inference)
+    outcome: list[Any] = []
+
+    def work() -> None:
+        grad_mode._switch_grad(modes[0])
+        grad_mode.state.inference = modes[1]
+        try:
+            outcome.append((True, fn(*args)))
+        except BaseException as err:  # handed back to the waiting thread, which raises it
+            outcome.append((False, err))
+
+    worker = threading.Thread(target=work, name="glassgrad reentrant backward")
+    worker.start()
+    worker.join()
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
 
 
 def _run(
@@ -374,18 +421,27 @@ def _sum(buf: list[Tensor | None], nr: int, grad: Tensor, create_graph: bool) ->
 
 
 def _apply_hooked(node: Node, grads: list[Tensor | None], needed: set[Node] | None) -> tuple[Tensor | None, ...]:
-    """One node's backward with its pre- and post-hooks and anomaly mode's nan check."""
-    if node._pre_hooks:
-        for hook in list(node._pre_hooks.values()):
-            new = hook(tuple(grads))
-            if new is not None:
-                grads = list(new)
-    known = tuple(node._hooks) if node._hooks else ()
-    outputs = node.apply(grads, needed)
-    if anomaly.enabled and anomaly.check_nan:
-        anomaly.check_outputs(node, outputs)
-    if node._hooks:
-        outputs = _post_hooks(node, outputs, grads, known)
+    """One node's backward with its pre- and post-hooks, and anomaly mode's nan check and report of what failed (the
+    node's forward stack, and those of the nodes whose backward made it)."""
+    parent, anomaly.running = anomaly.running, node  # nodes this backward makes remember it, as in PyTorch
+    try:
+        if node._pre_hooks:
+            for hook in list(node._pre_hooks.values()):
+                new = hook(tuple(grads))
+                if new is not None:
+                    grads = list(new)
+        known = tuple(node._hooks) if node._hooks else ()
+        outputs = node.apply(grads, needed)
+        if anomaly.enabled and anomaly.check_nan:
+            anomaly.check_outputs(node, outputs)
+        if node._hooks:
+            outputs = _post_hooks(node, outputs, grads, known)
+    except Exception:
+        if anomaly.enabled:
+            anomaly.print_stack(node)
+        raise
+    finally:
+        anomaly.running = parent
     return outputs
 
 
@@ -526,8 +582,9 @@ def grad(
         if g is None:
             if materialize_grads and isinstance(t, GradientEdge):
                 raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
-            if materialize_grads:
+            if materialize_grads:  # a leaf that requires grad under create_graph, so it can be differentiated again
                 g = Tensor._wrap(np.zeros(t._data.shape, t._data.dtype))
+                g._requires_grad = create_graph
             elif not allow_unused:
                 raise RuntimeError(
                     f"The differentiated Tensor at index {i} appears to not have been used in the graph. "

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor import Tensor
-from . import grad_mode
+from . import forward_ad, grad_mode
 
 
 class GradcheckError(RuntimeError):
@@ -26,10 +26,15 @@ def _outputs(func: Callable[..., Any], inputs: tuple[Any, ...], keep: list[int] 
     return tuple(outs if keep is None else [outs[i] for i in keep])
 
 
-def _differentiable(func: Callable[..., Any], inputs: tuple[Any, ...]) -> list[int]:
-    """Positions of the outputs that require grad: a detached or integer output has no Jacobian to check."""
-    with grad_mode.enable_grad():
-        return [i for i, o in enumerate(_outputs(func, inputs)) if o._requires_grad]
+def _same_meta(reference: tuple[Tensor, ...], outs: tuple[Tensor, ...], eps: float) -> None:
+    """PyTorch's check that perturbing an input changes no output's shape or dtype (a Jacobian needs both fixed)."""
+    for ref, out in zip(reference, outs, strict=True):
+        for what in ("shape", "dtype"):
+            if getattr(ref, what) != getattr(out, what):
+                raise AssertionError(
+                    f"Expected `func` to return outputs with the same {what} when inputs are perturbed by {eps}, but "
+                    f"got: {what}s {getattr(ref, what)} and {getattr(out, what)}."
+                )
 
 
 def _entries(t: Tensor) -> np.ndarray:
@@ -48,22 +53,26 @@ def _gradient_entries(g: Tensor, t: Tensor) -> np.ndarray:
     return dense[tuple(t._indices()._data)] if t.is_sparse else dense
 
 
-def _numerical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor], eps: float, keep: list[int]) -> list[list[np.ndarray]]:
-    """[output][input] -> (out.numel(), in.numel()) by central differences on each input element."""
-    with grad_mode.no_grad():
-        outs = _outputs(func, inputs, keep)
-        columns: list[list[list[np.ndarray]]] = [[[] for _ in targets] for _ in outs]
-        for k, t in enumerate(targets):
-            flat = _entries(t).reshape(-1)  # a view: perturbing it perturbs the input, with no version bump
-            for j in range(flat.size):
-                original = flat[j].copy()
-                flat[j] = original + eps
-                plus = [_dense(o).astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
-                flat[j] = original - eps
-                minus = [_dense(o).astype(np.float64).ravel().copy() for o in _outputs(func, inputs, keep)]
-                flat[j] = original
-                for i in range(len(outs)):
-                    columns[i][k].append((plus[i] - minus[i]) / (2 * eps))
+def _numerical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor], eps: float, keep: list[int] | None) -> list[list[np.ndarray]]:
+    """[output][input] -> (out.numel(), in.numel()) by central differences on each input element.
+
+    func runs in grad mode, as PyTorch's gradcheck runs it: it may register hooks on what it computes."""
+    outs = _outputs(func, inputs, keep)
+    columns: list[list[list[np.ndarray]]] = [[[] for _ in targets] for _ in outs]
+    for k, t in enumerate(targets):
+        flat = _entries(t).reshape(-1)  # a view: perturbing it perturbs the input, with no version bump
+        for j in range(flat.size):
+            original = flat[j].copy()
+            evaluations = []
+            for value in (original + eps, original - eps):
+                flat[j] = value
+                perturbed = _outputs(func, inputs, keep)
+                _same_meta(outs, perturbed, eps)
+                evaluations.append([_dense(o).astype(np.float64).ravel().copy() for o in perturbed])
+            flat[j] = original
+            plus, minus = evaluations
+            for i in range(len(outs)):
+                columns[i][k].append((plus[i] - minus[i]) / (2 * eps))
     return [
         [np.stack(col, axis=1) if col else np.zeros((outs[i].numel(), 0)) for col in columns[i]]
         for i in range(len(outs))
@@ -86,6 +95,47 @@ def _analytical_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], tar
     return jacobians
 
 
+def _forward_jacobians(func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor], keep: list[int]) -> list[list[np.ndarray]]:
+    """The Jacobians forward-mode AD gives: one column per input element, from a one-hot tangent on it."""
+    positions = [next(p for p, a in enumerate(inputs) if a is t) for t in targets]
+    shapes = [o.numel() for o in _outputs(func, inputs, keep)]
+    jacobians = [[np.zeros((n, t.numel())) for t in targets] for n in shapes]
+    for k, (t, position) in enumerate(zip(targets, positions, strict=True)):
+        for j in range(t.numel()):
+            tangent = np.zeros(t.numel(), dtype=t._data.dtype)
+            tangent[j] = 1
+            with forward_ad.dual_level():
+                duals = list(inputs)
+                duals[position] = forward_ad.make_dual(t.detach(), Tensor._wrap(tangent.reshape(t.shape)))
+                for i, out in enumerate(_outputs(func, tuple(duals), keep)):
+                    column = forward_ad.unpack_dual(out).tangent
+                    if column is not None:
+                        jacobians[i][k][:, j] = column._data.astype(np.float64).ravel()
+    return jacobians
+
+
+def _compare(numerical: list[list[np.ndarray]], analytical: list[list[np.ndarray]], rtol: float, atol: float, mode: str) -> None:
+    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical, strict=True)):
+        for k, (num, ana) in enumerate(zip(num_row, ana_row, strict=True)):
+            if not np.allclose(ana, num, rtol=rtol, atol=atol, equal_nan=True):
+                raise GradcheckError(
+                    f"Jacobian {mode}mismatch for output {i} with respect to input {k},\n"
+                    f"numerical:{num}\nanalytical:{ana}\n"
+                )
+
+
+def _check_reentrant(first: list[list[np.ndarray]], second: list[list[np.ndarray]], nondet_tol: float) -> None:
+    """Two backward passes with the same input and grad_output must agree (within nondet_tol), as PyTorch checks."""
+    for row1, row2 in zip(first, second, strict=True):
+        for a, b in zip(row1, row2, strict=True):
+            if a.size and np.abs(a - b).max() > nondet_tol:
+                raise GradcheckError(
+                    "Backward is not reentrant, i.e., running backward with same input and grad_output multiple times "
+                    "gives different values, although analytical gradient matches numerical gradient.The tolerance "
+                    f"for nondeterminism was {nondet_tol}."
+                )
+
+
 def gradcheck(
     func: Callable[..., Any],
     inputs: Any,
@@ -104,7 +154,14 @@ def gradcheck(
     fast_mode: bool = False,
     masked: bool | None = None,
 ) -> bool:
-    """True if every analytical Jacobian matches central differences within atol + rtol * |numerical|."""
+    """True if every analytical Jacobian (backward mode, and forward mode when asked) matches central differences
+    within atol + rtol * |numerical|; a mismatch raises GradcheckError, or gives False when raise_exception is off."""
+    if not (check_forward_ad or check_backward_ad):
+        raise AssertionError("Expected at least one of check_forward_ad or check_backward_ad to be True")
+    if check_batched_grad and not check_backward_ad:
+        raise AssertionError("Setting check_batched_grad=True requires check_backward_ad to be True")
+    if check_batched_forward_grad and not check_forward_ad:
+        raise AssertionError("Setting check_batched_forward_grad=True requires check_forward_ad to be True")
     inputs = _tuple(inputs)
     targets = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
     if not targets:
@@ -117,19 +174,34 @@ def gradcheck(
                 UserWarning,
                 stacklevel=2,
             )
-    keep = _differentiable(func, inputs)
-    numerical = _numerical_jacobians(func, inputs, targets, eps, keep)
-    analytical = _analytical_jacobians(func, inputs, targets, keep)
-    for i, (num_row, ana_row) in enumerate(zip(numerical, analytical, strict=True)):
-        for k, (num, ana) in enumerate(zip(num_row, ana_row, strict=True)):
-            if not np.allclose(ana, num, rtol=rtol, atol=atol, equal_nan=True):
-                if raise_exception:
-                    raise GradcheckError(
-                        f"Jacobian mismatch for output {i} with respect to input {k},\n"
-                        f"numerical:{num}\nanalytical:{ana}\n"
-                    )
-                return False
+    try:
+        _check(func, inputs, targets, eps, atol, rtol, nondet_tol, check_forward_ad, check_backward_ad)
+    except GradcheckError:
+        if raise_exception:
+            raise
+        return False
     return True
+
+
+def _check(
+    func: Callable[..., Any], inputs: tuple[Any, ...], targets: list[Tensor], eps: float, atol: float, rtol: float,
+    nondet_tol: float, check_forward_ad: bool, check_backward_ad: bool,
+) -> None:
+    with grad_mode.enable_grad():
+        outs = _outputs(func, inputs)
+    keep = [i for i, o in enumerate(outs) if o._requires_grad]  # a detached or integer output has no Jacobian
+    if not keep:
+        for row in _numerical_jacobians(func, inputs, targets, eps, None):
+            if any(np.any(jacobian != 0) for jacobian in row):
+                raise GradcheckError("Numerical gradient for function expected to be zero")
+        return
+    numerical = _numerical_jacobians(func, inputs, targets, eps, keep)
+    if check_backward_ad:
+        analytical = _analytical_jacobians(func, inputs, targets, keep)
+        _check_reentrant(analytical, _analytical_jacobians(func, inputs, targets, keep), nondet_tol)
+        _compare(numerical, analytical, rtol, atol, "")
+    if check_forward_ad:
+        _compare(numerical, _forward_jacobians(func, inputs, targets, keep), rtol, atol, "computed with forward mode ")
 
 
 def gradgradcheck(
@@ -178,7 +250,8 @@ def gradgradcheck(
         return tuple(g if g is not None else zeros_like(t) for g, t in zip(grads, diff_ins, strict=True))
 
     return gradcheck(
-        first_derivative, (*inputs, *grad_outputs), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception
+        first_derivative, (*inputs, *grad_outputs), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
+        nondet_tol=nondet_tol,
     )
 
 

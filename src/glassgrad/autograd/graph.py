@@ -181,6 +181,14 @@ class Node:
     def __repr__(self) -> str:
         return f"<{self.name()} object at {id(self):#x}>"
 
+    def __call__(self, *grad_outputs: Tensor | None) -> Any:
+        """The node's backward formula run on the gradients of its outputs, outside any backward pass: the gradient
+        of its one input, or a tuple of those of several."""
+        if len(grad_outputs) != self.num_outputs:
+            raise TypeError(f"expected {self.num_outputs} arguments, got {len(grad_outputs)} instead")
+        grads = self.apply(list(grad_outputs))
+        return grads[0] if len(grads) == 1 else grads
+
     # -- engine interface ----------------------------------------------------
     num_outputs = 1  # a class attribute: the engine reads it per edge; nodes with several outputs override it
 
@@ -361,28 +369,36 @@ class AccumulateGrad(Node):
         return "torch::autograd::AccumulateGrad"  # PyTorch's name() is the C++ class's, unlike its type name
 
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
+        # `_grad`, not the `grad` property: the engine fit the gradient to the leaf, so the setter's checks are spent
         variable = self.variable
         if grad_outputs[0] is None:
             return ()
-        if variable.grad is None and not grad_mode.state.grad_enabled:
-            variable.grad = _steal(grad_outputs)
-            grad_outputs[0] = variable.grad  # for the node hooks that run after this
+        if variable._grad is None and not grad_mode.state.grad_enabled:
+            grad = _steal(grad_outputs)
+            leaf = variable._data
+            if not leaf.flags.c_contiguous and grad._data.strides != leaf.strides:
+                grad = _in_layout_of(leaf, grad)
+            variable._grad = grad
+            grad_outputs[0] = grad  # for the node hooks that run after this
             return self._after_accumulate()
         grad = grad_outputs[0]
-        if variable.grad is None:
-            variable.grad = grad.clone()  # with create_graph the clone is recorded, as in PyTorch
-        elif variable.grad.is_sparse and not grad.is_sparse:  # sparse + dense is refused; dense + sparse is dense
-            variable.grad = grad + variable.grad
+        if variable._grad is None:
+            # with create_graph: recorded as a copy into a new tensor (CopyBackwards), as in PyTorch; a sparse
+            # gradient stays sparse
+            variable._grad = grad.clone() if grad.is_sparse else Tensor._wrap(np.empty_like(variable._data)).copy_(grad)
+        elif variable._grad.is_sparse and not grad.is_sparse:  # sparse + dense is refused; dense + sparse is dense
+            variable._grad = grad + variable._grad
         elif grad_mode.state.grad_enabled:
-            variable.grad = variable.grad + grad
+            variable._grad = variable._grad + grad
         else:
-            variable.grad.add_(grad)
+            variable._grad.add_(grad)
         return self._after_accumulate()
 
     def _after_accumulate(self) -> tuple[()]:
         variable = self.variable
         for hook in list(variable._post_accumulate_hooks.values()) if variable._post_accumulate_hooks else ():
-            hook(variable)
+            if hook(variable) is not None:
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 
 
@@ -397,6 +413,14 @@ def _local_refcount() -> int:
 
 
 LOCAL_REFCOUNT = _local_refcount()
+
+
+def _in_layout_of(leaf: np.ndarray, grad: Tensor) -> Tensor:
+    """grad's values laid out as the leaf is (channels_last...; row-major where the leaf is not dense), as PyTorch
+    lays out a leaf's first .grad (np.empty_like keeps a dense layout and makes any other one row-major)."""
+    out = np.empty_like(leaf)
+    np.copyto(out, grad._data)
+    return Tensor._wrap(out)
 
 
 def _steal(grad_outputs: list[Tensor | None]) -> Tensor:

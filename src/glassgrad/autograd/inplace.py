@@ -9,6 +9,7 @@ the change.
 
 from __future__ import annotations
 
+import re
 import weakref
 from collections.abc import Callable, Container
 from typing import Any
@@ -42,8 +43,8 @@ OVERLAP_MESSAGE = (
 
 
 def _creation_meta(chain: tuple[Any, ...]) -> tuple[str | None, int | None]:
-    """How PyTorch's creation meta of a view comes out of its chain (the marks ops/shape.py leaves there): None, a
-    grad mode ("no_grad", "inference") or "multi-output"; and which output of its op the view is, where its last
+    """How PyTorch's creation meta of a view comes out of its chain (the marks ops/shape.py and custom Functions leave
+    there): None, a grad mode ("no_grad", "inference"), "multi-output" or "custom_function"; and which output of its op the view is, where its last
     step is one of several views one op returned. A later view keeps an earlier meta unless it has one of its own,
     and inference mode's is never replaced."""
     meta: str | None = None
@@ -62,25 +63,53 @@ def _creation_meta(chain: tuple[Any, ...]) -> tuple[str | None, int | None]:
     return meta, output_nr
 
 
+# What PyTorch adds after saying which view is written, for views whose creation forbids writing them in place
+_FORBIDDEN_WHY = {
+    "multi-output": (
+        " This view is the output of a function that returns multiple views. Such functions do not allow the output "
+        "views to be modified inplace. You should replace the inplace operation by an out-of-place one."
+    ),
+    "custom_function": (
+        " This view was created inside a custom Function (or because an input was returned as-is) and the autograd "
+        "logic to handle view+inplace would override the custom backward associated with the custom Function, "
+        "leading to incorrect gradients. This behavior is forbidden. You can fix this by cloning the output of the "
+        "custom Function."
+    ),
+}
+
+
+def _made_in_custom_function(view: Tensor) -> Tensor:
+    """The mark a custom Function leaves at the end of the view chain of a view it returned (replayed as nothing)."""
+    return view
+
+
+_made_in_custom_function.after_view_made_in = "custom_function"  # type: ignore[attr-defined]
+
+
+def mark_custom_function_view(view: Tensor) -> None:
+    view._view_chain = (*view._view_chain, (_made_in_custom_function, ()))
+
+
 def _forbidden_view(t: Tensor) -> str | None:
     """PyTorch's error for writing in place, with grad mode on, into a view it forbids that for, or None: a view made
-    in no_grad or inference mode, a view of one, or one of several views one op returned (unbind, split, chunk) or a
-    view of that."""
+    in no_grad or inference mode, a view of one, one of several views one op returned (unbind, split, chunk) or a
+    view of that, or a view a custom Function returned."""
     chain = t._view_chain
+    meta, output_nr = _creation_meta(chain)
     if t.grad_fn is None:
+        if not t._requires_grad:  # of a base that needs no grad: only its creation can forbid the write
+            if meta not in _FORBIDDEN_WHY:
+                return None
+            return "A view was created in no_grad mode and is being modified inplace with grad mode enabled." + _FORBIDDEN_WHY[meta]
         made_in = "inference" if any(getattr(fn, "made_in", None) for fn, _ in chain) else "no_grad"
         return _mode_view_message(made_in, "A view was")
-    meta, output_nr = _creation_meta(chain)
     if meta is None:
         return None
-    output = f"Output {t._output_nr if output_nr is None else output_nr} of {t.grad_fn.name().removesuffix('Backward0')}"
-    if meta != "multi-output":
-        return _mode_view_message(meta, f"{output} is a view of a view which was")
-    return (
-        f"{output} is a view and is being modified inplace. This view is the output of a function that returns "
-        "multiple views. Such functions do not allow the output views to be modified inplace. You should replace the "
-        "inplace operation by an out-of-place one."
-    )
+    name = re.sub(r"Backward\d*$", "", t.grad_fn.name())
+    output = f"Output {t._output_nr if output_nr is None else output_nr} of {name}"
+    if meta in _FORBIDDEN_WHY:
+        return f"{output} is a view and is being modified inplace." + _FORBIDDEN_WHY[meta]
+    return _mode_view_message(meta, f"{output} is a view of a view which was")
 
 
 # While allow_mutation_on_saved_tensors is active: called with each tensor about to be written in place, before the
@@ -116,6 +145,26 @@ def has_internal_overlap(data: np.ndarray) -> bool:
     return False
 
 
+class _Memory:
+    """What NumPy makes an array of (its __array_interface__), keeping the memory's owner alive as the array's base."""
+
+    def __init__(self, interface: dict[str, Any], owner: np.ndarray) -> None:
+        self.__array_interface__ = interface
+        self.owner = owner
+
+
+def _writable_alias(data: np.ndarray) -> np.ndarray:
+    """A writable array over `data`'s elements, for a read-only view (of an expand) whose elements do not overlap:
+    PyTorch writes there, NumPy flags every view of a broadcast read-only."""
+    owner = data
+    while not owner.flags.writeable and isinstance(owner.base, np.ndarray):
+        owner = owner.base
+    if not owner.flags.writeable:  # memory that is read-only itself (a bytes buffer): NumPy refuses the write
+        return data
+    interface = dict(data.__array_interface__, data=(data.__array_interface__["data"][0], False))
+    return np.asarray(_Memory(interface, owner)).view(data.dtype)
+
+
 def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: bool = False) -> Tensor:
     """Run `compute(t)` out of place, then make its value and history t's own.
 
@@ -127,6 +176,10 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
     if not data.flags.writeable and has_internal_overlap(data):
         raise RuntimeError(OVERLAP_MESSAGE)
     result = compute(t)
+    if result.grad_fn is not None and t._base is not None and not t._requires_grad:  # the write makes t require grad
+        message = _forbidden_view(t)
+        if message is not None:
+            raise RuntimeError(message)
     assert result is not t, "an in-place op's out-of-place half returned its input: its history would be taken for new"
     if not any_cast and result.dtype._category > t.dtype._category:
         raise RuntimeError(
@@ -142,7 +195,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
         _keep_original_self(node, t)
     if before_write is not None:
         before_write(t)
-    np.copyto(t._data, result._data, casting="unsafe")
+    np.copyto(data if data.flags.writeable else _writable_alias(data), result._data, casting="unsafe")
     bump_version(t)
     if forward_ad.state.propagating:
         carry_tangent(t, forward_ad.tangent_of(result))
@@ -150,7 +203,7 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
         return t
     _retarget_saved_result(node, t)
     if t._base is not None:
-        _rebase_view(t, node)
+        rebase_view(t, node)
     else:
         t._with_history(node, 0)
         _carry_retained_grad(t)
@@ -227,7 +280,7 @@ def _refresh_views(base: Tensor, changed: Tensor) -> None:
             with grad_mode.enable_grad():
                 fresh = replay_view(base, view._view_chain)
         except (IndexError, RuntimeError):
-            continue  # the base's shape changed in place: that view is stale (_rebase_view raises when it is written)
+            continue  # the base's shape changed in place: that view is stale (rebase_view raises when it is written)
         if fresh.grad_fn is not None and _same_layout(fresh._data, view._data):
             view._with_history(fresh.grad_fn, fresh._output_nr)
             _carry_retained_grad(view)
@@ -308,7 +361,7 @@ def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
     )
 
 
-def _rebase_view(view: Tensor, node: Node) -> None:
+def rebase_view(view: Tensor, node: Node) -> None:
     base = view._base
     assert base is not None
     previous = (base.grad_fn, base._output_nr, base._requires_grad)

@@ -121,7 +121,7 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     """The tensor's elements, in storage order, laid out as `sizes` (contiguous); a larger size grows the storage
     with uninitialized elements, as in PyTorch. A tensor that requires grad cannot be resized."""
     shape = _sizes("resize_", sizes)
-    if self._requires_grad:
+    if self._requires_grad and not self._is_inference:  # an inference tensor keeps no history to contradict
         raise RuntimeError("cannot resize variables that require grad")
     if shape == self._data.shape:  # PyTorch keeps the strides and the version
         return self

@@ -72,6 +72,9 @@ def ufunc_inplace(t: Tensor, ufunc: np.ufunc, other: object) -> bool:
         return False
     if (records and grad_mode.state.grad_enabled) or forward_state.propagating:  # a dual's tangent changes too
         return False
+    base = t._base
+    if base is not None and base._requires_grad and grad_mode.state.grad_enabled:  # apply_inplace's checks refuse it
+        return False
     if inplace.before_write is not None:
         inplace.before_write(t)
     token = silence()

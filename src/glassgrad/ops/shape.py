@@ -61,9 +61,12 @@ def mark_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *arg
     result._view_chain = chain
     result._counter = input._version_counter
     result._is_inference = input._is_inference
-    if result.grad_fn is None and input._requires_grad:
-        result._requires_grad = True  # a view made under no_grad still requires grad, as its base does
-    if result._requires_grad or forward_state.propagating:  # a view of a dual: an in-place op may change its tangent
+    if result.grad_fn is None and input._requires_grad and not input._is_inference:
+        result._requires_grad = True  # a view made under no_grad still requires grad, as its base does (not an inference tensor's)
+    # Tracked so that an in-place op through the base reaches it: a view that requires grad; one of a dual (an in-place
+    # op may change its tangent); any view taken in grad mode (an in-place op recorded on its base makes it require
+    # grad, as in PyTorch)
+    if result._requires_grad or forward_state.propagating or not mode_usage.grad_disabled or mode_state.grad_enabled:
         track_view(result._base, result)
     return result
 

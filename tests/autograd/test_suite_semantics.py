@@ -1,0 +1,571 @@
+"""Graph semantics that PyTorch's own autograd tests exercise, each checked here against the installed PyTorch."""
+
+from __future__ import annotations
+
+import warnings
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.torch_oracle
+
+
+def test_assigning_grad_checks_type_shape_dtype_and_self(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.zeros(3, 2)
+        candidates = [0, m.zeros(2, 2), m.zeros(3, 2, dtype=m.int64), x, m.ones(3, 2)]
+
+        def assign(value: Any) -> Any:
+            x.grad = value
+            return x.grad
+
+        return [oracle.attempt(lambda v=v: assign(v)) for v in candidates]
+
+    oracle.check(program)
+
+
+def test_setting_data_of_a_tensor_that_requires_grad_to_integers(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        a = m.tensor(1.0, requires_grad=True)
+        a.data = m.tensor([2.0, 3.0], dtype=m.float64)  # shape and dtype may change, as long as they stay float
+        return [a, oracle.attempt(lambda: setattr(a, "data", m.tensor(3)))]
+
+    oracle.check(program)
+
+
+def test_numpy_of_a_tensor_that_requires_grad_is_allowed_under_no_grad(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.ones(2, requires_grad=True)
+        with m.no_grad():
+            inside = x.numpy().tolist()
+        return [inside, oracle.attempt(lambda: x.numpy())]
+
+    oracle.check(program)
+
+
+def test_post_accumulate_grad_hook_must_return_none(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.ones(2, requires_grad=True)
+        x.register_post_accumulate_grad_hook(lambda t: t.grad)
+        return oracle.attempt(lambda: x.sum().backward())
+
+    oracle.check(program)
+
+
+def test_calling_a_node_runs_its_formula_and_checks_the_count(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = m.tensor([3.0, 4.0], requires_grad=True)
+        square, product = x**2, x * y
+        return [
+            oracle.attempt(lambda: square.grad_fn()),
+            oracle.attempt(lambda: square.grad_fn(m.ones(2), m.ones(2))),
+            square.grad_fn(m.ones(2)),
+            product.grad_fn(m.ones(2)),
+        ]
+
+    oracle.check(program)
+
+
+def test_calling_an_instance_of_a_legacy_function_raises(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        class Legacy(m.autograd.Function):
+            def forward(self, x: Any) -> Any:
+                return x
+
+        with pytest.warns(DeprecationWarning) if m.__name__ == "torch" else _nothing():
+            instance = Legacy()
+        return oracle.attempt(lambda: instance(m.ones(2)))
+
+    oracle.check(program)
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+def test_materialized_grads_require_grad_under_create_graph(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.tensor(0.5, requires_grad=True)
+        a = m.tensor(2.0, requires_grad=True)
+        (first,) = m.autograd.grad(x * a, x, create_graph=True)
+        (second,) = m.autograd.grad(first, x, create_graph=True, materialize_grads=True)
+        (third,) = m.autograd.grad(second, x, materialize_grads=True)
+        plain = m.autograd.grad(first, [x, a], materialize_grads=True, retain_graph=True)
+        return [second, third, plain]
+
+    oracle.check(program)
+
+
+def _gradcheck_outcome(m: ModuleType, fn: Any, inputs: Any, **kwargs: Any) -> Any:
+    """Whether gradcheck passed, or the type and first line of what it raised (its class named as PyTorch's)."""
+    try:
+        return m.autograd.gradcheck(fn, inputs, **kwargs)
+    except Exception as err:  # GradcheckError is a RuntimeError in both; the shape check's message ends with reprs
+        base = AssertionError if isinstance(err, AssertionError) else RuntimeError
+        return (base.__name__, str(err).split("\n")[0].split(" when inputs")[0])
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["no_differentiable_outputs", "no_outputs", "shape_depends_on_values", "dtype_depends_on_values", "neither_mode",
+     "nondeterministic", "nondeterministic_within_tol", "hook_on_an_intermediate", "forward_mode", "forward_mode_wrong"],
+)
+def test_gradcheck_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        generator = m.Generator().manual_seed(0)
+
+        class Jittery(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, t: Any) -> Any:
+                return t.clone()
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g * (1 + 1e-7 * m.rand(g.shape, generator=generator, dtype=g.dtype))
+
+        class WrongJvp(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, t: Any) -> Any:
+                return t * 2
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g * 2
+
+            @staticmethod
+            def jvp(ctx: Any, t: Any) -> Any:
+                return t * 3
+
+        def hooked(t: Any) -> Any:
+            y = t.clone()
+            y.register_hook(lambda g: g + 1e-2)
+            return y
+
+        cases = {
+            "no_differentiable_outputs": (lambda t: t.detach() * 2, {}),
+            "no_outputs": (lambda t: (), {}),
+            "shape_depends_on_values": (lambda t: m.cat([t, t]) if bool(m.all(t >= 1)) else t, {}),
+            "dtype_depends_on_values": (lambda t: t.to(m.float32) if bool(m.all(t >= 1)) else t, {}),
+            "neither_mode": (lambda t: t * 2, {"check_backward_ad": False}),
+            "nondeterministic": (Jittery.apply, {}),
+            "nondeterministic_within_tol": (Jittery.apply, {"nondet_tol": 1e-5}),
+            "hook_on_an_intermediate": (hooked, {}),
+            "forward_mode": (lambda t: t.sin() * t, {"check_forward_ad": True}),
+            "forward_mode_wrong": (WrongJvp.apply, {"check_forward_ad": True, "check_backward_ad": False}),
+        }
+        fn, kwargs = cases[case]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # PyTorch's forward-mode gradcheck calls torch.jit.script
+            raised = _gradcheck_outcome(m, fn, (x,), **kwargs)
+            if case in ("shape_depends_on_values", "dtype_depends_on_values", "neither_mode"):
+                return [raised]  # not a Jacobian mismatch: raise_exception=False does not turn it into False
+            return [raised, m.autograd.gradcheck(fn, (x,), raise_exception=False, **kwargs)]
+
+    oracle.check(program)
+
+
+def test_first_gradient_of_a_leaf_under_create_graph_is_a_copy(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.ones(2, requires_grad=True)
+        (x * 3).sum().backward(m.ones((), requires_grad=True), create_graph=True)
+        node = x.grad.grad_fn
+        names = [type(node).__name__, [None if n is None else type(n).__name__ for n, _ in node.next_functions]]
+        x.grad = None  # the graph of x.grad reaches x: let the cycle go
+        return names
+
+    oracle.check(program)
+
+
+def _error_node_of_once_differentiable(m: ModuleType) -> Any:
+    class Scale(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, t: Any, factor: float, u: Any) -> Any:
+            return t * factor + u
+
+        @staticmethod
+        @m.autograd.function.once_differentiable
+        def backward(ctx: Any, g: Any) -> Any:
+            return g * 2, None, g
+
+    x = m.ones(2, requires_grad=True)
+    u = m.ones(2, requires_grad=True)
+    (gx, gu) = m.autograd.grad(Scale.apply(x, 2.0, u).sum(), (x, u), m.ones((), requires_grad=True), create_graph=True)
+    node = gx.grad_fn
+    return [type(node).__name__, [None if n is None else type(n).__name__ for n, _ in node.next_functions],
+            gx, gu, attempt_backward(gx)]
+
+
+def attempt_backward(t: Any) -> Any:
+    try:
+        t.sum().backward()
+    except RuntimeError as err:
+        return str(err)
+    return None
+
+
+def test_once_differentiable_results_lead_to_an_error_node(oracle: SimpleNamespace) -> None:
+    oracle.check(_error_node_of_once_differentiable)
+
+
+def _saved_once(m: ModuleType, accesses: int) -> Any:
+    class Once(m.autograd.Function):
+        clear_saved_tensors_on_access = True
+
+        @staticmethod
+        def forward(ctx: Any, t: Any) -> Any:
+            ctx.save_for_backward(t)
+            return t * 2
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            for _ in range(accesses):
+                ctx.saved_tensors  # noqa: B018 (the access is what is tested)
+            return g * 2
+
+    x = m.ones(2, requires_grad=True)
+    Once.apply(x).sum().backward()
+    return x.grad
+
+
+@pytest.mark.parametrize("accesses", [1, 2])
+def test_saved_tensors_cleared_on_access_can_be_read_once(oracle: SimpleNamespace, accesses: int) -> None:
+    oracle.check(lambda m: _saved_once(m, accesses))
+
+
+@pytest.mark.parametrize("case", ["not_an_input", "view_not_an_input", "not_returned", "view_with_two_outputs",
+                                  "view_of_a_leaf", "one_of_several_views", "view_returned_alone"])
+def test_mark_dirty_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) -> None:
+    def program(m: ModuleType) -> Any:
+        class Dirty(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, a: Any, b: Any) -> Any:
+                if case == "not_an_input":
+                    a = a * 3
+                elif case == "view_not_an_input":
+                    a = a.clone().view_as(a)
+                a.add_(b)
+                ctx.mark_dirty(a)
+                if case == "not_returned":
+                    return a.clone()
+                return (a, a + b) if case == "view_with_two_outputs" else a
+
+            @staticmethod
+            def backward(ctx: Any, *grads: Any) -> Any:
+                return grads[0] * 5, grads[0]
+
+        leaf = m.ones(2, requires_grad=True)
+        b = m.ones(2, requires_grad=True)
+        inputs = {
+            "view_of_a_leaf": lambda: leaf.view_as(leaf),
+            "one_of_several_views": lambda: leaf.split_with_sizes([1, 1])[0],
+        }
+        a = inputs.get(case, lambda: leaf.clone().view_as(leaf) if "view" in case else leaf.clone())()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = oracle.attempt(lambda: Dirty.apply(a, b))
+        if not isinstance(out, tuple) and hasattr(out, "sum"):
+            out.sum().backward()
+            out = [out, leaf.grad, b.grad]
+        return [out, [str(w.message)[:60] for w in caught]]
+
+    oracle.check(program)
+
+
+def test_non_differentiable_outputs_may_keep_none_gradients(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        seen = []
+
+        class Pair(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, t: Any) -> Any:
+                other = t.clone()
+                ctx.mark_non_differentiable(other)
+                ctx._materialize_non_diff_grads = False
+                return t.clone(), other
+
+            @staticmethod
+            def backward(ctx: Any, g: Any, g_other: Any) -> Any:
+                seen.append(g_other is None)
+                return g
+
+        x = m.ones(2, requires_grad=True)
+        Pair.apply(x)[0].sum().backward()
+        return seen
+
+    oracle.check(program)
+
+
+@pytest.mark.parametrize("case", ["non_differentiable_output", "inplace_not_inplace", "inplace_returned_unchanged",
+                                  "inplace_in_place", "view_not_a_view",
+                                  "view_of_another_tensor", "view_of_another_base", "input_as_is_not_a_view"])
+def test_custom_jvp_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) -> None:
+    def program(m: ModuleType) -> Any:
+        fw = m.autograd.forward_ad
+
+        class Fn(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                if case == "non_differentiable_output":
+                    out = x.clone()
+                    ctx.mark_non_differentiable(out)
+                    return x.clone(), out
+                if case.startswith("inplace"):
+                    ctx.mark_dirty(x)
+                    return x.mul_(2)
+                if case == "input_as_is_not_a_view":
+                    return x * 2, x
+                return x.narrow(0, 0, 2)
+
+            @staticmethod
+            def jvp(ctx: Any, t: Any) -> Any:
+                if case == "non_differentiable_output":
+                    return t, t.clone()
+                if case == "inplace_not_inplace":
+                    return t * 2
+                if case == "inplace_returned_unchanged":
+                    return t
+                if case == "inplace_in_place":
+                    return t.mul_(2)
+                if case == "input_as_is_not_a_view":
+                    return t * 2, t * 2
+                part = t.narrow(0, 0, 2).clone()
+                return part if case == "view_not_a_view" else part.view_as(part)
+
+        with fw.dual_level(), warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # PyTorch's first forward-mode call uses torch.jit.script
+            x = fw.make_dual(m.ones(4, dtype=m.float64), m.ones(4, dtype=m.float64))
+            if case.startswith("inplace"):
+                x = x.clone()
+            elif case == "view_of_another_base":
+                x = x.view_as(x)
+            return oracle.attempt(lambda: Fn.apply(x) and None)
+
+    oracle.check(program)
+
+
+def _hooks_seen_by_grad(m: ModuleType) -> Any:
+    a = m.tensor(1.0, requires_grad=True)
+    b = a * 2
+    c = b * 2
+    log: list[str] = []
+    b.register_hook(lambda g: log.append("tensor"))
+    b.grad_fn.register_prehook(lambda g: log.append("pre"))
+    b.grad_fn.register_hook(lambda gi, go: log.append("post"))
+    m.autograd.grad(c, b, retain_graph=True)
+    first = list(log)
+    log.clear()
+    m.autograd.grad(c, (a, b))
+    return [first, log]
+
+
+def test_grad_captures_a_target_without_running_its_node(oracle: SimpleNamespace) -> None:
+    oracle.check(_hooks_seen_by_grad)
+
+
+def test_tensor_hooks_of_an_output_without_gradient_see_none(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        class Two(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, t: Any) -> Any:
+                return t * 2, t * 3
+
+            @staticmethod
+            def backward(ctx: Any, g2: Any, g3: Any) -> Any:
+                return g3 * 3
+
+        x = m.ones(3, requires_grad=True)
+        first, second = Two.apply(x)
+        seen: list[Any] = []
+        first.register_hook(lambda g: seen.append(g))
+        second.sum().backward()
+        return seen
+
+    oracle.check(program)
+
+
+def _nan_in_a_nested_backward(m: ModuleType, forward_in_anomaly_mode: bool) -> Any:
+    class Inner(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, t: Any) -> Any:
+            return t * 2.0
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            g = g.clone()
+            g[0] = 0
+            g[0] /= 0
+            return g
+
+    class Outer(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, t: Any) -> Any:
+            ctx.save_for_backward(t)
+            return t.sum(0, keepdim=True)
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            (t,) = ctx.saved_tensors
+            return Inner.apply(g.expand(3) * t)
+
+    x = m.ones(3, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with m.autograd.set_detect_anomaly(forward_in_anomaly_mode):
+                (g,) = m.autograd.grad(Outer.apply(x), x, create_graph=True)
+            with m.autograd.detect_anomaly():
+                g.sum().backward()
+        except RuntimeError as err:
+            raised = str(err).split("\n")[0]
+    messages = [str(w.message) for w in caught]
+    return [raised, [msg.split(".")[0] for msg in messages], ["Inner.apply" in msg for msg in messages],
+            ["Outer.apply" in msg for msg in messages]]
+
+
+@pytest.mark.parametrize("forward_in_anomaly_mode", [False, True])
+def test_anomaly_mode_reports_the_failing_node_and_its_parents(oracle: SimpleNamespace, forward_in_anomaly_mode: bool) -> None:
+    oracle.check(lambda m: _nan_in_a_nested_backward(m, forward_in_anomaly_mode))
+
+
+def test_anomaly_report_goes_to_stderr_where_warnings_are_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    import glassgrad
+
+    a = glassgrad.ones(3, requires_grad=True)
+    b = a + 1
+    c = b**2
+    b += 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        mode = glassgrad.autograd.detect_anomaly()
+    with mode, warnings.catch_warnings(), pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        warnings.simplefilter("error")
+        c.sum().backward()
+    assert "Error detected in PowBackward0" in capsys.readouterr().err
+
+
+def test_in_place_write_into_one_element_of_an_expand(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        wide = m.ones(1).expand(4)
+        wide[1] *= 3  # one element: no two elements share its memory
+        return [wide, oracle.attempt(lambda: wide.mul_(2))]
+
+    oracle.check(program)
+
+
+def _nested_backwards(m: ModuleType, depth: int) -> Any:
+    """A Function whose backward runs a backward of its own, `depth` deep (a reentrant chain)."""
+
+    class Deeper(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.left = int(x.item())
+            return x.clone()
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            if ctx.left > 0:
+                with m.enable_grad():
+                    inner = m.tensor(float(ctx.left - 1), requires_grad=True)
+                    Deeper.apply(inner).sum().backward()
+                    counts.append(m.is_grad_enabled())
+            return g * 2
+
+    counts: list[bool] = []
+    x = m.tensor(float(depth), requires_grad=True)
+    Deeper.apply(x).backward()
+    return [x.grad, len(counts), all(counts)]
+
+
+def test_deep_reentrant_backward_does_not_exhaust_the_stack(oracle: SimpleNamespace) -> None:
+    oracle.check(lambda m: _nested_backwards(m, 400))
+
+
+@pytest.mark.parametrize("returns", ["view", "input"])
+@pytest.mark.parametrize("input_requires_grad", [False, True])
+def test_views_a_custom_function_returns_are_not_written_in_place(
+    oracle: SimpleNamespace, returns: str, input_requires_grad: bool
+) -> None:
+    def program(m: ModuleType) -> Any:
+        class Pass(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, t: Any) -> Any:
+                return t.view_as(t) if returns == "view" else t
+
+            @staticmethod
+            def backward(ctx: Any, g: Any) -> Any:
+                return g
+
+        x = m.ones(2, requires_grad=True).clone() if input_requires_grad else m.ones(2)
+        out = Pass.apply(x)
+        writes = [oracle.attempt(lambda: out.add_(m.ones(2, requires_grad=True)) and None)]
+        with m.no_grad():
+            out.mul_(3)  # allowed: nothing is recorded
+        return [writes, out.detach(), x.detach()]
+
+    oracle.check(program)
+
+
+def test_writing_a_view_of_a_base_that_came_to_require_grad(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        a = m.zeros(2, 3)
+        view = a[:]
+        a.requires_grad = True
+        return [oracle.attempt(lambda: a.add_(1) and None), oracle.attempt(lambda: view.add_(1) and None)]
+
+    oracle.check(program)
+
+
+def test_an_in_place_op_on_a_base_makes_its_earlier_views_require_grad(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        r = m.tensor([2.0], requires_grad=True)
+        x = m.ones(3)
+        v = x[1]
+        before = [v.requires_grad, v.grad_fn is None]
+        x.mul_(r)
+        (g,) = m.autograd.grad(v * 5, r)
+        return [before, v.requires_grad, g]
+
+    oracle.check(program)
+
+
+def test_views_of_an_inference_tensor_in_inference_mode_do_not_require_grad(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        with m.inference_mode():
+            c = m.ones(2, 3, requires_grad=True)
+            return [c.view(-1).requires_grad, c[0].requires_grad, m.is_inference(c.view(-1))]
+
+    oracle.check(program)
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "strided"])
+def test_a_leafs_first_grad_takes_its_layout(oracle: SimpleNamespace, layout: str) -> None:
+    def program(m: ModuleType) -> Any:
+        if layout == "channels_last":
+            leaf = m.rand(2, 3, 4, 5).to(memory_format=m.channels_last).requires_grad_()
+        else:
+            leaf = m.rand(4, 4)[::2, ::2].requires_grad_()
+        strides = []
+        for loss in (lambda t: t.sum(), lambda t: (t * t).sum()):
+            leaf.grad = None
+            loss(leaf).backward()
+            strides.append(leaf.grad.stride())
+        return strides
+
+    oracle.check(program)
+
+
+def test_resizing_an_inference_tensor_that_requires_grad(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        with m.inference_mode():
+            t = m.ones(1, 2, 3, requires_grad=True)
+            inside = [tuple(t.resize_(1, 2).shape), t.requires_grad, m.is_inference(t)]
+        return [inside, oracle.attempt(lambda: tuple(t.resize_(2, 2).shape))]
+
+    oracle.check(program)

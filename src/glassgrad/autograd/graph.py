@@ -376,7 +376,7 @@ class AccumulateGrad(Node):
         if variable._grad is None and not grad_mode.state.grad_enabled:
             grad = _steal(grad_outputs)
             leaf = variable._data
-            if not leaf.flags.c_contiguous and grad._data.strides != leaf.strides:
+            if not leaf.flags.c_contiguous and grad._data.strides != leaf.strides and not variable.is_sparse:
                 grad = _in_layout_of(leaf, grad)
             variable._grad = grad
             grad_outputs[0] = grad  # for the node hooks that run after this

@@ -105,6 +105,15 @@ class WatchState:
     # going through it is the next iteration reaching into this one: a retained recurrent state.)
     kept: _Retained | None = None
     tentative: tuple[_Retained, tuple[int, int, int, Position | None]] | None = None
+    # A create_graph=True backward makes a graph of gradients that in PyTorch mostly leads back into the graph it
+    # differentiated (its nodes take that graph's tensors as inputs, a leaky_relu's mask included, where glassgrad
+    # takes the mask as a constant): a backward through the one may go through the other, so retain_graph=True on the
+    # gradients' graph keeps that one too. The nodes such a backward made map to the differentiated graph's nodes
+    # here; `differentiating` holds them, with the last entry tracked before it, while it runs.
+    differentiated: weakref.WeakKeyDictionary[Any, tuple[weakref.ref[Any], ...]] = field(
+        default_factory=weakref.WeakKeyDictionary
+    )
+    differentiating: tuple[weakref.ref[Any] | None, tuple[weakref.ref[Any], ...]] | None = None
     # A statement whose create_graph=True backward goes through the graph its previous run made (MAML's inner steps,
     # each adapted from the last) builds one graph for a later backward: its counts wait here until another
     # statement's backward (the meta-loss) goes through the newest of them, which makes them one iteration, or does
@@ -192,6 +201,9 @@ class WatchState:
             self._warn_create_graph(resolve(position))
         view = self.view
         reachable = list(reachable)
+        if create_graph:
+            under = (view.key(n) for n in view.walk(roots) if not view.is_sink(n))
+            self.differentiating = (self.nodes[-1] if self.nodes else None, tuple(weakref.ref(k) for k in under if k is not None))
         # One outermost transform call is one step, however many backwards it runs (see autograd/transform_calls.py).
         calls = self.transforms
         inside_transform = calls.depth > 0
@@ -239,12 +251,34 @@ class WatchState:
             # Every node of the graph carries the record: a later backward through any part of it (the shared
             # trunk of two losses, the forward graph under a gradient penalty) is a use of what retain_graph kept.
             # The graph is gone when its last node is: its root may go first (autograd.grad(score.sum(), x)).
-            for node in graph:
-                key = view.key(node)
-                if key is not None and not view.is_sink(node):  # a leaf's sink belongs to every graph using it
-                    self.retained[key] = record
-                    record.alive += 1
-                    weakref.finalize(key, self._retained_node_died, record)
+            # A leaf's sink belongs to every graph using it.
+            keys = {id(k): k for k in (view.key(n) for n in graph if not view.is_sink(n)) if k is not None}
+            keys.update((id(k), k) for k in self._differentiated(keys.values()))
+            for key in keys.values():
+                self.retained[key] = record
+                record.alive += 1
+                weakref.finalize(key, self._retained_node_died, record)
+
+    def _differentiated(self, keys: Iterable[Any]) -> list[Any]:
+        """The live nodes of the graphs differentiated by the create_graph=True backwards that made any of `keys`."""
+        graphs = {id(refs): refs for refs in map(self.differentiated.get, keys if self.differentiated else ()) if refs}
+        return [key for refs in graphs.values() for ref in refs if (key := ref()) is not None]
+
+    def _map_made(self, marker: weakref.ref[Any] | None, differentiated: tuple[weakref.ref[Any], ...]) -> None:
+        """Map the entries tracked after `marker` (made by the create_graph=True backward just over) to the nodes of
+        the graph it differentiated."""
+        made = []
+        for ref in reversed(self.nodes):
+            if ref is marker:
+                break
+            made.append(ref)
+        else:
+            if marker is not None:  # the marker's node died and was pruned: what came after is unknown
+                return
+        for ref in made:
+            entry = ref()
+            if entry is not None:
+                self.differentiated[entry] = differentiated
 
     def _warn_create_graph(self, site: Site | None) -> None:
         """PyTorch's own note on backward(create_graph=True) (a leaf and its .grad's graph make a reference cycle its
@@ -314,6 +348,9 @@ class WatchState:
         "Earlier iterations" end at the last optimizer step: a gradient penalty's autograd.grad and the loss's
         backward are two backwards of one iteration, and what the first one saw is not yet old at the second.
         """
+        differentiating, self.differentiating = self.differentiating, None
+        if differentiating is not None:
+            self._map_made(*differentiating)
         if not self.counting:
             return
         view = self.view

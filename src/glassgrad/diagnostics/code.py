@@ -657,7 +657,7 @@ def _adds_cut_value(node: ast.stmt) -> bool:
 
 
 def _is_number(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and _called_name(node.func) in ("float", "int")
+    return isinstance(node, ast.Constant) or (isinstance(node, ast.Call) and _called_name(node.func) in ("float", "int"))
 
 
 def _in_called_function(parsed: Source, node: ast.AST) -> bool:

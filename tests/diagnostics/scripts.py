@@ -128,6 +128,35 @@ for step in range(8):
     w.grad = None
 """
 
+TWO_ACCUMULATORS = """
+torch.manual_seed(0)
+w = torch.randn(4, 4, requires_grad=True)
+x = torch.randn(2, 4)
+total, norm = 0, 0
+for step in range(6):
+    out = (x @ w).tanh()
+    loss = out.sum()
+    loss.backward()
+    total = total + loss  # @total
+    norm += out.pow(2).mean()  # @norm
+    w.grad = None
+"""
+
+PENALTY_RETAINED_FOR_THE_LOSS = """
+torch.manual_seed(0)
+g = torch.randn(3, 3, requires_grad=True)
+c = torch.randn(3, 1, requires_grad=True)
+for step in range(3):
+    fake = torch.tanh(torch.randn(4, 3) @ g)
+    mixed = 0.5 * torch.randn(4, 3) + 0.5 * fake
+    score = torch.nn.functional.leaky_relu(mixed @ c, 0.2) @ c.T
+    grad = torch.autograd.grad(score.sum(), mixed, create_graph=True)[0]
+    penalty = grad.pow(2).sum()
+    loss = (fake @ c).mean()
+    penalty.backward(retain_graph=True)
+    loss.backward()
+"""
+
 RETAIN_FOR_NOTHING = """
 w = torch.tensor([[0.5, -0.3], [0.2, 0.8]], requires_grad=True)
 x = torch.tensor([[1.0, 2.0]])

@@ -89,6 +89,29 @@ def test_the_statement_that_adds_a_tensor_is_found_and_one_that_adds_a_number_is
     assert code.adding_statement(path, "nothing") is None
 
 
+METER = """
+class Meter:
+    def update(self, val, n=1):
+        self.sum += val * n  # @adds
+        self.count += n
+        self.total += self.sum  # @own
+def log(meter, value):
+    meter.update(value)  # @outside
+meter = Meter()
+for step in range(3):
+    meter.update(loss.item(), 4)
+    meter.update(loss, 4)  # @call
+"""
+
+
+def test_a_method_adding_its_parameter_is_traced_to_the_call_in_a_loop_that_passes_a_tensor(tmp_path: Path) -> None:
+    _, at = compiled(tmp_path, METER)
+    path = str(tmp_path / "program.py")
+    assert code.passing_call(path, at["adds"]) == at["call"]  # not the .item() call, nor the one outside a loop
+    assert code.passing_call(path, at["own"]) is None  # what a method adds from `self` is its own
+    assert code.passing_call(path, at["call"]) is None  # at module level: no function to be called
+
+
 def test_two_backwards_share_an_iteration_only_as_two_statements_of_one_loop(tmp_path: Path) -> None:
     module, at = compiled(tmp_path, PROGRAM)
     backward, second = (module, at["backward"]), (module, at["second"])

@@ -60,6 +60,19 @@ def test_graphs_kept_alive_are_noticed_within_three_iterations(tmp_path: Path) -
     assert len(caught) == 1
 
 
+def test_every_accumulator_of_a_loop_is_named(tmp_path: Path) -> None:
+    script, caught, error = watched(tmp_path, "two", scripts.TWO_ACCUMULATORS)
+    assert error is None
+    assert sorted(w.lineno for w in caught) == [script.line_of("total"), script.line_of("norm")]
+
+
+def test_retain_graph_on_a_penalty_is_kept_for_a_backward_through_the_graph_it_differentiated(tmp_path: Path) -> None:
+    # PyTorch's gradient graph of leaky_relu leads back into `fake`'s graph, which the loss's backward goes through
+    _, caught, error = watched(tmp_path, "penalty", scripts.PENALTY_RETAINED_FOR_THE_LOSS)
+    assert error is None
+    assert caught == []
+
+
 def test_retain_graph_that_no_backward_uses(tmp_path: Path) -> None:
     script, caught, error = watched(tmp_path, "retain", scripts.RETAIN_FOR_NOTHING)
     assert error is None

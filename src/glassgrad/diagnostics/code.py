@@ -657,8 +657,39 @@ def _adds_cut_value(node: ast.stmt) -> bool:
 
 
 def _is_number(node: ast.AST) -> bool:
-    return isinstance(node, ast.Call) and _called_name(node.func) in ("float", "int")
+    return isinstance(node, ast.Constant) or (isinstance(node, ast.Call) and _called_name(node.func) in ("float", "int"))
 
 
 def _in_called_function(parsed: Source, node: ast.AST) -> bool:
     return not isinstance(parsed.scope_of(node), ast.Module)
+
+
+
+def passing_call(filename: str, line: int) -> int | None:
+    """Where the statement at `line` adds a parameter of the function it is in (`self.sum += val * n` in a meter's
+    update(self, val, n)), the line of a call to that function, one inside a loop first, that passes it something
+    other than a number: the tensor is the caller's, and .item() belongs there."""
+    parsed = source(filename)
+    added = parsed.statement_at(line) if parsed is not None else None
+    if parsed is None or added is None:
+        return None
+    function = parsed.scope_of(added)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not _adds_parameter(parsed, added, function):
+        return None
+    calls = [
+        n for n in ast.walk(parsed.tree)
+        if isinstance(n, ast.Call) and _called_name(n.func) == function.name and not _in(n, function)
+        and not all(_cut_in(arg) is not None or _is_number(arg) for arg in (*n.args, *(k.value for k in n.keywords)))
+    ]
+    statements = [s for s in (parsed.statement_at(call.lineno) for call in calls) if s is not None]
+    statements.sort(key=lambda s: (parsed.loop_of(s) is None, s.lineno))
+    return statements[0].lineno if statements else None
+
+
+def _adds_parameter(parsed: Source, node: ast.stmt, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    value = _value(node)
+    arguments = function.args
+    parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+    if isinstance(parsed.parents.get(function), ast.ClassDef):
+        parameters = parameters[1:]  # a method's instance: what it adds from `self` is its own
+    return value is not None and any(reads(value, p) for p in parameters)

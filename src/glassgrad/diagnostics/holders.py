@@ -37,14 +37,24 @@ class Holder:
         if self.filename is None:
             return None
         number = code.adding_statement(self.filename, self.name)
-        if number is None:
-            return None
-        try:
-            module = compile("".join(linecache.getlines(self.filename)), self.filename, "exec")
-        except (SyntaxError, ValueError):
-            return None
-        found = _code_at(module, number)
-        return (found, number) if found is not None else None
+        return _site_at(self.filename, number) if number is not None else None
+
+
+def passing_line(adding: Site) -> Site | None:
+    """Where the statement adding to a holder adds a parameter of its function (a meter's `self.sum += val * n`), the
+    call that passes it the tensor (code.passing_call): the caller's line is where the fix goes."""
+    filename = adding[0].co_filename
+    number = code.passing_call(filename, adding[1])
+    return _site_at(filename, number) if number is not None else None
+
+
+def _site_at(filename: str, number: int) -> Site | None:
+    try:
+        module = compile("".join(linecache.getlines(filename)), filename, "exec")
+    except (SyntaxError, ValueError):
+        return None
+    found = _code_at(module, number)
+    return (found, number) if found is not None else None
 
 
 def _code_at(code_object: CodeType, line: int) -> CodeType | None:

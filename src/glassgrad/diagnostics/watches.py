@@ -33,7 +33,7 @@ from typing import Any
 from .._sites import Position, Site, resolve, where
 from ..autograd import seams, steps, transform_calls
 from . import explain
-from .holders import Holder, holders_of, kept_by_frames
+from .holders import Holder, holders_of, kept_by_frames, passing_line
 from .views import NATIVE, Crossing, GraphView
 
 
@@ -105,6 +105,15 @@ class WatchState:
     # going through it is the next iteration reaching into this one: a retained recurrent state.)
     kept: _Retained | None = None
     tentative: tuple[_Retained, tuple[int, int, int, Position | None]] | None = None
+    # A create_graph=True backward makes a graph of gradients that in PyTorch mostly leads back into the graph it
+    # differentiated (its nodes take that graph's tensors as inputs, a leaky_relu's mask included, where glassgrad
+    # takes the mask as a constant): a backward through the one may go through the other, so retain_graph=True on the
+    # gradients' graph keeps that one too. The nodes such a backward made map to the differentiated graph's nodes
+    # here; `differentiating` holds them, with the last entry tracked before it, while it runs.
+    differentiated: weakref.WeakKeyDictionary[Any, tuple[weakref.ref[Any], ...]] = field(
+        default_factory=weakref.WeakKeyDictionary
+    )
+    differentiating: tuple[weakref.ref[Any] | None, tuple[weakref.ref[Any], ...]] | None = None
     # A statement whose create_graph=True backward goes through the graph its previous run made (MAML's inner steps,
     # each adapted from the last) builds one graph for a later backward: its counts wait here until another
     # statement's backward (the meta-loss) goes through the newest of them, which makes them one iteration, or does
@@ -192,6 +201,9 @@ class WatchState:
             self._warn_create_graph(resolve(position))
         view = self.view
         reachable = list(reachable)
+        if create_graph:
+            under = (view.key(n) for n in view.walk(roots) if not view.is_sink(n))
+            self.differentiating = (self.nodes[-1] if self.nodes else None, tuple(weakref.ref(k) for k in under if k is not None))
         # One outermost transform call is one step, however many backwards it runs (see autograd/transform_calls.py).
         calls = self.transforms
         inside_transform = calls.depth > 0
@@ -239,12 +251,34 @@ class WatchState:
             # Every node of the graph carries the record: a later backward through any part of it (the shared
             # trunk of two losses, the forward graph under a gradient penalty) is a use of what retain_graph kept.
             # The graph is gone when its last node is: its root may go first (autograd.grad(score.sum(), x)).
-            for node in graph:
-                key = view.key(node)
-                if key is not None and not view.is_sink(node):  # a leaf's sink belongs to every graph using it
-                    self.retained[key] = record
-                    record.alive += 1
-                    weakref.finalize(key, self._retained_node_died, record)
+            # A leaf's sink belongs to every graph using it.
+            keys = {id(k): k for k in (view.key(n) for n in graph if not view.is_sink(n)) if k is not None}
+            keys.update((id(k), k) for k in self._differentiated(keys.values()))
+            for key in keys.values():
+                self.retained[key] = record
+                record.alive += 1
+                weakref.finalize(key, self._retained_node_died, record)
+
+    def _differentiated(self, keys: Iterable[Any]) -> list[Any]:
+        """The live nodes of the graphs differentiated by the create_graph=True backwards that made any of `keys`."""
+        graphs = {id(refs): refs for refs in map(self.differentiated.get, keys if self.differentiated else ()) if refs}
+        return [key for refs in graphs.values() for ref in refs if (key := ref()) is not None]
+
+    def _map_made(self, marker: weakref.ref[Any] | None, differentiated: tuple[weakref.ref[Any], ...]) -> None:
+        """Map the entries tracked after `marker` (made by the create_graph=True backward just over) to the nodes of
+        the graph it differentiated."""
+        made = []
+        for ref in reversed(self.nodes):
+            if ref is marker:
+                break
+            made.append(ref)
+        else:
+            if marker is not None:  # the marker's node died and was pruned: what came after is unknown
+                return
+        for ref in made:
+            entry = ref()
+            if entry is not None:
+                self.differentiated[entry] = differentiated
 
     def _warn_create_graph(self, site: Site | None) -> None:
         """PyTorch's own note on backward(create_graph=True) (a leaf and its .grad's graph make a reference cycle its
@@ -280,7 +314,7 @@ class WatchState:
             adding = holder.adding_line()
             if kind == "variable" and adding is None:  # a variable is a pile only where a statement adds to it
                 continue
-            self._warn("unused", _unused_message(made, site, holder, adding), adding if adding is not None else site)
+            self._warn("unused", _unused_message(made, site, holder, adding), _fix_site(adding, site))
 
     def _retained_node_died(self, record: _Retained) -> None:
         record.alive -= 1
@@ -314,6 +348,9 @@ class WatchState:
         "Earlier iterations" end at the last optimizer step: a gradient penalty's autograd.grad and the loss's
         backward are two backwards of one iteration, and what the first one saw is not yet old at the second.
         """
+        differentiating, self.differentiating = self.differentiating, None
+        if differentiating is not None:
+            self._map_made(*differentiating)
         if not self.counting:
             return
         view = self.view
@@ -371,8 +408,21 @@ def _carried_message(old: int, crossing: Crossing, fix: list[str]) -> str:
 
 
 def _adding_or(holder: Holder | None, site: Site | None) -> Site | None:
-    adding = holder.adding_line() if holder is not None else None
-    return adding if adding is not None else site
+    return _fix_site(holder.adding_line() if holder is not None else None, site)
+
+
+def _fix_site(adding: Site | None, site: Site | None) -> Site | None:
+    """The line to change: the call passing the tensor to the statement adding it, that statement, else `site`."""
+    if adding is None:
+        return site
+    passing = passing_line(adding)
+    return passing if passing is not None else adding
+
+
+def _added_at(adding: Site) -> str:
+    passing = passing_line(adding)
+    added = f"added to at\n  {where(adding)}\n"
+    return added if passing is None else added + f"  with the value passed by the call at\n  {where(passing)}\n"
 
 
 def _alive_message(old: int, site: Site | None, count: int, holder: Holder | None) -> str:
@@ -387,7 +437,7 @@ def _alive_message(old: int, site: Site | None, count: int, holder: Holder | Non
         )
     adding = holder.adding_line()
     message += f"It is held by {holder.description}"
-    message += f", added to at\n  {where(adding)}\n" if adding is not None else ".\n"
+    message += f", {_added_at(adding)}" if adding is not None else ".\n"
     return message + "Keep loss.item() or loss.detach() there instead, so each step's graph can be freed."
 
 
@@ -434,7 +484,7 @@ def _unused_message(made: int, site: Site | None, holder: Holder, adding: Site |
         f"{made} or more iterations, made at\n  {where(site)}\n"
     )
     if adding is not None:
-        message += f"  added to at\n  {where(adding)}\n"
+        message += f"  {_added_at(adding)}"
     return message + (
         "Each keeps its whole graph and saved tensors alive. If this is evaluation, run it under `with torch.no_grad():`; "
         "if you keep the values for logging, keep loss.item() (or loss.detach()) instead."
@@ -460,29 +510,33 @@ def _holders(view: GraphView, boundary: int, since: int) -> Found:
 
 def _held_in_frames(view: GraphView, wanted: Callable[[Any], bool], boundary: int, since: int) -> Found | None:
     kept = kept_by_frames(wanted)
-    newest = _newest_roots(view, [tensor for tensor, _ in kept.values()], boundary)
-    if newest is None or newest[0] < since:
+    # Every site with a new root: two accumulators in one loop (`total_loss += loss`, `total_rmse += rmse`) both grow
+    by_site = _roots_by_site(view, [tensor for tensor, _ in kept.values()], boundary)
+    growing = [(site, held) for step, site, held in by_site if step >= since]
+    if not growing:
         return None
-    _, site, held = newest
-    # What holds the most of them: the list they are appended to, not the loop's variable that holds the newest too
-    found = Counter(holder for tensor in held for holder in kept[id(tensor)][1])
-    return [(site, len(held), found.most_common(1)[0][0], view.grad_fn(held[-1]))]
+    found: Found = []
+    for site, held in growing:
+        # What holds the most of them: the list they are appended to, not the loop's variable that holds the newest too
+        holders = Counter(holder for tensor in held for holder in kept[id(tensor)][1])
+        found.append((site, len(held), holders.most_common(1)[0][0], view.grad_fn(held[-1])))
+    return found
 
 
 def _held_in_heap(view: GraphView, wanted: Callable[[Any], bool], boundary: int) -> Found:
     tensors = [t for t in gc.get_objects() if wanted(t)]
-    newest = _newest_roots(view, tensors, boundary)
-    if newest is None:
+    by_site = _roots_by_site(view, tensors, boundary)
+    if not by_site:
         return []
-    _, site, held = newest
+    _, site, held = by_site[0]
     found = Counter(h for h in holders_of(held[:8], {id(tensors), id(held)}) if h is not None)
     return [(site, len(held), found.most_common(1)[0][0] if found else None, view.grad_fn(held[-1]))]
 
 
-def _newest_roots(view: GraphView, tensors: list[Any], boundary: int) -> tuple[int, Site | None, list[Any]] | None:
-    """(the step, the site, the tensors) of the roots made at one site, among the tensors whose graphs reach nodes
-    older than `boundary`, that has the newest root (the most roots, between sites equally new); None if no graph
-    reaches that far."""
+def _roots_by_site(view: GraphView, tensors: list[Any], boundary: int) -> list[tuple[int, Site | None, list[Any]]]:
+    """(the newest root's step, the site, the tensors) of the roots made at each site, among the tensors whose graphs
+    reach nodes older than `boundary`: the site with the newest root first (the most roots, between sites equally
+    new)."""
     reaches: dict[Any, bool] = {}
     below: set[Any] = set()  # nodes under some other root of an old graph
     candidates = []
@@ -498,12 +552,10 @@ def _newest_roots(view: GraphView, tensors: list[Any], boundary: int) -> tuple[i
         site = view.site(node)
         by_site.setdefault(site, []).append(tensor)
         newest[site] = max(newest[site], view.step(node) or 0)
-    if not by_site:
-        return None
     # What grows gets a new root every step (a running total, an appended loss); stale graphs left from long ago
     # may be more numerous but are not what the warning is about.
-    site, held = max(by_site.items(), key=lambda item: (newest[item[0]], len(item[1])))
-    return newest[site], site, held
+    ordered = sorted(by_site.items(), key=lambda item: (newest[item[0]], len(item[1])), reverse=True)
+    return [(newest[site], site, held) for site, held in ordered]
 
 
 def _reaches_old(view: GraphView, start: Any, boundary: int, memo: dict[Any, bool], below: set[Any]) -> bool:

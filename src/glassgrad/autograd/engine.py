@@ -205,7 +205,7 @@ def _fit_to_input(grad: Tensor, shape: tuple[int, ...], dtype: np.dtype, node: N
             # Reduced leading dims (a bias) give the input's shape as a fresh array, which a leaf's .grad may keep
             # without a copy; a stretched size-1 dim comes back as a view.
             grad = Tensor._wrap(summed if summed.shape == shape else summed.reshape(shape))
-    if grad._data.dtype != dtype:
+    if dtype is not None and grad._data.dtype != dtype:  # None: a leaf whose grad_dtype is None takes any dtype
         grad = grad.to(_BY_NUMPY[dtype])
     return grad
 
@@ -375,7 +375,7 @@ def _run(
                 if grad is not None:
                     shape, dtype = metas[2 * i], metas[2 * i + 1]
                     data = grad._data
-                    if data.shape != shape or (data.dtype is not dtype and data.dtype != dtype):
+                    if data.shape != shape or (data.dtype is not dtype and dtype is not None and data.dtype != dtype):
                         grad = _fit_to_input(grad, shape, dtype, node, i, create_graph)
                     buf = buffers.get(child)
                     if buf is None:

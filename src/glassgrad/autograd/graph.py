@@ -25,7 +25,7 @@ from .. import _sites as sites
 from .._dtype import _BY_NUMPY
 from .._dtype import dtype as Dtype
 from .._sites import Position, Site
-from ..tensor import Tensor, VersionCounter, wrap_array
+from ..tensor import ANY_GRAD_DTYPE, Tensor, VersionCounter, wrap_array
 from . import anomaly, forward_ad, grad_mode, seams, steps
 
 # The three flags every new node reads, through their modules' dicts: compiled, `steps.current` is a module getattr
@@ -336,7 +336,10 @@ def _gradient_meta(t: Tensor) -> tuple[tuple[int, ...], np.dtype] | tuple[None, 
     if not t._requires_grad:
         return _NO_META
     data = t._data
-    return data.shape, data.dtype
+    grad_dtype = t._grad_dtype  # a leaf's own grad_dtype, when set (None in the meta: no cast)
+    if grad_dtype is None:
+        return data.shape, data.dtype
+    return data.shape, None if grad_dtype is ANY_GRAD_DTYPE else grad_dtype
 
 
 def grad_accumulator(leaf: Tensor, position: Position | None) -> AccumulateGrad:
@@ -385,11 +388,15 @@ class AccumulateGrad(Node):
         if variable._grad is None:
             # with create_graph: recorded as a copy into a new tensor (CopyBackwards), as in PyTorch; a sparse
             # gradient stays sparse
-            variable._grad = grad.clone() if grad.is_sparse else Tensor._wrap(np.empty_like(variable._data)).copy_(grad)
+            variable._grad = (
+                grad.clone() if grad.is_sparse else Tensor._wrap(np.empty_like(variable._data, grad._data.dtype)).copy_(grad)
+            )
         elif variable._grad.is_sparse and not grad.is_sparse:  # sparse + dense is refused; dense + sparse is dense
             variable._grad = grad + variable._grad
         elif grad_mode.state.grad_enabled:
-            variable._grad = variable._grad + grad
+            total = variable._grad + grad
+            # the sum keeps .grad's dtype, as PyTorch's in-place accumulation does (where grad_dtype lets them differ)
+            variable._grad = total if total._data.dtype == variable._grad._data.dtype else total.to(variable._grad.dtype)
         else:
             variable._grad.add_(grad)
         return self._after_accumulate()
@@ -418,7 +425,7 @@ LOCAL_REFCOUNT = _local_refcount()
 def _in_layout_of(leaf: np.ndarray, grad: Tensor) -> Tensor:
     """grad's values laid out as the leaf is (channels_last...; row-major where the leaf is not dense), as PyTorch
     lays out a leaf's first .grad (np.empty_like keeps a dense layout and makes any other one row-major)."""
-    out = np.empty_like(leaf)
+    out = np.empty_like(leaf, grad._data.dtype)
     np.copyto(out, grad._data)
     return Tensor._wrap(out)
 

@@ -605,3 +605,12 @@ def test_a_leafs_grad_dtype_casts_its_gradients_or_lets_any_through(oracle: Simp
 
     oracle.check(program)
 
+
+def test_sum_with_an_explicit_dim_none_records_sum_backward1(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.ones(2, 3, requires_grad=True)
+        sums = [x.sum(), x.sum(dim=None), m.sum(x, None, True), x.sum(dtype=m.float64)]
+        m.autograd.backward(sums, [m.ones_like(s) for s in sums])
+        return [type(s.grad_fn).__name__ for s in sums], sums, x.grad
+
+    oracle.check(program)

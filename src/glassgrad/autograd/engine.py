@@ -27,7 +27,7 @@ from . import anomaly, forward_ad, grad_mode, seams, steps
 from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, GradientEdge, Node, edge_to
 
 Edge = tuple[Node | None, int]
-_sequence_nr = operator.attrgetter("_sequence_nr")
+_sequence_nr = operator.attrgetter("_seq_nr")
 _anomaly_vars = vars(anomaly)  # read per node: a dict lookup where `anomaly.enabled` is a getattr (as in graph.py)
 
 
@@ -59,7 +59,7 @@ class GraphTask:
     def execution_order(self) -> list[Node]:
         """The nodes this backward runs (or captures), in the order the engine takes them: ready nodes latest first."""
         deps = _dependencies(self.roots)
-        ready = [(-node._sequence_nr, node) for node in set(self.roots) if node not in deps]
+        ready = [(-node._seq_nr, node) for node in set(self.roots) if node not in deps]
         heapq.heapify(ready)
         order = []
         while ready:
@@ -70,7 +70,7 @@ class GraphTask:
                 if child is not None:
                     deps[child] -= 1
                     if deps[child] == 0:
-                        heapq.heappush(ready, (-child._sequence_nr, child))
+                        heapq.heappush(ready, (-child._seq_nr, child))
         return order
 
 
@@ -333,7 +333,7 @@ def _run(
         buf = buffers.setdefault(node, [None] * node.num_outputs)
         buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
-    ready = [(-node._sequence_nr, node) for node in buffers if deps.get(node, 0) == 0]
+    ready = [(-node._seq_nr, node) for node in buffers if deps.get(node, 0) == 0]
     heapq.heapify(ready)
     pop, push = heapq.heappop, heapq.heappush
     with grad_mode.set_grad_enabled(create_graph):
@@ -386,7 +386,7 @@ def _run(
                 deps[child] = remaining
                 if remaining == 0:
                     if child in buffers:
-                        push(ready, (-child._sequence_nr, child))
+                        push(ready, (-child._seq_nr, child))
                     else:
                         _skip(child, deps, buffers, ready)
             outputs = ()
@@ -467,7 +467,7 @@ def _skip(node: Node, deps: dict[Node, int], buffers: dict[Node, list[Tensor | N
             deps[child] -= 1
             if deps[child] == 0:
                 if child in buffers:
-                    heapq.heappush(ready, (-child._sequence_nr, child))
+                    heapq.heappush(ready, (-child._seq_nr, child))
                 else:
                     stack.append(child)
 

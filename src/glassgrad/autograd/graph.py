@@ -91,7 +91,7 @@ class Node:
         "_retained_by",
         "_retains_grad",
         "_saved",
-        "_sequence_nr",
+        "_seq_nr",
         "_step",
         "_tensor_pre_hooks",
         "next_functions",
@@ -104,7 +104,7 @@ class Node:
     def _begin(self, inputs: tuple[Tensor, ...], position: Position | None) -> None:
         """A new node's fields. Built-in ops call it on `Node.__new__(cls)` (a class call and __init__'s arguments
         cost their hot path a tenth of a microsecond)."""
-        self._sequence_nr = next(_sequence)
+        self._seq_nr = next(_sequence)
         self._position = position
         self._step = _steps_vars["current"]
         tracked = _seams_vars["tracked"]
@@ -148,6 +148,14 @@ class Node:
     # -- the public Node API -------------------------------------------------
     def name(self) -> str:
         return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        """When this node was made: among nodes ready at once, backward runs the newest first."""
+        return self._seq_nr
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        """Reorders this node among those ready with it, as PyTorch's (a root still runs first)."""
+        self._seq_nr = sequence_nr
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -364,7 +372,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: Tensor, position: Position | None) -> None:
         super().__init__((), position)
-        self._sequence_nr += _SINKS_FIRST  # runs as soon as it is ready, as in PyTorch
+        self._seq_nr += _SINKS_FIRST  # runs as soon as it is ready, as in PyTorch
         self.variable = variable
         self._input_meta = (variable._data.shape, variable._data.dtype)
 

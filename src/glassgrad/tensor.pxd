@@ -11,8 +11,8 @@ cdef class VersionCounter:
 
 cdef class TensorBase:
     cdef object __weakref__
-    cdef public object _accumulator, _backward_hooks, _base, _counter, _data, _grad, _is_inference, _output_nr
-    cdef public object _post_accumulate_hooks, _requires_grad, _retains_grad, _view_chain, _views, grad_fn
+    cdef public object _accumulator, _backward_hooks, _base, _counter, _data, _grad, _grad_dtype, _is_inference
+    cdef public object _output_nr, _post_accumulate_hooks, _requires_grad, _retains_grad, _view_chain, _views, grad_fn
     cpdef _init(self, array)
     cpdef _with_history(self, node, output_nr)
     cpdef _shared_counter(self)

@@ -66,6 +66,10 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
+# A leaf's _grad_dtype when set to None: its gradients keep whatever dtype autograd computes.
+ANY_GRAD_DTYPE: Any = object()
+
+
 class TensorBase:
     """A tensor's fields and how an empty one is filled in.
 
@@ -84,6 +88,7 @@ class TensorBase:
         "_counter",
         "_data",
         "_grad",
+        "_grad_dtype",
         "_is_inference",
         "_output_nr",
         "_post_accumulate_hooks",
@@ -99,6 +104,7 @@ class TensorBase:
         self._counter: VersionCounter | None = None
         self._requires_grad = False
         self._grad: Tensor | None = None
+        self._grad_dtype: np.dtype | None = None  # None: the tensor's own; ANY_GRAD_DTYPE: whatever autograd computes
         self.grad_fn: Node | None = None
         self._output_nr = 0
         self._base: Tensor | None = None
@@ -406,9 +412,29 @@ class Tensor(TensorBase):
         self._grad = None
 
     @property
-    def grad_dtype(self) -> dtype:
-        """The dtype of gradients accumulated into .grad: the tensor's own (glassgrad has no way to set another)."""
-        return self.dtype
+    def grad_dtype(self) -> dtype | None:
+        """The dtype a leaf's .grad must have (the tensor's own unless set; None: any), which backward casts to."""
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be accessed on leaf tensors.")
+        grad_dtype = self._grad_dtype
+        if grad_dtype is None:
+            return self.dtype
+        return None if grad_dtype is ANY_GRAD_DTYPE else _dtype.from_numpy_dtype(grad_dtype)
+
+    @grad_dtype.setter
+    def grad_dtype(self, value: dtype | None) -> None:
+        if self.grad_fn is not None:
+            raise RuntimeError("grad_dtype can only be set on leaf tensors.")
+        if value is not None and not isinstance(value, dtype):
+            raise RuntimeError(f"grad_dtype must be a torch.dtype or None, but got {type(value).__name__}")
+        grad = self._grad
+        if value is not None and grad is not None and grad._data.dtype != value.np:
+            raise RuntimeError(
+                f"Cannot set grad_dtype to '{value.scalar_name}' because there is already a gradient with dtype "
+                f"'{_dtype.CPP_NAMES.get(grad.dtype, grad.dtype.name)}'. Please clear the gradient (.grad = None) "
+                "before changing grad_dtype, or ensure the new grad_dtype matches the existing gradient's dtype."
+            )
+        self._grad_dtype = ANY_GRAD_DTYPE if value is None else value.np
 
     def as_subclass(self, cls: type[Tensor]) -> Tensor:
         """A `cls` instance aliasing this tensor (AliasBackward0 when it requires grad), as PyTorch's as_subclass."""
@@ -654,10 +680,11 @@ def _check_assigned_grad(t: Tensor, grad: object) -> None:
         raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {type(grad).__name__}")
     if grad is t:
         raise RuntimeError("can't assign Variable as its own grad")
-    if grad._data.dtype != t._data.dtype:
+    grad_dtype = t._grad_dtype if t._grad_dtype is not None else t._data.dtype
+    if grad_dtype is not ANY_GRAD_DTYPE and grad._data.dtype != grad_dtype:
         raise RuntimeError(
             f"attempting to assign a gradient with dtype '{_dtype.CPP_NAMES.get(grad.dtype, grad.dtype.name)}' to a "
-            f"tensor with grad_dtype '{t.dtype.scalar_name}'. The gradient must match the tensor's grad_dtype "
+            f"tensor with grad_dtype '{_dtype.from_numpy_dtype(grad_dtype).scalar_name}'. The gradient must match the tensor's grad_dtype "
             "(defaults to the tensor's dtype). You can set the tensor's grad_dtype attribute with a specific dtype, or "
             "None to allow any dtype. Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may "
             "break downstream systems that assume they match."

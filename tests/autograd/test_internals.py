@@ -589,3 +589,18 @@ def _function_vmap_switches(m: ModuleType) -> Any:
 
 def test_function_vmap_switches(oracle: SimpleNamespace) -> None:
     oracle.check(_function_vmap_switches)
+
+
+def test_set_sequence_nr_reorders_the_nodes_ready_together(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x, y, z = (m.ones(2, requires_grad=True) for _ in range(3))
+        a, b = x + y, y + z
+        c = a + b
+        order: list[str] = []
+        for name, t, nr in (("a", a, 9), ("b", b, 7), ("c", c, 3)):  # c, the root, runs first whatever its number
+            t.grad_fn._set_sequence_nr(nr)
+            t.register_hook(lambda g, name=name: order.append(name))
+        c.sum().backward()
+        return order, [t.grad_fn._sequence_nr() for t in (a, b, c)], y.grad
+
+    oracle.check(program)

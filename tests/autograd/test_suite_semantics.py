@@ -569,3 +569,48 @@ def test_resizing_an_inference_tensor_that_requires_grad(oracle: SimpleNamespace
         return [inside, oracle.attempt(lambda: tuple(t.resize_(2, 2).shape))]
 
     oracle.check(program)
+
+
+def test_a_leafs_grad_dtype_casts_its_gradients_or_lets_any_through(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        class AsDouble(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                return x * 2
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                return grad.double()
+
+        def grad_with(grad_dtype: Any) -> Any:
+            x = m.ones(2, requires_grad=True)
+            x.grad_dtype = grad_dtype
+            AsDouble.apply(x).sum().backward()
+            AsDouble.apply(x).sum().backward()  # accumulates in .grad's dtype
+            return x.grad_dtype, x.grad
+
+        y = m.ones(2, requires_grad=True)
+        y.grad = m.ones(2)
+        y_grad_dtype = [oracle.attempt(lambda v=v: setattr(y, "grad_dtype", v)) for v in (m.float16, 1, None)]
+        y.grad = m.ones(2, dtype=m.float64)  # any dtype now
+        y.grad = None
+        y.grad_dtype = m.float16
+        non_leaf = y * 2
+        refused = [
+            oracle.attempt(lambda: setattr(y, "grad", m.ones(2))),
+            oracle.attempt(lambda: non_leaf.grad_dtype),
+            oracle.attempt(lambda: setattr(non_leaf, "grad_dtype", None)),
+        ]
+        return [grad_with(m.float32), grad_with(m.float16), grad_with(None), y_grad_dtype, y.grad_dtype, refused]
+
+    oracle.check(program)
+
+
+def test_sum_with_an_explicit_dim_none_records_sum_backward1(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.ones(2, 3, requires_grad=True)
+        sums = [x.sum(), x.sum(dim=None), m.sum(x, None, True), x.sum(dtype=m.float64)]
+        m.autograd.backward(sums, [m.ones_like(s) for s in sums])
+        return [type(s.grad_fn).__name__ for s in sums], sums, x.grad
+
+    oracle.check(program)

@@ -27,7 +27,7 @@ from . import anomaly, forward_ad, grad_mode, seams, steps
 from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, GradientEdge, Node, edge_to
 
 Edge = tuple[Node | None, int]
-_sequence_nr = operator.attrgetter("_sequence_nr")
+_sequence_nr = operator.attrgetter("_seq_nr")
 _anomaly_vars = vars(anomaly)  # read per node: a dict lookup where `anomaly.enabled` is a getattr (as in graph.py)
 
 
@@ -59,7 +59,7 @@ class GraphTask:
     def execution_order(self) -> list[Node]:
         """The nodes this backward runs (or captures), in the order the engine takes them: ready nodes latest first."""
         deps = _dependencies(self.roots)
-        ready = [(-node._sequence_nr, node) for node in set(self.roots) if node not in deps]
+        ready = [(-node._seq_nr, node) for node in set(self.roots) if node not in deps]
         heapq.heapify(ready)
         order = []
         while ready:
@@ -70,7 +70,7 @@ class GraphTask:
                 if child is not None:
                     deps[child] -= 1
                     if deps[child] == 0:
-                        heapq.heappush(ready, (-child._sequence_nr, child))
+                        heapq.heappush(ready, (-child._seq_nr, child))
         return order
 
 
@@ -205,7 +205,7 @@ def _fit_to_input(grad: Tensor, shape: tuple[int, ...], dtype: np.dtype, node: N
             # Reduced leading dims (a bias) give the input's shape as a fresh array, which a leaf's .grad may keep
             # without a copy; a stretched size-1 dim comes back as a view.
             grad = Tensor._wrap(summed if summed.shape == shape else summed.reshape(shape))
-    if grad._data.dtype != dtype:
+    if dtype is not None and grad._data.dtype != dtype:  # None: a leaf whose grad_dtype is None takes any dtype
         grad = grad.to(_BY_NUMPY[dtype])
     return grad
 
@@ -333,7 +333,7 @@ def _run(
         buf = buffers.setdefault(node, [None] * node.num_outputs)
         buf[nr] = grad if buf[nr] is None else buf[nr] + grad
 
-    ready = [(-node._sequence_nr, node) for node in buffers if deps.get(node, 0) == 0]
+    ready = [(-node._seq_nr, node) for node in buffers if deps.get(node, 0) == 0]
     heapq.heapify(ready)
     pop, push = heapq.heappop, heapq.heappush
     with grad_mode.set_grad_enabled(create_graph):
@@ -375,7 +375,7 @@ def _run(
                 if grad is not None:
                     shape, dtype = metas[2 * i], metas[2 * i + 1]
                     data = grad._data
-                    if data.shape != shape or (data.dtype is not dtype and data.dtype != dtype):
+                    if data.shape != shape or (data.dtype is not dtype and dtype is not None and data.dtype != dtype):
                         grad = _fit_to_input(grad, shape, dtype, node, i, create_graph)
                     buf = buffers.get(child)
                     if buf is None:
@@ -386,7 +386,7 @@ def _run(
                 deps[child] = remaining
                 if remaining == 0:
                     if child in buffers:
-                        push(ready, (-child._sequence_nr, child))
+                        push(ready, (-child._seq_nr, child))
                     else:
                         _skip(child, deps, buffers, ready)
             outputs = ()
@@ -467,7 +467,7 @@ def _skip(node: Node, deps: dict[Node, int], buffers: dict[Node, list[Tensor | N
             deps[child] -= 1
             if deps[child] == 0:
                 if child in buffers:
-                    heapq.heappush(ready, (-child._sequence_nr, child))
+                    heapq.heappush(ready, (-child._seq_nr, child))
                 else:
                     stack.append(child)
 

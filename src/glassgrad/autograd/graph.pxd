@@ -14,7 +14,7 @@ cdef dict _steps_vars, _seams_vars, _anomaly_vars  # read by every new node
 cdef class Node:
     cdef object __weakref__
     cdef public object _freed_by, _hooks, _input_meta, _position, _pre_hooks, _retained_by, _retains_grad
-    cdef public object _saved, _sequence_nr, _step, _tensor_pre_hooks, next_functions
+    cdef public object _saved, _seq_nr, _step, _tensor_pre_hooks, next_functions
 
     cdef _begin(self, inputs, position)
 

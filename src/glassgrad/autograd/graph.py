@@ -25,7 +25,7 @@ from .. import _sites as sites
 from .._dtype import _BY_NUMPY
 from .._dtype import dtype as Dtype
 from .._sites import Position, Site
-from ..tensor import Tensor, VersionCounter, wrap_array
+from ..tensor import ANY_GRAD_DTYPE, Tensor, VersionCounter, wrap_array
 from . import anomaly, forward_ad, grad_mode, seams, steps
 
 # The three flags every new node reads, through their modules' dicts: compiled, `steps.current` is a module getattr
@@ -91,7 +91,7 @@ class Node:
         "_retained_by",
         "_retains_grad",
         "_saved",
-        "_sequence_nr",
+        "_seq_nr",
         "_step",
         "_tensor_pre_hooks",
         "next_functions",
@@ -104,7 +104,7 @@ class Node:
     def _begin(self, inputs: tuple[Tensor, ...], position: Position | None) -> None:
         """A new node's fields. Built-in ops call it on `Node.__new__(cls)` (a class call and __init__'s arguments
         cost their hot path a tenth of a microsecond)."""
-        self._sequence_nr = next(_sequence)
+        self._seq_nr = next(_sequence)
         self._position = position
         self._step = _steps_vars["current"]
         tracked = _seams_vars["tracked"]
@@ -148,6 +148,14 @@ class Node:
     # -- the public Node API -------------------------------------------------
     def name(self) -> str:
         return type(self).__name__
+
+    def _sequence_nr(self) -> int:
+        """When this node was made: among nodes ready at once, backward runs the newest first."""
+        return self._seq_nr
+
+    def _set_sequence_nr(self, sequence_nr: int) -> None:
+        """Reorders this node among those ready with it, as PyTorch's (a root still runs first)."""
+        self._seq_nr = sequence_nr
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -336,7 +344,10 @@ def _gradient_meta(t: Tensor) -> tuple[tuple[int, ...], np.dtype] | tuple[None, 
     if not t._requires_grad:
         return _NO_META
     data = t._data
-    return data.shape, data.dtype
+    grad_dtype = t._grad_dtype  # a leaf's own grad_dtype, when set (None in the meta: no cast)
+    if grad_dtype is None:
+        return data.shape, data.dtype
+    return data.shape, None if grad_dtype is ANY_GRAD_DTYPE else grad_dtype
 
 
 def grad_accumulator(leaf: Tensor, position: Position | None) -> AccumulateGrad:
@@ -361,7 +372,7 @@ class AccumulateGrad(Node):
 
     def __init__(self, variable: Tensor, position: Position | None) -> None:
         super().__init__((), position)
-        self._sequence_nr += _SINKS_FIRST  # runs as soon as it is ready, as in PyTorch
+        self._seq_nr += _SINKS_FIRST  # runs as soon as it is ready, as in PyTorch
         self.variable = variable
         self._input_meta = (variable._data.shape, variable._data.dtype)
 
@@ -385,11 +396,15 @@ class AccumulateGrad(Node):
         if variable._grad is None:
             # with create_graph: recorded as a copy into a new tensor (CopyBackwards), as in PyTorch; a sparse
             # gradient stays sparse
-            variable._grad = grad.clone() if grad.is_sparse else Tensor._wrap(np.empty_like(variable._data)).copy_(grad)
+            variable._grad = (
+                grad.clone() if grad.is_sparse else Tensor._wrap(np.empty_like(variable._data, grad._data.dtype)).copy_(grad)
+            )
         elif variable._grad.is_sparse and not grad.is_sparse:  # sparse + dense is refused; dense + sparse is dense
             variable._grad = grad + variable._grad
         elif grad_mode.state.grad_enabled:
-            variable._grad = variable._grad + grad
+            total = variable._grad + grad
+            # the sum keeps .grad's dtype, as PyTorch's in-place accumulation does (where grad_dtype lets them differ)
+            variable._grad = total if total._data.dtype == variable._grad._data.dtype else total.to(variable._grad.dtype)
         else:
             variable._grad.add_(grad)
         return self._after_accumulate()
@@ -418,7 +433,7 @@ LOCAL_REFCOUNT = _local_refcount()
 def _in_layout_of(leaf: np.ndarray, grad: Tensor) -> Tensor:
     """grad's values laid out as the leaf is (channels_last...; row-major where the leaf is not dense), as PyTorch
     lays out a leaf's first .grad (np.empty_like keeps a dense layout and makes any other one row-major)."""
-    out = np.empty_like(leaf)
+    out = np.empty_like(leaf, grad._data.dtype)
     np.copyto(out, grad._data)
     return Tensor._wrap(out)
 

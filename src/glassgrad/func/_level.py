@@ -73,7 +73,7 @@ class Level:
                 if id(node.variable) not in self.leaves:
                     return True
                 continue
-            if node._sequence_nr < self.start:
+            if node._seq_nr < self.start:
                 return True
             stack.extend(child for child, _ in node.next_functions if child is not None)
         return False

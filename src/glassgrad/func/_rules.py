@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .. import ops
+from ..ops.reduction import NO_DIM
 from ..tensor import Tensor
 from ._batched import BatchedTensor, VmapLevel, unwrap
 
@@ -242,8 +243,8 @@ def dims(*names: str, extra: int = 0, flat_when_none: bool = False) -> Rule:
 
 
 def _all_dims(dim: Any) -> bool:
-    """Whether a reduction's dim argument means every dim: None or an empty sequence."""
-    return dim is None or (isinstance(dim, tuple | list) and not dim)
+    """Whether a reduction's dim argument means every dim: None, sum's default, or an empty sequence."""
+    return dim is None or dim is NO_DIM or (isinstance(dim, tuple | list) and not dim)
 
 
 def _tensors(values: Sequence[Any]) -> list[Tensor]:

@@ -103,9 +103,14 @@ def _accumulator(out_dtype: np.dtype) -> np.dtype:
 _F32 = np.dtype(np.float32)
 
 
-def sum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+# sum's dim when not given: PyTorch's sum() overload (SumBackward0), where an explicit dim=None is sum.dim_IntList's
+# (SumBackward1) though both sum everything
+NO_DIM: Any = object()
+
+
+def sum(input: Tensor, dim: Dims = NO_DIM, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     out_dtype = _sum_dtype(input, dtype)
-    if dim is None:
+    if dim is NO_DIM:
         out = np.add.reduce(input._data, axis=None, dtype=_accumulator(out_dtype))  # np.sum's wrapper costs more
         return SumBackward0.record(np.asarray(out, dtype=out_dtype), (input,), self_shape=input.shape)
     dims = _dims(input, dim)

@@ -19,6 +19,7 @@ from typing import Any
 from ..autograd import profiler as _legacy
 from ..autograd.profiler import kineto_available, record_function
 from ..autograd.profiler_util import EventList
+from . import itt  # a submodule PyTorch's torch.profiler imports, so `torch.profiler.itt` needs no import of its own
 
 __all__ = ["ProfilerAction", "ProfilerActivity", "kineto_available", "profile", "record_function", "schedule",
            "supported_activities", "tensorboard_trace_handler"]

@@ -91,7 +91,7 @@ class Recorder:
             node = out.grad_fn if isinstance(out, Tensor) else None
             if node is None or node in self._hooked:
                 continue
-            event.sequence_nr = node._sequence_nr
+            event.sequence_nr = node._seq_nr
             event.saved_bytes += _saved_bytes(node)
             if self.with_stack:
                 event.stack = _stack_of(node)
@@ -101,7 +101,7 @@ class Recorder:
         self._hooked.add(node)
         # The hooks hold plain values and a weak reference, never the node: a node holding a hook that held it
         # would be a cycle
-        key, name, sequence_nr, held = id(node), node.name(), node._sequence_nr, weakref.ref(node)
+        key, name, sequence_nr, held = id(node), node.name(), node._seq_nr, weakref.ref(node)
 
         def before(grad_outputs: tuple[Any, ...]) -> None:
             # The nodes it feeds run after it: timed too (leaves' AccumulateGrad, a custom Function's node, a node

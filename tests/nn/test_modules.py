@@ -217,7 +217,7 @@ def test_clip_grad_norm_matches_torch(norm_type: float) -> None:
         np.testing.assert_allclose(m.grad.numpy(), r.grad.numpy(), rtol=1e-12)
     nn.utils.clip_grad_value_(mine, 0.1)
     assert all(float(m.grad.abs().max()) <= 0.1 for m in mine)
-    mine[0].grad = glassgrad.tensor([float("nan")], dtype=glassgrad.float64)
+    mine[0].grad = glassgrad.full((2, 3), float("nan"), dtype=glassgrad.float64)  # a gradient must match its tensor's shape
     with pytest.raises(RuntimeError, match="is non-finite, so it cannot be clipped"):
         nn.utils.clip_grad_norm_(mine, 1.0, error_if_nonfinite=True)
 

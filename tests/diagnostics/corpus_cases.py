@@ -187,10 +187,6 @@ HELDOUT2_KNOWN_MISSES: dict[str, dict[str, str]] = {
             "does not name line 27 (it blames `images`, created without requires_grad, not the parameters frozen by "
             "requires_grad = False)"
         ),
-        "tbptt_k1_k2_with_retained_windows": (
-            "false alarm (retain_graph=True on the window backwards called unneeded, though the overlapping windows "
-            "go through those pairs again)"
-        ),
         "tracker_stats_meters_fed_tensors": (
             "does not name line 43 (it finds the meter's `avg` attribute but names neither the meter's update nor the"
             " `_update_stats` call that passes the tensor)"
@@ -220,10 +216,6 @@ HELDOUT2_KNOWN_MISSES: dict[str, dict[str, str]] = {
         "ssd_backbone_and_head_frozen": (
             "does not name line 27 (it blames `images`, created without requires_grad, not the parameters frozen by "
             "requires_grad = False)"
-        ),
-        "tbptt_k1_k2_with_retained_windows": (
-            "false alarm (retain_graph=True on the window backwards called unneeded, though the overlapping windows "
-            "go through those pairs again)"
         ),
         "tracker_stats_meters_fed_tensors": (
             "does not name line 43 (it finds the meter's `avg` attribute but names neither the meter's update nor the"

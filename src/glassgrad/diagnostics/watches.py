@@ -90,6 +90,9 @@ class WatchState:
     surviving: dict[tuple[int, int] | None, list[tuple[int, int]]] = field(default_factory=dict)
     position: Position | None = None  # the backward under way's call
     retained: weakref.WeakKeyDictionary[Any, _Retained] = field(default_factory=weakref.WeakKeyDictionary)
+    # Statements one of whose retained graphs a later backward went through: their retain_graph=True is needed, even
+    # where the last graph they keep is not used again (overlapping truncated-BPTT windows)
+    retain_needed: set[Site | None] = field(default_factory=set)
     pending: list[tuple[str, Site | None]] = field(default_factory=list)
     warned: set[tuple[str, Any]] = field(default_factory=set)
     history: list[tuple[int, int, int]] = field(default_factory=list)  # (step, live nodes, saved bytes) before each backward
@@ -221,6 +224,7 @@ class WatchState:
             record = retained.get(key) if key is not None else None
             if record is not None:
                 record.used = True
+                self.retain_needed.add(record.site)
         tentative, self.tentative = self.tentative, None
         if tentative is not None:
             record, measured = tentative
@@ -318,7 +322,7 @@ class WatchState:
 
     def _retained_node_died(self, record: _Retained) -> None:
         record.alive -= 1
-        if record.alive == 0 and not record.used:
+        if record.alive == 0 and not record.used and record.site not in self.retain_needed:
             self.pending.append(
                 (
                     f"retain_graph=True at {where(record.site)}\n  kept {record.saved_bytes:,} bytes of saved tensors "

@@ -183,10 +183,6 @@ HELDOUT2_KNOWN_MISSES: dict[str, dict[str, str]] = {
             "does not give the fix (recompute-in-loop) (it offers detach() in the first loss, or one backward / "
             "retain_graph=True, not a fresh forward for the second loss)"
         ),
-        "ssd_backbone_and_head_frozen": (
-            "does not name line 27 (it blames `images`, created without requires_grad, not the parameters frozen by "
-            "requires_grad = False)"
-        ),
         "tracker_stats_meters_fed_tensors": (
             "does not name line 43 (it finds the meter's `avg` attribute but names neither the meter's update nor the"
             " `_update_stats` call that passes the tensor)"
@@ -212,10 +208,6 @@ HELDOUT2_KNOWN_MISSES: dict[str, dict[str, str]] = {
         "sophia_hessian_estimate_reuses_logits": (
             "does not give the fix (recompute-in-loop) (it offers detach() in the first loss, or one backward / "
             "retain_graph=True, not a fresh forward for the second loss)"
-        ),
-        "ssd_backbone_and_head_frozen": (
-            "does not name line 27 (it blames `images`, created without requires_grad, not the parameters frozen by "
-            "requires_grad = False)"
         ),
         "tracker_stats_meters_fed_tensors": (
             "does not name line 43 (it finds the meter's `avg` attribute but names neither the meter's update nor the"

@@ -159,8 +159,19 @@ def test_the_statement_that_cut_the_graph(tmp_path: Path, body: str, how: str, n
         ("y = torch.tensor([a, b])\nm = torch.tensor([1.0])\n(y * m).sum().backward()\n", [(1, "cut")]),
         ("z = checkpoint(block, x, use_reentrant=True)\nz.sum().backward()\n", [(1, "checkpoint")]),
         ("z = checkpoint(block, x, use_reentrant=False)\nz.sum().backward()\n", []),
+        # nothing cut a graph: the parameters frozen in the file come with the constant the loss starts from
+        (
+            "for p in net.parameters():\n    p.requires_grad = False\nhead.requires_grad_(False)\nx = torch.randn(2)\n"
+            "head(net(x)).sum().backward()\n",
+            [(2, "frozen"), (3, "frozen"), (4, "created")],
+        ),
+        # a cut of a graph wins over frozen parameters
+        ("p.requires_grad = False\ny = torch.tensor([a, b])\ny.sum().backward()\n", [(2, "cut")]),
     ],
-    ids=["constant_returned", "grown_under_no_grad", "cut_over_constant", "reentrant_checkpoint", "plain_checkpoint"],
+    ids=[
+        "constant_returned", "grown_under_no_grad", "cut_over_constant", "reentrant_checkpoint", "plain_checkpoint",
+        "frozen_parameters", "cut_over_frozen",
+    ],
 )
 def test_each_statement_that_cut_or_never_made_the_graph(tmp_path: Path, body: str, found: list[tuple[int, str]]) -> None:
     module, _ = compiled(tmp_path, body)

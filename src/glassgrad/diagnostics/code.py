@@ -403,7 +403,7 @@ class Cut:
     name: str  # the variable the statement binds (or the function that returns it)
     source_name: str | None = None  # the tensor it was cut from, where one is named (`grad_1` in grad_1.detach())
     block: int | None = None  # a grad-mode cut: the `with` line or the decorator's line that turned grad mode off
-    kind: Literal["cut", "grad-mode", "created", "checkpoint"] = "cut"
+    kind: Literal["cut", "grad-mode", "created", "checkpoint", "frozen"] = "cut"
 
 
 _CUTTING_METHODS = {
@@ -620,7 +620,25 @@ def cuts(failing_call: Site | None, budget: int = 40) -> list[Cut]:
             elif isinstance(node, ast.Name) and node.id not in _MODULE_NAMES and node.id not in functions:
                 pending += [(d, node.id) for d in _definitions(parsed, here, node.id, definition.lineno)]
     cutting = [c for c in result if c.kind != "created"]
-    return sorted(cutting or result, key=lambda c: c.line)
+    # Nothing cut a graph: the tensors it starts from have none, which parameters frozen in this file explain first
+    return sorted(cutting or [*_frozen(parsed), *result], key=lambda c: c.line)
+
+
+def _frozen(parsed: Parsed) -> list[Cut]:
+    """The statements that turn requires_grad off (`p.requires_grad = False`, `p.requires_grad_(False)`)."""
+    found = []
+    for node in ast.walk(parsed.tree):
+        if isinstance(node, ast.Assign) and _is_false(node.value):
+            found += [Cut(node.lineno, "requires_grad = False", dotted(t.value) or "a parameter", kind="frozen")
+                      for t in node.targets if isinstance(t, ast.Attribute) and t.attr == "requires_grad"]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_"
+              and node.args and _is_false(node.args[0])):
+            found.append(Cut(node.lineno, "requires_grad_(False)", dotted(node.func.value) or "a parameter", kind="frozen"))
+    return found
+
+
+def _is_false(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is False
 
 
 def adding_statement(filename: str, name: str) -> int | None:

@@ -312,6 +312,13 @@ def _cut_lines(cut: code.Cut, site: Site | None) -> list[str]:
             " nn.Parameter); if it is a constant (a zero loss term), compute it from the model's output instead"
             " (out.sum() * 0) so that the loss keeps a graph, or skip backward when nothing in it has one.",
         ]
+    if cut.kind == "frozen":
+        return [
+            f"`{cut.name}` was frozen by {cut.how} at\n  {at}",
+            "  so nothing computed from it records a graph unless something else on the way requires grad.",
+            "Fix: leave requires_grad on for the parameters the loss should train (freeze only part of the model);"
+            " if all of it is meant to be frozen, there is nothing to backward.",
+        ]
     if cut.kind == "checkpoint":
         return [
             f"`{cut.name}` is the output of a reentrant checkpoint, at\n  {at}",

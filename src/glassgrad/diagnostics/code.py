@@ -624,7 +624,7 @@ def cuts(failing_call: Site | None, budget: int = 40) -> list[Cut]:
     return sorted(cutting or [*_frozen(parsed), *result], key=lambda c: c.line)
 
 
-def _frozen(parsed: Parsed) -> list[Cut]:
+def _frozen(parsed: Source) -> list[Cut]:
     """The statements that turn requires_grad off (`p.requires_grad = False`, `p.requires_grad_(False)`)."""
     found = []
     for node in ast.walk(parsed.tree):

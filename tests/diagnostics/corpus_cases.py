@@ -179,10 +179,6 @@ HELDOUT2_KNOWN_MISSES: dict[str, dict[str, str]] = {
             "does not name line 42 (it names the meter's `self.total += value` and the call inside Meter.update, not "
             "the `meter_update_dict.update(reduced_loss_dict)` that puts the tensors in)"
         ),
-        "sophia_hessian_estimate_reuses_logits": (
-            "does not give the fix (recompute-in-loop) (it offers detach() in the first loss, or one backward / "
-            "retain_graph=True, not a fresh forward for the second loss)"
-        ),
         "tracker_stats_meters_fed_tensors": (
             "does not name line 43 (it finds the meter's `avg` attribute but names neither the meter's update nor the"
             " `_update_stats` call that passes the tensor)"
@@ -204,10 +200,6 @@ HELDOUT2_KNOWN_MISSES: dict[str, dict[str, str]] = {
         "mmf_meter_updated_with_loss_dict": (
             "does not name line 42 (it names the meter's `self.total += value` and the call inside Meter.update, not "
             "the `meter_update_dict.update(reduced_loss_dict)` that puts the tensors in)"
-        ),
-        "sophia_hessian_estimate_reuses_logits": (
-            "does not give the fix (recompute-in-loop) (it offers detach() in the first loss, or one backward / "
-            "retain_graph=True, not a fresh forward for the second loss)"
         ),
         "tracker_stats_meters_fed_tensors": (
             "does not name line 43 (it finds the meter's `avg` attribute but names neither the meter's update nor the"

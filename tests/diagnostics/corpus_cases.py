@@ -189,14 +189,6 @@ HELDOUT2_KNOWN_MISSES: dict[str, dict[str, str]] = {
             "does not name line 44 (it names the cell's lines that make and reuse the state, not the loop's `out, "
             "state = cell(batch, state)` that carries it, and leaves three candidate fixes)"
         ),
-        "mask_probabilities_written_into_sigmoid_output": (
-            "does not name line 30 (no explanation: the torch glass's own look at the graph raised 'Trying to "
-            "backward through the graph a second time')"
-        ),
-        "metric_embedder_classifier_relu_in_place": (
-            "does not name line 31 (no explanation: the torch glass's own look at the graph raised 'Trying to "
-            "backward through the graph a second time')"
-        ),
         "mmf_meter_updated_with_loss_dict": (
             "does not name line 42 (it names the meter's `self.total += value` and the call inside Meter.update, not "
             "the `meter_update_dict.update(reduced_loss_dict)` that puts the tensors in)"

@@ -169,36 +169,7 @@ KNOWN_MISSES: dict[str, dict[str, str]] = {"glassgrad": {}, "torch": {}}
 HELDOUT_KNOWN_MISSES: dict[str, dict[str, str]] = {"glassgrad": {}, "torch": {}}
 
 # The second held-out set's misses of today: case -> the reason `judge` gave. Same contract as KNOWN_MISSES.
-HELDOUT2_KNOWN_MISSES: dict[str, dict[str, str]] = {
-    "glassgrad": {
-        "lif_cell_state_reused_across_backwards": (
-            "does not name line 44 (it names the cell's lines that make and reuse the state, not the loop's `out, "
-            "state = cell(batch, state)` that carries it, and leaves three candidate fixes)"
-        ),
-        "mmf_meter_updated_with_loss_dict": (
-            "does not name line 42 (it names the meter's `self.total += value` and the call inside Meter.update, not "
-            "the `meter_update_dict.update(reduced_loss_dict)` that puts the tensors in)"
-        ),
-        "tracker_stats_meters_fed_tensors": (
-            "does not name line 43 (it finds the meter's `avg` attribute but names neither the meter's update nor the"
-            " `_update_stats` call that passes the tensor)"
-        ),
-    },
-    "torch": {
-        "lif_cell_state_reused_across_backwards": (
-            "does not name line 44 (it names the cell's lines that make and reuse the state, not the loop's `out, "
-            "state = cell(batch, state)` that carries it, and leaves three candidate fixes)"
-        ),
-        "mmf_meter_updated_with_loss_dict": (
-            "does not name line 42 (it names the meter's `self.total += value` and the call inside Meter.update, not "
-            "the `meter_update_dict.update(reduced_loss_dict)` that puts the tensors in)"
-        ),
-        "tracker_stats_meters_fed_tensors": (
-            "does not name line 43 (it finds the meter's `avg` attribute but names neither the meter's update nor the"
-            " `_update_stats` call that passes the tensor)"
-        ),
-    },
-}
+HELDOUT2_KNOWN_MISSES: dict[str, dict[str, str]] = {"glassgrad": {}, "torch": {}}
 
 MISSES = {"corpus": KNOWN_MISSES, "heldout": HELDOUT_KNOWN_MISSES, "heldout2": HELDOUT2_KNOWN_MISSES}
 MISSES_NAME = {"corpus": "KNOWN_MISSES", "heldout": "HELDOUT_KNOWN_MISSES", "heldout2": "HELDOUT2_KNOWN_MISSES"}

@@ -33,7 +33,7 @@ from typing import Any
 from .._sites import Position, Site, resolve, where
 from ..autograd import seams, steps, transform_calls
 from . import explain
-from .holders import Holder, holders_of, kept_by_frames, passing_line
+from .holders import Holder, holders_of, kept_by_frames, passing_lines
 from .views import NATIVE, Crossing, GraphView
 
 
@@ -419,14 +419,16 @@ def _fix_site(adding: Site | None, site: Site | None) -> Site | None:
     """The line to change: the call passing the tensor to the statement adding it, that statement, else `site`."""
     if adding is None:
         return site
-    passing = passing_line(adding)
-    return passing if passing is not None else adding
+    passing = passing_lines(adding)
+    return passing[-1] if passing else adding
 
 
 def _added_at(adding: Site) -> str:
-    passing = passing_line(adding)
+    passing = passing_lines(adding)
     added = f"added to at\n  {where(adding)}\n"
-    return added if passing is None else added + f"  with the value passed by the call at\n  {where(passing)}\n"
+    if passing:
+        added += f"  with the value passed by the call at\n  {where(passing[0])}\n"
+    return added + "".join(f"  which was given it by the call at\n  {where(site)}\n" for site in passing[1:])
 
 
 def _alive_message(old: int, site: Site | None, count: int, holder: Holder | None) -> str:

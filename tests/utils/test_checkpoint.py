@@ -241,3 +241,61 @@ def test_an_early_stop_inside_a_custom_function_leaves_no_cycle() -> None:
         assert [ref() for ref in refs] == [None, None]
     finally:
         gc.enable()
+
+
+def _nested_gradients(m: Any, early_stop: bool) -> list[float]:
+    """Second derivatives through checkpoints nested in checkpoints, with a grad taken inside the innermost."""
+
+    def inner(x: Any) -> Any:
+        (g,) = m.autograd.grad(x.cos().exp().sum(), x, create_graph=True)  # a grad inside the checkpointed function
+        return (g * x.sin()).tanh()
+
+    def ck(fn: Any) -> Any:
+        return lambda x: m.utils.checkpoint.checkpoint(fn, x, use_reentrant=False)
+
+    def grad(fn: Any) -> Any:
+        return lambda x: m.autograd.grad(fn(x).sum(), x, create_graph=True)[0]
+
+    x = m.tensor([0.3, -1.2, 0.7], requires_grad=True)
+    with m.utils.checkpoint.set_checkpoint_early_stop(early_stop):
+        results = [f(x) for f in (grad(grad(inner)), grad(ck(grad(ck(inner)))), ck(grad(grad(ck(ck(inner))))))]
+    return [float(v) for r in results for v in r.detach().numpy()]
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("early_stop", [True, False])
+def test_nested_checkpoints_recompute_through_their_parents(early_stop: bool) -> None:
+    np.testing.assert_allclose(_nested_gradients(glassgrad, early_stop), _nested_gradients(torch, early_stop), rtol=1e-6)
+
+
+def _saved_tensors_read_twice(m: Any) -> Any:
+    class Twice(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            ctx.save_for_backward(x)
+            return x * 2
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            ctx.saved_tensors  # noqa: B018  (the first read hands out the recomputed tensor)
+            return grad * ctx.saved_tensors[0]
+
+    x = m.ones(2, requires_grad=True)
+    return _outcome(lambda: m.utils.checkpoint.checkpoint(lambda t: Twice.apply(t * 3), x, use_reentrant=False).sum().backward())
+
+
+@pytest.mark.torch_oracle
+def test_a_recomputed_tensor_is_handed_out_once_per_backward() -> None:
+    assert _saved_tensors_read_twice(glassgrad) == _saved_tensors_read_twice(torch)
+
+
+def _pow_gradients(m: Any) -> list[np.ndarray]:
+    base, exponent = m.tensor([1.5, 2.0], requires_grad=True), m.tensor([0.5, 3.0], requires_grad=True)
+    m.utils.checkpoint.checkpoint(m.pow, base, exponent, use_reentrant=False).sum().backward()
+    return [base.grad.numpy(), exponent.grad.numpy()]
+
+
+@pytest.mark.torch_oracle
+def test_an_op_whose_formulas_share_a_saved_tensor_unpacks_it_once() -> None:
+    for a, e in zip(_pow_gradients(glassgrad), _pow_gradients(torch), strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-6)

@@ -1,8 +1,11 @@
 """Activation checkpointing: keep nothing a function saves for backward, recompute it when needed.
 
 use_reentrant=False (recommended, as in PyTorch) packs every tensor the function saves as a
-mere index (a saved_tensors_hooks seam) and, the first time backward unpacks one, reruns the
-function once under the same random state to regenerate all of them. use_reentrant=True wraps
+holder (a saved_tensors_hooks seam) and, the first time a backward call unpacks one, reruns the
+function once under the same random state to regenerate all of them; each is handed out once.
+The inputs are saved as a node saves its inputs, so a checkpoint nested in another is recomputed
+by its parent's recomputation, and the rerun's own graph can be differentiated (a grad taken
+inside the checkpointed function). use_reentrant=True wraps
 the function in an autograd.Function whose backward reruns it with grad on and backpropagates
 through the rerun.
 """
@@ -10,7 +13,10 @@ through the rerun.
 from __future__ import annotations
 
 import enum
+import functools
 import warnings
+import weakref
+from collections import defaultdict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
@@ -18,7 +24,7 @@ from typing import Any
 from ..autograd import engine, grad_mode
 from ..autograd.engine import backward
 from ..autograd.function import Function
-from ..autograd.graph import saved_tensors_hooks
+from ..autograd.graph import SavedTensor, saved_tensors_hooks
 from ..ops.creation import default_generator
 from ..tensor import Tensor
 
@@ -117,13 +123,15 @@ def checkpoint(
         raise ValueError(
             f"determinism_check should be one of ['default', 'none'], but got {determinism_check}"
         )
+    forward_context, recompute_context = context_fn()
+    if not grad_mode.is_grad_enabled():  # nothing is saved, so nothing will be recomputed
+        return function(*args, **kwargs)
     frame = _NonReentrant(function, args, kwargs, preserve_rng_state)
     frame.early_stop = early_stop if _early_stop is None else _early_stop
     frame.check = determinism_check == "default"
     frame.debug = debug if _debug is None else _debug
-    forward_context, frame.recompute_context = context_fn()
-    with forward_context:
-        return frame.run()
+    frame.recompute_context = recompute_context
+    return frame.run(args, forward_context)
 
 
 class _StopRecomputation(Exception):
@@ -134,89 +142,136 @@ def _metadata(tensor: Tensor) -> dict[str, Any]:
     return {"shape": tensor.shape, "dtype": tensor.dtype, "device": tensor.device}
 
 
+class _Handle:
+    """Stands for one recomputed tensor in its frame's table until the tensor is handed out."""
+
+    __slots__ = ("__weakref__",)
+
+
+class _Holder:
+    """What the forward packs in place of a saved tensor: per recomputation key, the handle of its recomputed value
+    (None once handed out). The frame holds holders weakly, so a node's release frees its recomputed tensors."""
+
+    __slots__ = ("__weakref__", "handles")
+
+    def __init__(self) -> None:
+        self.handles: dict[Any, _Handle | None] = {}
+
+
 class _NonReentrant:
-    """The saved tensors of one checkpointed call: indices while forward runs, recomputed on first unpack."""
+    """One checkpointed call: its saved tensors are holders while forward runs, recomputed on first unpack."""
 
     early_stop = check = debug = True
     recompute_context: AbstractContextManager[Any] = nullcontext()
 
     def __init__(self, function: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], keep_rng: bool) -> None:
-        self.function, self.args, self.kwargs = function, args, kwargs
+        self.function, self.kwargs = function, kwargs
+        # Saved as a node saves its inputs, through the hooks in force: inside an enclosing checkpoint, that one's
+        # recomputation regenerates them (nested checkpoints)
+        self.inputs = [SavedTensor("", a, False) if isinstance(a, Tensor) else a for a in args]
         self.rng_state = default_generator.get_state() if keep_rng else None
+        self.holders: list[weakref.ref[_Holder]] = []
         self.saved_metadata: list[dict[str, Any]] = []
-        # recomputed tensors per backward call (or per GraphExecGroup), each handed out once
-        self.recomputed_for: dict[Any, list[Tensor | None]] = {}
-        self.recomputed: list[Tensor | None] | None = None  # the list a recomputation is filling
+        # per recomputation key (a backward call or a GraphExecGroup): the recomputed tensors by handle, how many
+        # tensors the recomputation saved, and whether it ran
+        self.recomputed: defaultdict[Any, weakref.WeakKeyDictionary[_Handle, Tensor]] = defaultdict(weakref.WeakKeyDictionary)
+        self.counts: defaultdict[Any, int] = defaultdict(int)
+        self.done: set[Any] = set()
+        self.forward_completed = self.ignore_mismatch = False
 
-    def run(self) -> Any:
-        with saved_tensors_hooks(self._pack, self._unpack):
-            return self.function(*self.args, **self.kwargs)
+    def run(self, args: tuple[Any, ...], forward_context: AbstractContextManager[Any]) -> Any:
+        suppressed = True
+        with saved_tensors_hooks(self._pack, self._unpack), forward_context:
+            out = self.function(*args, **self.kwargs)
+            suppressed = False
+        if suppressed:
+            raise RuntimeError(
+                "torch.utils.checkpoint: the forward context provided by context_fn suppressed an exception raised "
+                "during the checkpointed forward. This is not supported because checkpoint cannot return a value for "
+                "a failed forward."
+            )
+        self.forward_completed = True
+        return out
 
-    def _pack(self, tensor: Tensor) -> int:
+    def _pack(self, tensor: Tensor) -> _Holder:
+        holder = _Holder()
+        self.holders.append(weakref.ref(holder))
         self.saved_metadata.append(_metadata(tensor))
-        return len(self.saved_metadata) - 1
+        return holder
 
-    def _unpack(self, index: int) -> Tensor:
+    def _unpack(self, holder: _Holder) -> Tensor:
         key = _recomputation_key()
-        values = self.recomputed_for.get(key)
-        if values is not None and values[index] is None and _group[0] is not None:
+        if key not in self.done:
+            self._recompute(key)
+        assert key in holder.handles, "a saved tensor of a checkpoint was not recomputed"
+        handle = holder.handles[key]
+        if handle is None:
+            overlap = (
+                "Performing two backward calls that overlap (i.e. require the same saved activation in order to compute "
+                "gradients) is not allowed while under the torch.utils.checkpoint.GraphExecGroup context. "
+            ) if _group[0] is not None else ""
             raise CheckpointError(
                 "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. "
-                "Performing two backward calls that overlap (i.e. require the same saved activation in order to "
-                "compute gradients) is not allowed while under the torch.utils.checkpoint.GraphExecGroup context. If "
-                "you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise please open "
-                "an issue with details on your use case."
+                f"{overlap}If you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise "
+                "please open an issue with details on your use case."
             )
-        # this backward's (or group's) first use; or a tensor handed out already, which a formula that unpacks a
-        # saved tensor twice asks for again: recomputed anew
-        if values is None or values[index] is None:
-            self._recompute()
-            assert self.recomputed is not None
-            values = self.recomputed_for[key] = self.recomputed
-        tensor = values[index]
-        values[index] = None  # each recomputed tensor is freed once its node has it, as in PyTorch
-        assert tensor is not None
-        return tensor
+        holder.handles[key] = None  # each recomputed tensor is freed once its node has it, as in PyTorch
+        return self.recomputed[key].pop(handle)
 
-    def _recompute(self) -> None:
-        self.recomputed = []
+    def _recompute(self, key: Any) -> None:
+        args = [_unpacked_input(a) for a in self.inputs]
         rng = default_generator.get_state()
         if self.rng_state is not None:
             default_generator.set_state(self.rng_state)
         try:
-            with grad_mode.enable_grad(), self.recompute_context, saved_tensors_hooks(self._keep, _never_unpacked):
-                self.function(*self.args, **self.kwargs)
+            with (
+                saved_tensors_hooks(functools.partial(self._keep, key), _as_is),
+                grad_mode.enable_grad(),
+                self.recompute_context,
+            ):
+                self.function(*args, **self.kwargs)
         except _StopRecomputation:
             pass
         finally:
             default_generator.set_state(rng)
-        if self.check:
-            self._check_recomputed()
+        self.done.add(key)
+        if self.check and not self.ignore_mismatch:
+            self._check_recomputed(key)
 
-    def _keep(self, tensor: Tensor) -> None:
-        """The rerun's own graph is thrown away: its nodes keep nothing (an output kept there would be a
-        cycle through its grad_fn), only this list does, until each tensor is handed out."""
-        assert self.recomputed is not None
-        if len(self.recomputed) == len(self.saved_metadata) and self.check:
-                self._fail("torch.utils.checkpoint: trying to save more tensors during recomputation than during the original forward pass.\n")
-        self.recomputed.append(tensor)
-        if self.early_stop and len(self.recomputed) == len(self.saved_metadata):
+    def _keep(self, key: Any, tensor: Tensor) -> Tensor:
+        """The recomputation's pack hook: the tensor is its own packed form (detached: an output kept with its
+        history would be a cycle through its grad_fn), so the rerun's graph can be differentiated too (a grad taken
+        inside the checkpointed function), and the holder saved at the same position gets it."""
+        tensor = tensor.detach() if tensor.requires_grad else tensor
+        index = self.counts[key]
+        self.counts[key] = index + 1
+        if index >= len(self.holders):
+            if not self.forward_completed:  # a grad taken inside the function, recomputed without early stop
+                self.ignore_mismatch = True
+                return tensor
+            self._fail("torch.utils.checkpoint: trying to save more tensors during recomputation than during the original forward pass.\n")
+        holder = self.holders[index]()
+        if holder is not None:  # else its node is gone (a backward inside the forward freed it)
+            handle = holder.handles[key] = _Handle()
+            self.recomputed[key][handle] = tensor
+        if self.early_stop and index + 1 == len(self.holders):
             raise _StopRecomputation  # every tensor the forward saved is made: the rest of the rerun is not needed
+        return tensor
 
-    def _check_recomputed(self) -> None:
-        assert self.recomputed is not None
-        saved, recomputed = len(self.saved_metadata), len(self.recomputed)
+    def _check_recomputed(self, key: Any) -> None:
+        saved, recomputed = len(self.holders), self.counts[key]
         if recomputed != saved:
             self._fail(
                 "torch.utils.checkpoint: A different number of tensors was saved during the original forward and "
                 f"recomputation.\nNumber of tensors saved during forward: {saved}\nNumber of tensors saved during "
                 f"recomputation: {recomputed}.\n"
             )
-        different = [
-            f"tensor at position {i}:\nsaved metadata: {meta}\nrecomputed metadata: {_metadata(t)}\n"
-            for i, (meta, t) in enumerate(zip(self.saved_metadata, self.recomputed, strict=True))
-            if t is not None and meta != _metadata(t)
-        ]
+        different = []
+        for i, (meta, ref) in enumerate(zip(self.saved_metadata, self.holders, strict=True)):
+            holder = ref()
+            handle = holder.handles.get(key) if holder is not None else None
+            if handle is not None and meta != _metadata(self.recomputed[key][handle]):
+                different.append(f"tensor at position {i}:\nsaved metadata: {meta}\nrecomputed metadata: {_metadata(self.recomputed[key][handle])}\n")
         if different:
             self._fail(
                 "torch.utils.checkpoint: Recomputed values for the following tensors have different metadata than "
@@ -252,8 +307,12 @@ class GraphExecGroup:
         _group[0] = None
 
 
-def _never_unpacked(packed: None) -> Tensor:
-    raise AssertionError("the recomputed graph of a checkpoint is never differentiated")
+def _as_is(tensor: Tensor) -> Tensor:
+    return tensor
+
+
+def _unpacked_input(value: Any) -> Any:
+    return value.unpack() if isinstance(value, SavedTensor) else value
 
 
 class _Reentrant(Function):

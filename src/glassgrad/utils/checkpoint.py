@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
+from .. import amp
 from ..autograd import engine, grad_mode
 from ..autograd.engine import backward
 from ..autograd.function import Function
@@ -170,6 +171,7 @@ class _NonReentrant:
         # recomputation regenerates them (nested checkpoints)
         self.inputs = [SavedTensor("", a, False) if isinstance(a, Tensor) else a for a in args]
         self.rng_state = default_generator.get_state() if keep_rng else None
+        self.autocast = amp.cpu_state()
         self.holders: list[weakref.ref[_Holder]] = []
         self.saved_metadata: list[dict[str, Any]] = []
         # per recomputation key (a backward call or a GraphExecGroup): the recomputed tensors by handle, how many
@@ -227,6 +229,7 @@ class _NonReentrant:
             with (
                 saved_tensors_hooks(functools.partial(self._keep, key), _as_is),
                 grad_mode.enable_grad(),
+                self._autocast_as_in_forward(),
                 self.recompute_context,
             ):
                 self.function(*args, **self.kwargs)
@@ -237,6 +240,12 @@ class _NonReentrant:
         self.done.add(key)
         if self.check and not self.ignore_mismatch:
             self._check_recomputed(key)
+
+    def _autocast_as_in_forward(self) -> AbstractContextManager[Any]:
+        if amp.cpu_state() == self.autocast:
+            return nullcontext()
+        enabled, dtype = self.autocast
+        return amp.autocast("cpu", dtype=dtype, enabled=enabled)
 
     def _keep(self, key: Any, tensor: Tensor) -> Tensor:
         """The recomputation's pack hook: the tensor is its own packed form (detached: an output kept with its

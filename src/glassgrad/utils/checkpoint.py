@@ -22,12 +22,14 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from typing import Any
 
 from .. import amp
+from .._aten import OpOverload, OpOverloadPacket, aten
 from ..autograd import engine, grad_mode
 from ..autograd.engine import backward
 from ..autograd.function import Function
-from ..autograd.graph import SavedTensor, saved_tensors_hooks
+from ..autograd.graph import Node, SavedTensor, saved_tensors_hooks
 from ..ops.creation import default_generator
 from ..tensor import Tensor
+from ._python_dispatch import TorchDispatchMode
 
 USE_REENTRANT_WARNING = (
     "torch.utils.checkpoint: the use_reentrant parameter should be passed explicitly. Starting in PyTorch 2.9, "
@@ -60,13 +62,151 @@ class CheckpointPolicy(enum.Enum):
     PREFER_CPU_OFFLOAD = 5
 
 
-def create_selective_checkpoint_contexts(policy_fn_or_list: Any, allow_cache_entry_mutation: bool = False) -> Any:
-    """Selective checkpointing decides per ATen op call; glassgrad's ops have no dispatch level to decide at."""
-    raise NotImplementedError(
-        "glassgrad does not implement torch.utils.checkpoint.create_selective_checkpoint_contexts: selective "
-        "checkpointing intercepts each ATen op through a TorchDispatchMode, which glassgrad's ops do not go through. "
-        "checkpoint(..., use_reentrant=False) without context_fn recomputes every op instead."
-    )
+class SelectiveCheckpointContext:
+    """What a selective checkpointing policy is told about an op call (its output; it runs in forward only)."""
+
+    def __init__(self, *, is_recompute: bool, op_output: Any = None) -> None:
+        self.is_recompute, self.op_output = is_recompute, op_output
+
+
+def create_selective_checkpoint_contexts(
+    policy_fn_or_list: Callable[..., Any] | list[Any], allow_cache_entry_mutation: bool = False
+) -> tuple[_CachingTorchDispatchMode, _CachedTorchDispatchMode]:
+    """checkpoint's context_fn for selective checkpointing: the outputs of the ops the policy saves (those of a list,
+    or those a policy_fn(ctx, op, *args, **kwargs) gives a *_SAVE policy) are kept in forward, with what those ops
+    saved for backward, and not recomputed; every other op is recomputed."""
+    if isinstance(policy_fn_or_list, list):
+        ops = policy_fn_or_list
+        for op in ops:
+            if not isinstance(op, OpOverload):
+                extra = (
+                    "Please update the OpOverloadPacket to a specific OpOverload.For example, if you have "
+                    "`torch.ops.aten.mm`, change it to `torch.ops.aten.mm.default`."
+                ) if isinstance(op, OpOverloadPacket) else ""
+                raise ValueError(f"Expected op in `op_list` to be an OpOverload but got: {op} of type {type(op)}. {extra}")
+
+        def policy_fn(ctx: SelectiveCheckpointContext, op: Any, *args: Any, **kwargs: Any) -> CheckpointPolicy:
+            return CheckpointPolicy.MUST_SAVE if op in ops else CheckpointPolicy.PREFER_RECOMPUTE
+    elif callable(policy_fn_or_list):
+        policy_fn = policy_fn_or_list
+    else:
+        raise TypeError("policy_fn_or_list must be either a function or a list of ops.")
+    storage: defaultdict[Any, dict[int, Any]] = defaultdict(dict)
+    return _CachingTorchDispatchMode(policy_fn, storage), _CachedTorchDispatchMode(None, storage, allow_cache_entry_mutation)
+
+
+class _VersionWrapper:
+    """A kept output (detached: the storage is reachable from the graph, through the recomputation's mode, so an
+    output kept with its history would be a cycle) and its version when kept: handing it out after an in-place
+    change raises, unless allowed."""
+
+    def __init__(self, value: Any) -> None:
+        is_tensor = isinstance(value, Tensor)
+        self.val = value.detach() if is_tensor else value
+        self.version = value._version if is_tensor else None
+        self.requires_grad = is_tensor and value.requires_grad
+
+    def get_val(self, allow_mutation: bool) -> Any:
+        if self.version is not None and not allow_mutation and self.val._version != self.version:
+            raise RuntimeError("Tensor cached during selective activation checkpoint has been mutated")
+        return self.val
+
+    def recomputed(self, allow_mutation: bool) -> Any:
+        """The value for the recomputation: one that required grad still does (the ops after it record and save
+        what they saved in forward), with a history that ends there."""
+        value = self.get_val(allow_mutation)
+        return value.detach()._with_history(_Kept(), 0) if self.requires_grad else value
+
+
+class _Kept(Node):
+    """The node of a kept output in a recomputation: nothing before it is recomputed, so no gradient goes further."""
+
+    def apply(self, grad_outputs: list[Tensor | None], needed: Any = None) -> tuple[Tensor | None, ...]:
+        return ()
+
+
+def _each(fn: Callable[[Any], Any], out: Any) -> Any:
+    return type(out)(fn(o) for o in out) if isinstance(out, tuple | list) else fn(out)
+
+
+_RECOMPUTE, _CONSUMED = object(), object()  # what selective checkpointing's storage holds for an op not kept, or handed out
+
+
+def _ignored(func: Any) -> bool:
+    """Ops a checkpoint itself calls a different number of times in forward and in the recomputation."""
+    return func is aten.detach.default
+
+
+class _CachingTorchDispatchMode(TorchDispatchMode):
+    """The forward's mode: runs each op, asks the policy, and keeps what it says to save."""
+
+    def __init__(self, policy_fn: Callable[..., Any], storage: defaultdict[Any, dict[int, Any]]) -> None:
+        self.policy_fn, self.storage = policy_fn, storage
+        self.func_counter: defaultdict[Any, int] = defaultdict(int)
+        self.frame: _NonReentrant | None = None  # the checkpoint whose forward runs under this mode
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = {} if kwargs is None else kwargs
+        if _ignored(func):
+            return func(*args, **kwargs)
+        frame = self.frame
+        if frame is not None:
+            frame.packed = []
+        try:
+            out = func(*args, **kwargs)
+        finally:
+            packed = frame.packed if frame is not None else None
+            if frame is not None:
+                frame.packed = None
+        index = self.func_counter[func]
+        self.func_counter[func] += 1
+        policy = self.policy_fn(SelectiveCheckpointContext(is_recompute=False, op_output=out), func, *args, **kwargs)
+        if isinstance(policy, bool):
+            policy = CheckpointPolicy.MUST_SAVE if policy else CheckpointPolicy.PREFER_RECOMPUTE
+        if policy in (CheckpointPolicy.MUST_SAVE, CheckpointPolicy.PREFER_SAVE):
+            self.storage[func][index] = _each(_VersionWrapper, out)
+            if frame is not None and packed:
+                frame.keep(packed)  # the op will not run again: what it saved for backward is kept too
+        else:
+            self.storage[func][index] = _RECOMPUTE
+        return out
+
+
+class _CachedTorchDispatchMode(TorchDispatchMode):
+    """The recomputation's mode: hands out what the forward kept, once, and runs the other ops."""
+
+    def __init__(self, policy_fn: Any, storage: defaultdict[Any, dict[int, Any]], allow_cache_entry_mutation: bool = False) -> None:
+        self.storage, self.allow_cache_entry_mutation = storage, allow_cache_entry_mutation
+        self.func_counter: defaultdict[Any, int] = defaultdict(int)
+
+    def __enter__(self) -> _CachedTorchDispatchMode:
+        self.func_counter.clear()  # each recomputation replays the forward from its first op
+        return super().__enter__()  # type: ignore[return-value]
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        kwargs = {} if kwargs is None else kwargs
+        if _ignored(func):
+            return func(*args, **kwargs)
+        index = self.func_counter[func]
+        self.func_counter[func] += 1
+        mismatch = (
+            "This can happen if the operations in the checkpointed region are nondeterministic or depend on global "
+            "state that changed between forward and backward."
+        )
+        if func not in self.storage:
+            raise RuntimeError(f"{func} encountered during backward but not found in storage. {mismatch}")
+        entry = self.storage[func].get(index)
+        if entry is None:
+            raise RuntimeError(f"{func} invocation index {index} encountered during backward but not found in storage. {mismatch}")
+        if entry is _CONSUMED:
+            raise RuntimeError(
+                "Trying to backward an extra time. You are only allowed to backward once on any region computed under "
+                "selective activation checkpoint."
+            )
+        if entry is _RECOMPUTE:
+            return func(*args, **kwargs)
+        self.storage[func][index] = _CONSUMED
+        return _each(lambda kept: kept.recomputed(self.allow_cache_entry_mutation), entry)
 
 
 class CheckpointError(RuntimeError):
@@ -153,10 +293,11 @@ class _Holder:
     """What the forward packs in place of a saved tensor: per recomputation key, the handle of its recomputed value
     (None once handed out). The frame holds holders weakly, so a node's release frees its recomputed tensors."""
 
-    __slots__ = ("__weakref__", "handles")
+    __slots__ = ("__weakref__", "handles", "kept")
 
     def __init__(self) -> None:
         self.handles: dict[Any, _Handle | None] = {}
+        self.kept: Tensor | None = None  # the tensor itself, for an op selective checkpointing does not recompute
 
 
 class _NonReentrant:
@@ -180,12 +321,20 @@ class _NonReentrant:
         self.counts: defaultdict[Any, int] = defaultdict(int)
         self.done: set[Any] = set()
         self.forward_completed = self.ignore_mismatch = False
+        self.packed: list[tuple[_Holder, Tensor]] | None = None  # what one op saves, while a selective policy watches
 
     def run(self, args: tuple[Any, ...], forward_context: AbstractContextManager[Any]) -> Any:
         suppressed = True
-        with saved_tensors_hooks(self._pack, self._unpack), forward_context:
-            out = self.function(*args, **self.kwargs)
-            suppressed = False
+        caching = forward_context if isinstance(forward_context, _CachingTorchDispatchMode) else None
+        if caching is not None:
+            caching.frame = self
+        try:
+            with saved_tensors_hooks(self._pack, self._unpack), forward_context:
+                out = self.function(*args, **self.kwargs)
+                suppressed = False
+        finally:
+            if caching is not None:
+                caching.frame = None
         if suppressed:
             raise RuntimeError(
                 "torch.utils.checkpoint: the forward context provided by context_fn suppressed an exception raised "
@@ -199,12 +348,24 @@ class _NonReentrant:
         holder = _Holder()
         self.holders.append(weakref.ref(holder))
         self.saved_metadata.append(_metadata(tensor))
+        if self.packed is not None:
+            self.packed.append((holder, tensor))
         return holder
+
+    def keep(self, packed: list[tuple[_Holder, Tensor]]) -> None:
+        """Keep what one op saved as itself (detached: an output kept with its history would be a cycle); the
+        recomputation will not save it again, so its holders leave the count."""
+        for holder, tensor in packed:
+            holder.kept = tensor.detach() if tensor.requires_grad else tensor
+            index = next(i for i in range(len(self.holders) - 1, -1, -1) if self.holders[i]() is holder)
+            del self.holders[index], self.saved_metadata[index]
 
     def _unpack(self, holder: _Holder) -> Tensor:
         key = _recomputation_key()
         if key not in self.done:
             self._recompute(key)
+        if holder.kept is not None:
+            return holder.kept
         assert key in holder.handles, "a saved tensor of a checkpoint was not recomputed"
         handle = holder.handles[key]
         if handle is None:

@@ -37,7 +37,7 @@ class FunctionSchema:
     """The little of torch.FunctionSchema a mode reads: the op's name and overload."""
 
     def __init__(self, name: str, overload_name: str) -> None:
-        self.name, self.overload_name = f"aten::{name}", "" if overload_name == "default" else overload_name
+        self.name, self.overload_name = name, "" if overload_name == "default" else overload_name
 
     def __str__(self) -> str:
         return self.name + (f".{self.overload_name}" if self.overload_name else "")
@@ -49,33 +49,33 @@ class OpOverload:
     def __init__(self, packet: OpOverloadPacket, overload: str) -> None:
         self.overloadpacket, self._overloadname = packet, overload
         self.__name__ = f"{packet.__name__}.{overload}"
-        self.namespace = "aten"
-        self._schema = FunctionSchema(packet.__name__, overload)
+        self.namespace = packet.namespace
+        self._schema = FunctionSchema(f"{packet.namespace}::{packet.__name__}", overload)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return _call(self.overloadpacket._op, args, kwargs)
 
     def name(self) -> str:
-        return f"aten::{self.overloadpacket.__name__}"
+        return self._schema.name
 
     def __repr__(self) -> str:
-        return f"<OpOverload(op='aten.{self.overloadpacket.__name__}', overload='{self._overloadname}')>"
+        return f"<OpOverload(op='{self.overloadpacket}', overload='{self._overloadname}')>"
 
     def __str__(self) -> str:
-        return f"aten.{self.__name__}"
+        return f"{self.namespace}.{self.__name__}"
 
 
 class OpOverloadPacket:
-    """torch.ops.aten.<name>: the op's overloads as attributes; calling it calls the op."""
+    """torch.ops.aten.<name> (or a custom op's namespace): the op's overloads as attributes; calling it calls the op."""
 
-    def __init__(self, name: str, op: Callable[..., Any]) -> None:
-        self.__name__, self._op = name, op
+    def __init__(self, name: str, op: Callable[..., Any], namespace: str = "aten") -> None:
+        self.__name__, self._op, self.namespace = name, op, namespace
         self._overloads = {o: OpOverload(self, o) for o in (("default", "Tensor", "Scalar") if name in _BINARY else ("default",))}
 
     def __getattr__(self, overload: str) -> OpOverload:
         overloads = self.__dict__.get("_overloads", {})
         if overload not in overloads:
-            raise AttributeError(f"The underlying op of 'aten.{self.__name__}' has no overload name '{overload}'")
+            raise AttributeError(f"The underlying op of '{self}' has no overload name '{overload}'")
         return overloads[overload]
 
     def overloads(self) -> list[str]:
@@ -85,10 +85,10 @@ class OpOverloadPacket:
         return _call(self._op, args, kwargs)
 
     def __repr__(self) -> str:
-        return f"<OpOverloadPacket(op='aten.{self.__name__}')>"
+        return f"<OpOverloadPacket(op='{self}')>"
 
     def __str__(self) -> str:
-        return f"aten.{self.__name__}"
+        return f"{self.namespace}.{self.__name__}"
 
 
 def _call(op: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
@@ -133,7 +133,9 @@ class _Aten:
         return by_name
 
     def overload_for(self, op: Callable[..., Any]) -> OpOverload:
-        """The op object a mode is handed for a call of the glassgrad op `op`."""
+        """The op object a mode is handed for a call of the glassgrad op `op` (or of a custom op's own)."""
+        if isinstance(op, OpOverload):
+            return op
         packet = self._by_op.get(op)
         if packet is None:
             from .ops.call_sites import OPS

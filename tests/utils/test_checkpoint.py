@@ -381,3 +381,33 @@ def test_selective_checkpointing_frees_what_it_kept_once_handed_out() -> None:
         assert kept[0]() is None
     finally:
         gc.enable()
+
+
+def _custom_op_kept(m: Any) -> list[Any]:
+    calls = [0]
+
+    def twice_sin(x: Any) -> Any:
+        calls[0] += 1
+        return x.sin() * 2, 2
+
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        ctx.save_for_backward(*inputs)
+
+    def backward(ctx: Any, grad: Any, _unused: Any) -> Any:
+        (x,) = ctx.saved_tensors
+        return grad * 2 * x.cos()
+
+    with m.library._scoped_library("ckpt_test", "FRAGMENT"):
+        m.library.custom_op("ckpt_test::twice_sin", twice_sin, mutates_args=(), schema="(Tensor x) -> (Tensor, int)")
+        m.library.register_autograd("ckpt_test::twice_sin", backward, setup_context=setup_context)
+        x = m.tensor(X[0, :3], requires_grad=True)
+        op = m.ops.ckpt_test.twice_sin
+        context_fn = functools.partial(m.utils.checkpoint.create_selective_checkpoint_contexts, [op.default])
+        out = m.utils.checkpoint.checkpoint(lambda t: (op(t)[0] * t.exp()).sin(), x, use_reentrant=False, context_fn=context_fn)
+        (g,) = m.autograd.grad(out.sum(), (x,))
+    return [calls[0], str(op.default), g.numpy().round(5).tolist()]
+
+
+@pytest.mark.torch_oracle
+def test_selective_checkpointing_keeps_a_custom_ops_outputs() -> None:
+    assert _custom_op_kept(glassgrad) == _custom_op_kept(torch)

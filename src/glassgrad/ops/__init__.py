@@ -208,7 +208,12 @@ install_tensor_methods()
 
 
 def __getattr__(name: str) -> object:
-    """torch.ops.<namespace>: the operators torch.library.custom_op registered there, and torch.ops.profiler."""
+    """torch.ops.<namespace>: the operators torch.library.custom_op registered there, torch.ops.aten (glassgrad's own
+    ops, as dispatch modes see them) and torch.ops.profiler."""
+    if name == "aten":
+        from .._aten import aten
+
+        return aten
     if name == "profiler":
         from ..autograd.profiler import ops
 

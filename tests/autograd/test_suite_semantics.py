@@ -280,6 +280,45 @@ def test_double_backward_of_prod_reduce_refuses_two_zeros_at_one_place(oracle: S
     oracle.check(program)
 
 
+def test_hooks_past_an_undefined_gradient_see_none(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        seen: list[Any] = []
+        x = m.ones(2, requires_grad=True)
+        x.register_hook(lambda g: seen.append(("x", g)))
+        y = x * 2
+        y.register_hook(lambda g: seen.append(("y", g)))
+        z = y.clone()
+        z.register_hook(lambda g: seen.append(("z", g)))
+        m._C._functions.UndefinedGrad()(z).sum().backward()
+        replaced = y.clone()
+        replaced.register_hook(lambda g: m.ones(2))
+        m._C._functions.UndefinedGrad()(replaced).sum().backward()
+        return [seen, x.grad]
+
+    oracle.check(program)
+
+
+def test_gradcheck_reports_a_backward_that_cannot_take_undefined_gradients(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        def fn(t: Any) -> Any:
+            def refuse_none(g: Any) -> None:
+                if g is None:
+                    raise RuntimeError("no gradient")
+
+            y = t.clone()
+            y.register_hook(refuse_none)
+            return y
+
+        x = m.ones(1, dtype=m.float64, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            outcome = [_gradcheck_outcome(m, fn, (x,)), m.autograd.gradcheck(fn, (x,), raise_exception=False)]
+            passes = m.autograd.gradcheck(fn, (x,), check_undefined_grad=False)
+        return [outcome, passes, sorted({str(w.message).split(":")[0] for w in caught})]
+
+    oracle.check(program)
+
+
 def test_first_gradient_of_a_leaf_under_create_graph_is_a_copy(oracle: SimpleNamespace) -> None:
     def program(m: ModuleType) -> Any:
         x = m.ones(2, requires_grad=True)

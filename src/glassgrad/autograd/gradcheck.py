@@ -583,6 +583,11 @@ def gradgradcheck(
     from ..ops.creation import zeros_like
     from .engine import grad
 
+    if not (check_fwd_over_rev or check_rev_over_rev):
+        raise AssertionError("Expected at least one of check_fwd_over_rev or check_rev_over_rev to be True")
+    for flag, name in ((check_undefined_grad, "check_undefined_grad"), (check_batched_grad, "check_batched_grad")):
+        if flag and not check_rev_over_rev:
+            raise AssertionError(f"Setting {name}=True requires check_rev_over_rev to be True")
     inputs = _tuple(inputs)
     n_inputs = len(inputs)
 
@@ -607,7 +612,9 @@ def gradgradcheck(
 
     return gradcheck(
         first_derivative, (*inputs, *grad_outputs), eps=eps, atol=atol, rtol=rtol, raise_exception=raise_exception,
-        nondet_tol=nondet_tol,
+        nondet_tol=nondet_tol, check_undefined_grad=check_undefined_grad, check_grad_dtypes=check_grad_dtypes,
+        check_batched_grad=check_batched_grad, check_forward_ad=check_fwd_over_rev, check_backward_ad=check_rev_over_rev,
+        fast_mode=fast_mode, masked=masked,
     )
 
 

@@ -171,6 +171,154 @@ def test_gradcheck_checks_as_pytorchs_does(oracle: SimpleNamespace, case: str) -
     oracle.check(program)
 
 
+@pytest.mark.parametrize(
+    "case",
+    ["complex_to_complex", "real_to_complex", "complex_to_real", "not_times_grad_output", "stride_zero",
+     "batched_grad", "forward_mode_complex", "forward_mode_complex_wrong"],
+)
+def test_gradcheck_splits_complex_and_checks_backward_as_pytorchs_does(oracle: SimpleNamespace, case: str) -> None:
+    def program(m: ModuleType) -> Any:
+        real = m.tensor([[1.0, 2.0], [0.5, -1.0]], dtype=m.float64, requires_grad=True)
+        cplx = m.tensor([1 + 2j, -0.5 + 1j], dtype=m.complex128, requires_grad=True)
+
+        def hooked(make: Any) -> Any:
+            def fn(t: Any) -> Any:
+                y = make(t)
+                y.register_hook(lambda g: g + 1e-2)  # a gradient that ignores grad_output
+                return y
+
+            return fn
+
+        def wrong_tangent(t: Any) -> Any:
+            if m.autograd.forward_ad._current_level >= 0:
+                primal, tangent = m.autograd.forward_ad.unpack_dual(t)
+                t = m.autograd.forward_ad.make_dual(primal, tangent * 1.1)
+            return t * 2
+
+        cases = {
+            "complex_to_complex": (hooked(lambda t: t.clone()), cplx, {}),
+            "real_to_complex": (hooked(lambda t: m.complex(t, t)), real, {}),
+            "complex_to_real": (hooked(lambda t: m.real(t)), cplx, {}),
+            "not_times_grad_output": (hooked(lambda t: t.clone()), real, {"atol": 0.1}),
+            "stride_zero": (lambda t: t * 2, real[:1, :1].expand(2, 2), {}),
+            "batched_grad": (lambda t: (t.sin() * t).sum(0), real, {"check_batched_grad": True}),
+            "forward_mode_complex": (lambda t: t * t.conj(), cplx, {"check_forward_ad": True}),
+            "forward_mode_complex_wrong": (wrong_tangent, cplx, {"check_forward_ad": True, "check_backward_ad": False}),
+        }
+        fn, x, kwargs = cases[case]
+        raised = _gradcheck_outcome(m, fn, (x,), **kwargs)
+        if case == "stride_zero":
+            return [raised]  # not a Jacobian mismatch: raise_exception=False does not turn it into False
+        return [raised, m.autograd.gradcheck(fn, (x,), raise_exception=False, **kwargs)]
+
+    oracle.check(program)
+
+
+def test_gradcheck_forward_mode_calls_jvp_once_per_column_with_inputs_that_need_no_grad(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        seen: list[Any] = []
+
+        class Twice(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, a: Any, b: Any) -> Any:
+                if m.autograd.forward_ad._current_level >= 0:
+                    seen.append((a.requires_grad, b.requires_grad))
+                return a * 2, b.clone()
+
+            @staticmethod
+            def jvp(ctx: Any, ta: Any, tb: Any) -> Any:
+                seen.append("jvp")
+                return ta * 2, tb
+
+        a = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        b = m.tensor([3.0], dtype=m.float64, requires_grad=True)
+        results = []
+        for undefined in (False, True):
+            seen.clear()
+            results.append(m.autograd.gradcheck(
+                Twice.apply, (a, b), check_forward_ad=True, check_backward_ad=False, check_undefined_grad=undefined,
+            ))
+            results.append(list(seen))
+        return results
+
+    oracle.check(program)
+
+
+def test_gradcheck_module_is_callable_as_the_function() -> None:
+    """Importing glassgrad.autograd.gradcheck by another name (the torch alias) rebinds the package's attribute to
+    the module: calling it must still run gradcheck."""
+    import importlib
+
+    import glassgrad
+
+    module = importlib.import_module("glassgrad.autograd.gradcheck")
+    x = glassgrad.tensor([1.0, 2.0], dtype=glassgrad.float64, requires_grad=True)
+    assert module(lambda t: t * t, (x,)) is True
+    with pytest.raises(glassgrad.autograd.GradcheckError, match="Jacobian mismatch"):
+        module(_doubled_gradient, (x,))
+
+
+def _doubled_gradient(t: Any) -> Any:
+    y = t.clone()
+    y.register_hook(lambda g: g * 2)
+    return y
+
+
+@pytest.mark.parametrize("op", ["scatter_reduce", "index_reduce"])
+@pytest.mark.parametrize("src", [[0.0, 0.0], [0.0, 2.0]])
+def test_double_backward_of_prod_reduce_refuses_two_zeros_at_one_place(oracle: SimpleNamespace, op: str, src: list[float]) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.tensor([1.5], dtype=m.float64, requires_grad=True)
+        s = m.tensor(src, dtype=m.float64, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)  # PyTorch: index_reduce() is in beta
+            out = getattr(m, op)(x, 0, m.tensor([0, 0]), s, "prod")
+        first = m.autograd.grad(out.sum(), [x, s], create_graph=True)
+        plain = m.autograd.grad(getattr(m, op)(x, 0, m.tensor([0, 0]), s, "prod").sum(), [x, s])
+        return [first, plain, m.autograd.grad(first[1].sum(), [s], allow_unused=True)]
+
+    oracle.check(program)
+
+
+def test_hooks_past_an_undefined_gradient_see_none(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        seen: list[Any] = []
+        x = m.ones(2, requires_grad=True)
+        x.register_hook(lambda g: seen.append(("x", g)))
+        y = x * 2
+        y.register_hook(lambda g: seen.append(("y", g)))
+        z = y.clone()
+        z.register_hook(lambda g: seen.append(("z", g)))
+        m._C._functions.UndefinedGrad()(z).sum().backward()
+        replaced = y.clone()
+        replaced.register_hook(lambda g: m.ones(2))
+        m._C._functions.UndefinedGrad()(replaced).sum().backward()
+        return [seen, x.grad]
+
+    oracle.check(program)
+
+
+def test_gradcheck_reports_a_backward_that_cannot_take_undefined_gradients(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        def fn(t: Any) -> Any:
+            def refuse_none(g: Any) -> None:
+                if g is None:
+                    raise RuntimeError("no gradient")
+
+            y = t.clone()
+            y.register_hook(refuse_none)
+            return y
+
+        x = m.ones(1, dtype=m.float64, requires_grad=True)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            outcome = [_gradcheck_outcome(m, fn, (x,)), m.autograd.gradcheck(fn, (x,), raise_exception=False)]
+            passes = m.autograd.gradcheck(fn, (x,), check_undefined_grad=False)
+        return [outcome, passes, sorted({str(w.message).split(":")[0] for w in caught})]
+
+    oracle.check(program)
+
+
 def test_first_gradient_of_a_leaf_under_create_graph_is_a_copy(oracle: SimpleNamespace) -> None:
     def program(m: ModuleType) -> Any:
         x = m.ones(2, requires_grad=True)

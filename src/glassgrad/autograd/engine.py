@@ -388,7 +388,7 @@ def _run(
                     if child in buffers:
                         push(ready, (-child._seq_nr, child))
                     else:
-                        _skip(child, deps, buffers, ready)
+                        _skip(child, deps, buffers, ready, to_run, keep_graph, freed_by)
             outputs = ()
     return [captured[e] for e in capture] if capture is not None else []
 
@@ -456,11 +456,24 @@ def _post_hooks(node: Node, outputs: tuple[Tensor | None, ...], grads: list[Tens
     return outputs
 
 
-def _skip(node: Node, deps: dict[Node, int], buffers: dict[Node, list[Tensor | None]], ready: list[Any]) -> None:
-    """A node that received no gradient at all still releases its consumers' dependency counts."""
+def _skip(
+    node: Node, deps: dict[Node, int], buffers: dict[Node, list[Tensor | None]], ready: list[Any],
+    to_run: set[Node] | None, keep_graph: bool, freed_by: FreedBy,
+) -> None:
+    """A node that received no gradient at all (only undefined ones, e.g. through UndefinedGrad) gives none either.
+    Where it is needed it still runs as PyTorch's does with undefined gradients: its tensor hooks see None, and its
+    saved tensors are released. It always releases its consumers' dependency counts."""
     stack = [node]
     while stack:
         n = stack.pop()
+        if to_run is None or n in to_run:
+            hooked = n._tensor_pre_hooks or (type(n) is AccumulateGrad and n.variable._backward_hooks)
+            if hooked and any(g is not None for g in _call_pre_hooks(n, [None] * n.num_outputs)):
+                raise RuntimeError("can't replace a None gradient with a non-None value")
+            if keep_graph:
+                n._retained_by = freed_by
+            else:
+                n.release(freed_by)
         for child, _ in n.next_functions:
             if child is None:
                 continue

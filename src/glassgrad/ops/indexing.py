@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import _dtype
+from .._C._functions import DelayedError
 from ..tensor import Size, Tensor
 from . import rearrange
 from .shape import expand, flatten, reshape
@@ -193,8 +194,12 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
     )
 
 
-def _scatter_reduce_backward(grad: Tensor, self: Tensor, src: Tensor, result: Tensor, dim: int, index: Tensor, reduce: str, include_self: bool) -> tuple[Tensor, Tensor]:
-    """PyTorch's scatter_reduce_backward, term for term (ties in amax/amin share the gradient evenly)."""
+def _scatter_reduce_backward(
+    grad: Tensor, self: Tensor, src: Tensor, result: Tensor, dim: int, index: Tensor, reduce: str, include_self: bool,
+    names: tuple[str, str] = ("scatter_reduce", "src"),
+) -> tuple[Tensor, Tensor]:
+    """PyTorch's scatter_reduce_backward, term for term (ties in amax/amin share the gradient evenly). names: the op
+    and its source argument, as the error of an unsupported double backward names them."""
     from .creation import ones_like, zeros_like
     from .elementwise import where
 
@@ -210,6 +215,12 @@ def _scatter_reduce_backward(grad: Tensor, self: Tensor, src: Tensor, result: Te
         grad_src = where(
             single_zero, gather(grad * without_zero, dim, index), gather(grad * result, dim, index) / where(src_zero, 1.0, src)
         )
+        if bool((zeros_hit > 1).any()):  # this formula has no derivative there: PyTorch's double backward refuses
+            op, source = names
+            grad_src = DelayedError(
+                f"{op}(): Double backward is unsupported for {source} when >1 zeros in {source} are scattered to the "
+                "same position in self", 1,
+            )(grad_src)
     elif reduce == "mean":
         count = scatter_add(ones_like(grad) if include_self else zeros_like(grad), dim, index, ones_like(src))
         count = where(count == 0, 1.0, count)

@@ -124,7 +124,9 @@ def _index_reduce_grad(which: int) -> Callable[..., Tensor]:
     """PyTorch's index_reduce_backward is scatter_reduce's with the index spread over source's shape."""
     def formula(grad: Tensor, self: Tensor, source: Tensor, result: Tensor, dim: int, index: Tensor, reduce: str,
                 include_self: bool) -> Tensor:
-        return _scatter_reduce_backward(grad, self, source, result, dim, index, reduce, include_self)[which]
+        return _scatter_reduce_backward(
+            grad, self, source, result, dim, index, reduce, include_self, ("index_reduce", "source")
+        )[which]
 
     return formula
 

@@ -158,6 +158,9 @@ def test_dense_sparse_mask_and_to_sparse_backward() -> None:
         assert grads[0][1] == grads[1][1]
 
 
+# torch's sparse-by-sparse mm goes through CSR and warns that CSR is in beta, once per process: whether this test
+# sees the warning depends on which tests ran before it in the same worker.
+@pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta:UserWarning")
 @pytest.mark.parametrize(("a_sparse", "b_sparse"), [(True, False), (True, True)])
 def test_sparse_mm_gradients_match_torch(a_sparse: bool, b_sparse: bool) -> None:
     grads = []

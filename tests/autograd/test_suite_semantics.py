@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import warnings
+import weakref
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
@@ -612,5 +614,35 @@ def test_sum_with_an_explicit_dim_none_records_sum_backward1(oracle: SimpleNames
         sums = [x.sum(), x.sum(dim=None), m.sum(x, None, True), x.sum(dtype=m.float64)]
         m.autograd.backward(sums, [m.ones_like(s) for s in sums])
         return [type(s.grad_fn).__name__ for s in sums], sums, x.grad
+
+    oracle.check(program)
+
+
+def test_a_function_that_saves_an_input_it_marked_dirty_frees_it(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        class Scale(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                ctx.save_for_backward(x)
+                return x
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                return grad * 2
+
+        def freed(as_view: bool) -> weakref.ref[Any]:
+            x = m.tensor([1.0, 2.0], requires_grad=True).clone()
+            x = x.view_as(x) if as_view else x
+            Scale.apply(x)
+            return weakref.ref(x)
+
+        gc.disable()  # freed by reference counting alone
+        try:
+            refs = [freed(False), freed(True)]
+            return [ref() is None for ref in refs]
+        finally:
+            gc.enable()
 
     oracle.check(program)

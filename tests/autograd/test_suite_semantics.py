@@ -618,6 +618,30 @@ def test_sum_with_an_explicit_dim_none_records_sum_backward1(oracle: SimpleNames
     oracle.check(program)
 
 
+def test_saved_tensors_hooks_entered_or_exited_during_backward_end_with_it(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        packs: list[str] = []
+
+        def hooks(name: str, unpack: Any) -> Any:
+            return m.autograd.graph.saved_tensors_hooks(lambda t: packs.append(name) or t, unpack)
+
+        x = m.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        outer = hooks("outer", lambda t: t)
+        inner = hooks("inner", lambda t: (inner.__exit__(), t)[1])  # leaves the hooks while backward unpacks
+        with outer:
+            inner.__enter__()
+            x.sin().sum().backward()
+            m.cos(x)  # still packed by inner: backward left the hooks as it found them
+        inner.__exit__()  # outer's exit above took inner off the stack; this takes outer
+        entering = hooks("entered", lambda t: (entering.__enter__(), t)[1])  # enters the hooks while backward unpacks
+        with entering:
+            x.exp().sum().backward()
+        m.tan(x)  # no hooks in force: nothing packed
+        return packs, x.grad
+
+    oracle.check(program)
+
+
 def test_a_function_that_saves_an_input_it_marked_dirty_frees_it(oracle: SimpleNamespace) -> None:
     def program(m: ModuleType) -> Any:
         class Scale(m.autograd.Function):

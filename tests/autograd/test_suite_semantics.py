@@ -618,6 +618,25 @@ def test_sum_with_an_explicit_dim_none_records_sum_backward1(oracle: SimpleNames
     oracle.check(program)
 
 
+def test_a_pack_hook_that_writes_its_input_in_place_is_refused(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.tensor([0.5, 1.0], requires_grad=True)
+
+        def bump(t: Any) -> Any:
+            t.add_(1)
+            return t
+
+        with m.autograd.graph.saved_tensors_hooks(bump, lambda t: t):
+            refused_in_context = oracle.attempt(lambda: m.exp(x))
+        y = m.exp(x)
+        refused_by_hand = oracle.attempt(lambda: y.grad_fn._raw_saved_result.register_hooks(bump, lambda t: t))
+        with m.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+            fine = m.exp(x)
+        return refused_in_context, refused_by_hand, m.autograd.grad(fine.sum(), x)
+
+    oracle.check(program)
+
+
 def test_saved_tensors_hooks_entered_or_exited_during_backward_end_with_it(oracle: SimpleNamespace) -> None:
     def program(m: ModuleType) -> Any:
         packs: list[str] = []

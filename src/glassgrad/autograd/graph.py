@@ -524,8 +524,7 @@ class SavedTensor:
         hooks = _hook_stack
         if hooks:
             pack, self._unpack_hook = hooks[-1]
-            with grad_mode.no_grad():
-                self._packed = pack(tensor)
+            self._packed = _pack(pack, tensor, counter)
             self._tensor = self._data = None
             # What a packed input's unpacked value is differentiated as: the input itself, as in PyTorch
             self._history = edge_to(tensor) if tensor._requires_grad and not is_output else None
@@ -608,19 +607,25 @@ class SavedTensor:
         tensor = self.data
         if tensor is None:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
-        version = self.version_counter.value
-        with grad_mode.no_grad():
-            packed = hooks[0](tensor)
-        if self.version_counter.value != version:
-            raise RuntimeError(
-                "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot "
-                "be modified by in-place operations as this can lead to unexpected side-effects. Please open an "
-                "issue if you need to perform in-place operations on the input to a pack hook."
-            )
+        packed = _pack(hooks[0], tensor, self.version_counter)
         if not self.is_output and tensor._requires_grad:  # what the unpacked value is differentiated as
             self._history = edge_to(tensor)
         self._packed, self._unpack_hook = packed, hooks[1]
         self._tensor = self._data = None
+
+
+def _pack(pack: Callable[[Tensor], Any], tensor: Tensor, counter: VersionCounter) -> Any:
+    """pack(tensor), run without recording; a hook that writes its input in place is refused, as in PyTorch."""
+    version = counter.value
+    with grad_mode.no_grad():
+        packed = pack(tensor)
+    if counter.value != version:
+        raise RuntimeError(
+            "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot "
+            "be modified by in-place operations as this can lead to unexpected side-effects. Please open an "
+            "issue if you need to perform in-place operations on the input to a pack hook."
+        )
+    return packed
 
 
 def undefined_saved() -> SavedTensor:

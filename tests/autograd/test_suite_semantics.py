@@ -661,6 +661,26 @@ def test_saved_tensors_hooks_entered_or_exited_during_backward_end_with_it(oracl
     oracle.check(program)
 
 
+def test_python_numbers_saved_by_an_op_are_not_packed(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        packed: list[Any] = []
+
+        def pack(t: Any) -> Any:
+            packed.append(tuple(t.shape))
+            return 2 * t  # each packed tensor doubles the gradient that reads it
+
+        x = m.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = (x * 3 + x * 0.5 + x * m.tensor(4.0)).sum()
+            first = m.autograd.grad(y, x)
+            cube = (x**3).sum()
+            (g,) = m.autograd.grad(cube, x, create_graph=True)
+            g.sum().backward()
+        return packed, first, g, x.grad
+
+    oracle.check(program)
+
+
 def test_a_function_that_saves_an_input_it_marked_dirty_frees_it(oracle: SimpleNamespace) -> None:
     def program(m: ModuleType) -> Any:
         class Scale(m.autograd.Function):

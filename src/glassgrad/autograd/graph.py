@@ -474,6 +474,20 @@ def _steal(grad_outputs: list[Tensor | None]) -> Tensor:
     return grad.clone()
 
 
+class WrappedNumberVersion(VersionCounter):
+    """The version counter of a Python number an op made a 0-d tensor of (PyTorch's wrapped number), and the mark
+    of one: saved for backward, it is kept as it is, never packed by saved_tensors_hooks (as in PyTorch)."""
+
+    __slots__ = ()
+
+
+def wrapped_number(array: np.ndarray) -> Tensor:
+    """A Python number as an op's 0-d operand."""
+    number = Tensor._wrap(array)
+    number._counter = WrappedNumberVersion()
+    return number
+
+
 class SavedTensor:
     """A tensor kept for backward: what it is, its version at save time, and whether it was freed."""
 
@@ -522,7 +536,7 @@ class SavedTensor:
         self.released = False
         self.tangent: tuple[int, Tensor] | None = None  # a saved output's tangent: (dual level generation, tangent)
         hooks = _hook_stack
-        if hooks:
+        if hooks and type(counter) is not WrappedNumberVersion:
             pack, self._unpack_hook = hooks[-1]
             self._packed = _pack(pack, tensor, counter)
             self._tensor = self._data = None

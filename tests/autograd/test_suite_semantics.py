@@ -681,6 +681,20 @@ def test_python_numbers_saved_by_an_op_are_not_packed(oracle: SimpleNamespace) -
     oracle.check(program)
 
 
+def test_a_saved_input_detached_in_place_refuses_to_unpack(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        def detach_then_backward(op: str, leaf: bool) -> Any:
+            a = m.tensor([0.5, 1.0], requires_grad=True)
+            a = a if leaf else a.clone()
+            b = getattr(a, op)()  # sin saves its input, exp its output
+            a.detach_()
+            return oracle.attempt(lambda: b.sum().backward()), a.grad
+
+        return [detach_then_backward(op, leaf) for op in ("sin", "exp") for leaf in (False, True)]
+
+    oracle.check(program)
+
+
 def test_a_function_that_saves_an_input_it_marked_dirty_frees_it(oracle: SimpleNamespace) -> None:
     def program(m: ModuleType) -> Any:
         class Scale(m.autograd.Function):

@@ -41,7 +41,7 @@ cdef class AccumulateGrad(Node):
 
 cdef class SavedTensor:
     cdef object __weakref__
-    cdef public object _data, _history, _packed, _tensor, _unpack_hook, dtype, is_output, name, output_nr, released
+    cdef public object _data, _history, _packed, _tensor, _unpack_hook, dtype, is_leaf, is_output, name, output_nr, released
     cdef public object requires_grad, saved_version, shape, tangent
     cdef public VersionCounter version_counter
 

@@ -382,7 +382,7 @@ class AccumulateGrad(Node):
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         # `_grad`, not the `grad` property: the engine fit the gradient to the leaf, so the setter's checks are spent
         variable = self.variable
-        if grad_outputs[0] is None:
+        if grad_outputs[0] is None or not variable._requires_grad:  # a leaf detach_()ed since the graph was made
             return ()
         if variable._grad is None and not grad_mode.state.grad_enabled:
             grad = _steal(grad_outputs)
@@ -499,6 +499,7 @@ class SavedTensor:
         "_tensor",
         "_unpack_hook",
         "dtype",
+        "is_leaf",
         "is_output",
         "name",
         "output_nr",
@@ -533,6 +534,7 @@ class SavedTensor:
         self.saved_version = counter.value
         self.output_nr = tensor._output_nr
         self.requires_grad = tensor._requires_grad
+        self.is_leaf = tensor.grad_fn is None
         self.released = False
         self.tangent: tuple[int, Tensor] | None = None  # a saved output's tangent: (dual level generation, tangent)
         hooks = _hook_stack
@@ -580,7 +582,13 @@ class SavedTensor:
             if self.tangent is not None and self.tangent[0] == forward_ad.state.generation and forward_ad.state.level >= 0:
                 forward_ad.set_tangent(tensor, self.tangent[1])
             return tensor
-        return self._tensor
+        tensor = self._tensor
+        if not self.is_leaf and tensor.grad_fn is None:  # kept itself, its history is read now: detach_() lost it
+            raise RuntimeError(
+                "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
+                "supported, please use out-of-place `.detach()` instead"
+            )
+        return tensor
 
     # -- torch._C._autograd.SavedTensor's Python API ---------------------------
     @property
@@ -646,6 +654,7 @@ def undefined_saved() -> SavedTensor:
     """The SavedTensor of a None that a custom Function saved: it unpacks to None and takes no hooks."""
     saved = SavedTensor.__new__(SavedTensor)
     saved.name, saved.is_output, saved.released, saved.requires_grad, saved.output_nr = "", False, False, False, 0
+    saved.is_leaf = True
     saved.shape, saved.dtype, saved.tangent = (), None, None
     saved._tensor = saved._data = saved._packed = saved._unpack_hook = saved._history = None
     saved.version_counter, saved.saved_version = VersionCounter(), 0

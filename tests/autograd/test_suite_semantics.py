@@ -723,3 +723,13 @@ def test_a_function_that_saves_an_input_it_marked_dirty_frees_it(oracle: SimpleN
             gc.enable()
 
     oracle.check(program)
+
+
+def test_each_saved_python_number_has_a_version_of_its_own(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        tripled, quadrupled = x * 3, x * 4.0
+        tripled.grad_fn._saved_other.add_(1)  # only this graph sees the write
+        return oracle.attempt(lambda: m.autograd.grad(quadrupled.sum(), x)), oracle.attempt(lambda: tripled.sum().backward())
+
+    oracle.check(program)

@@ -9,6 +9,7 @@ from glassgrad.tensor cimport TensorBase, VersionCounter, wrap_array
 cdef class SavedTensor
 
 cdef dict _steps_vars, _seams_vars, _anomaly_vars  # read by every new node
+cdef object _UNSAVED_WRAPPED_NUMBER  # read by every saved tensor
 
 
 cdef class Node:
@@ -33,6 +34,9 @@ cdef _gradient_meta(TensorBase t)
 cpdef live_saved_bytes(nodes)
 
 cpdef grad_accumulator(TensorBase leaf, position)
+
+@cython.locals(number=TensorBase)
+cpdef wrapped_number(array)
 
 
 cdef class AccumulateGrad(Node):

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import warnings
+import weakref
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
@@ -760,5 +762,122 @@ def test_sum_with_an_explicit_dim_none_records_sum_backward1(oracle: SimpleNames
         sums = [x.sum(), x.sum(dim=None), m.sum(x, None, True), x.sum(dtype=m.float64)]
         m.autograd.backward(sums, [m.ones_like(s) for s in sums])
         return [type(s.grad_fn).__name__ for s in sums], sums, x.grad
+
+    oracle.check(program)
+
+
+def test_a_pack_hook_that_writes_its_input_in_place_is_refused(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.tensor([0.5, 1.0], requires_grad=True)
+
+        def bump(t: Any) -> Any:
+            t.add_(1)
+            return t
+
+        with m.autograd.graph.saved_tensors_hooks(bump, lambda t: t):
+            refused_in_context = oracle.attempt(lambda: m.exp(x))
+        y = m.exp(x)
+        refused_by_hand = oracle.attempt(lambda: y.grad_fn._raw_saved_result.register_hooks(bump, lambda t: t))
+        with m.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+            fine = m.exp(x)
+        return refused_in_context, refused_by_hand, m.autograd.grad(fine.sum(), x)
+
+    oracle.check(program)
+
+
+def test_saved_tensors_hooks_entered_or_exited_during_backward_end_with_it(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        packs: list[str] = []
+
+        def hooks(name: str, unpack: Any) -> Any:
+            return m.autograd.graph.saved_tensors_hooks(lambda t: packs.append(name) or t, unpack)
+
+        x = m.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        outer = hooks("outer", lambda t: t)
+        inner = hooks("inner", lambda t: (inner.__exit__(), t)[1])  # leaves the hooks while backward unpacks
+        with outer:
+            inner.__enter__()
+            x.sin().sum().backward()
+            m.cos(x)  # still packed by inner: backward left the hooks as it found them
+        inner.__exit__()  # outer's exit above took inner off the stack; this takes outer
+        entering = hooks("entered", lambda t: (entering.__enter__(), t)[1])  # enters the hooks while backward unpacks
+        with entering:
+            x.exp().sum().backward()
+        m.tan(x)  # no hooks in force: nothing packed
+        return packs, x.grad
+
+    oracle.check(program)
+
+
+def test_python_numbers_saved_by_an_op_are_not_packed(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        packed: list[Any] = []
+
+        def pack(t: Any) -> Any:
+            packed.append(tuple(t.shape))
+            return 2 * t  # each packed tensor doubles the gradient that reads it
+
+        x = m.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        with m.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = (x * 3 + x * 0.5 + x * m.tensor(4.0)).sum()
+            first = m.autograd.grad(y, x)
+            cube = (x**3).sum()
+            (g,) = m.autograd.grad(cube, x, create_graph=True)
+            g.sum().backward()
+        return packed, first, g, x.grad
+
+    oracle.check(program)
+
+
+def test_a_saved_input_detached_in_place_refuses_to_unpack(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        def detach_then_backward(op: str, leaf: bool) -> Any:
+            a = m.tensor([0.5, 1.0], requires_grad=True)
+            a = a if leaf else a.clone()
+            b = getattr(a, op)()  # sin saves its input, exp its output
+            a.detach_()
+            return oracle.attempt(lambda: b.sum().backward()), a.grad
+
+        return [detach_then_backward(op, leaf) for op in ("sin", "exp") for leaf in (False, True)]
+
+    oracle.check(program)
+
+
+def test_a_function_that_saves_an_input_it_marked_dirty_frees_it(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        class Scale(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                x.mul_(2)
+                ctx.mark_dirty(x)
+                ctx.save_for_backward(x)
+                return x
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                return grad * 2
+
+        def freed(as_view: bool) -> weakref.ref[Any]:
+            x = m.tensor([1.0, 2.0], requires_grad=True).clone()
+            x = x.view_as(x) if as_view else x
+            Scale.apply(x)
+            return weakref.ref(x)
+
+        gc.disable()  # freed by reference counting alone
+        try:
+            refs = [freed(False), freed(True)]
+            return [ref() is None for ref in refs]
+        finally:
+            gc.enable()
+
+    oracle.check(program)
+
+
+def test_each_saved_python_number_has_a_version_of_its_own(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        tripled, quadrupled = x * 3, x * 4.0
+        tripled.grad_fn._saved_other.add_(1)  # only this graph sees the write
+        return oracle.attempt(lambda: m.autograd.grad(quadrupled.sum(), x)), oracle.attempt(lambda: tripled.sum().backward())
 
     oracle.check(program)

@@ -24,7 +24,7 @@ from .. import _sites as sites
 from .._dtype import _BY_NUMPY, is_floating
 from ..tensor import Size, Tensor
 from . import anomaly, forward_ad, grad_mode, seams, steps
-from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, GradientEdge, Node, edge_to
+from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, GradientEdge, Node, _hook_stack, edge_to
 
 Edge = tuple[Node | None, int]
 _sequence_nr = operator.attrgetter("_seq_nr")
@@ -258,6 +258,9 @@ def _run_backward(
     freed_by = FreedBy(sites.caller_position(), steps.current)
     task = GraphTask([n for n, _ in roots if n is not None], keep_graph, bool(accumulate))
     running.append(task)
+    # A backward runs with the saved_tensors_hooks in force when it began, and leaves them so however its hooks
+    # entered or exited them (PyTorch's graph task restores its thread-local state).
+    hooks_in_force = _hook_stack[:]
     try:
         captured = _run(task, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
         callbacks = task.callbacks
@@ -265,6 +268,7 @@ def _run_backward(
             callbacks.pop(0)()
         return captured
     finally:
+        _hook_stack[:] = hooks_in_force
         running.pop()
         steps.advance()
         if seams.watcher is not None:

@@ -214,9 +214,12 @@ class Function(metaclass=_FunctionMeta):
                 cls.setup_context(ctx, args, outputs)
         saved_for_forward, ctx.saved_for_forward = ctx.saved_for_forward, None
         returned = outputs if isinstance(outputs, tuple) else (outputs,)  # before wiring: which are inputs or views
-        outputs = _wire_outputs(ctx, tuple(a for a in args if isinstance(a, Tensor)), outputs)
-        if forward_ad.state.propagating:
-            _forward_tangents(cls, ctx, args, outputs, returned, saved_for_forward)
+        try:
+            outputs = _wire_outputs(ctx, tuple(a for a in args if isinstance(a, Tensor)), outputs)
+            if forward_ad.state.propagating:
+                _forward_tangents(cls, ctx, args, outputs, returned, saved_for_forward)
+        finally:  # they hold outputs, whose grad_fn is ctx: kept, they would be a cycle only the collector frees
+            ctx.dirty_tensors = ctx.non_differentiable = ()
         return outputs
 
 

@@ -9,6 +9,7 @@ from glassgrad.tensor cimport TensorBase, VersionCounter, wrap_array
 cdef class SavedTensor
 
 cdef dict _steps_vars, _seams_vars, _anomaly_vars  # read by every new node
+cdef object _UNSAVED_WRAPPED_NUMBER  # read by every saved tensor
 
 
 cdef class Node:
@@ -34,6 +35,9 @@ cpdef live_saved_bytes(nodes)
 
 cpdef grad_accumulator(TensorBase leaf, position)
 
+@cython.locals(number=TensorBase)
+cpdef wrapped_number(array)
+
 
 cdef class AccumulateGrad(Node):
     cdef public object variable
@@ -41,7 +45,7 @@ cdef class AccumulateGrad(Node):
 
 cdef class SavedTensor:
     cdef object __weakref__
-    cdef public object _data, _history, _packed, _tensor, _unpack_hook, dtype, is_output, name, output_nr, released
+    cdef public object _data, _history, _packed, _tensor, _unpack_hook, dtype, is_leaf, is_output, name, output_nr, released
     cdef public object requires_grad, saved_version, shape, tangent
     cdef public VersionCounter version_counter
 

@@ -382,7 +382,7 @@ class AccumulateGrad(Node):
     def apply(self, grad_outputs: list[Tensor | None], needed: Container[Node] | None = None) -> tuple[Tensor | None, ...]:
         # `_grad`, not the `grad` property: the engine fit the gradient to the leaf, so the setter's checks are spent
         variable = self.variable
-        if grad_outputs[0] is None:
+        if grad_outputs[0] is None or not variable._requires_grad:  # a leaf detach_()ed since the graph was made
             return ()
         if variable._grad is None and not grad_mode.state.grad_enabled:
             grad = _steal(grad_outputs)
@@ -474,6 +474,25 @@ def _steal(grad_outputs: list[Tensor | None]) -> Tensor:
     return grad.clone()
 
 
+class WrappedNumberVersion(VersionCounter):
+    """The version counter of a Python number an op made a 0-d tensor of (PyTorch's wrapped number), and the mark
+    of one: saved for backward, it is kept as it is, never packed by saved_tensors_hooks (as in PyTorch)."""
+
+    __slots__ = ()
+
+
+# The counter every wrapped number starts with, which spares each `x * 0.5` an allocation: nothing can write one in
+# place before a node saves it, and then it gets one of its own (`_saved_other` hands it to the user).
+_UNSAVED_WRAPPED_NUMBER = WrappedNumberVersion()
+
+
+def wrapped_number(array: np.ndarray) -> Tensor:
+    """A Python number as an op's 0-d operand."""
+    number = Tensor._wrap(array)
+    number._counter = _UNSAVED_WRAPPED_NUMBER
+    return number
+
+
 class SavedTensor:
     """A tensor kept for backward: what it is, its version at save time, and whether it was freed."""
 
@@ -485,6 +504,7 @@ class SavedTensor:
         "_tensor",
         "_unpack_hook",
         "dtype",
+        "is_leaf",
         "is_output",
         "name",
         "output_nr",
@@ -515,17 +535,20 @@ class SavedTensor:
         data = tensor._data
         self.shape: tuple[int, ...] = data.shape  # NumPy's shape and dtype: kept for the diagnostics after release
         self.dtype: np.dtype = data.dtype
-        self.version_counter = counter = tensor._shared_counter()
+        counter = tensor._shared_counter()
+        if counter is _UNSAVED_WRAPPED_NUMBER:
+            counter = tensor._counter = WrappedNumberVersion()
+        self.version_counter = counter
         self.saved_version = counter.value
         self.output_nr = tensor._output_nr
         self.requires_grad = tensor._requires_grad
+        self.is_leaf = tensor.grad_fn is None
         self.released = False
         self.tangent: tuple[int, Tensor] | None = None  # a saved output's tangent: (dual level generation, tangent)
         hooks = _hook_stack
-        if hooks:
+        if hooks and type(counter) is not WrappedNumberVersion:
             pack, self._unpack_hook = hooks[-1]
-            with grad_mode.no_grad():
-                self._packed = pack(tensor)
+            self._packed = _pack(pack, tensor, counter)
             self._tensor = self._data = None
             # What a packed input's unpacked value is differentiated as: the input itself, as in PyTorch
             self._history = edge_to(tensor) if tensor._requires_grad and not is_output else None
@@ -567,7 +590,13 @@ class SavedTensor:
             if self.tangent is not None and self.tangent[0] == forward_ad.state.generation and forward_ad.state.level >= 0:
                 forward_ad.set_tangent(tensor, self.tangent[1])
             return tensor
-        return self._tensor
+        tensor = self._tensor
+        if not self.is_leaf and tensor.grad_fn is None:  # kept itself, its history is read now: detach_() lost it
+            raise RuntimeError(
+                "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
+                "supported, please use out-of-place `.detach()` instead"
+            )
+        return tensor
 
     # -- torch._C._autograd.SavedTensor's Python API ---------------------------
     @property
@@ -608,25 +637,32 @@ class SavedTensor:
         tensor = self.data
         if tensor is None:
             raise RuntimeError("Calling register_hooks on a saved tensor with value None is forbidden")
-        version = self.version_counter.value
-        with grad_mode.no_grad():
-            packed = hooks[0](tensor)
-        if self.version_counter.value != version:
-            raise RuntimeError(
-                "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot "
-                "be modified by in-place operations as this can lead to unexpected side-effects. Please open an "
-                "issue if you need to perform in-place operations on the input to a pack hook."
-            )
+        packed = _pack(hooks[0], tensor, self.version_counter)
         if not self.is_output and tensor._requires_grad:  # what the unpacked value is differentiated as
             self._history = edge_to(tensor)
         self._packed, self._unpack_hook = packed, hooks[1]
         self._tensor = self._data = None
 
 
+def _pack(pack: Callable[[Tensor], Any], tensor: Tensor, counter: VersionCounter) -> Any:
+    """pack(tensor), run without recording; a hook that writes its input in place is refused, as in PyTorch."""
+    version = counter.value
+    with grad_mode.no_grad():
+        packed = pack(tensor)
+    if counter.value != version:
+        raise RuntimeError(
+            "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook cannot "
+            "be modified by in-place operations as this can lead to unexpected side-effects. Please open an "
+            "issue if you need to perform in-place operations on the input to a pack hook."
+        )
+    return packed
+
+
 def undefined_saved() -> SavedTensor:
     """The SavedTensor of a None that a custom Function saved: it unpacks to None and takes no hooks."""
     saved = SavedTensor.__new__(SavedTensor)
     saved.name, saved.is_output, saved.released, saved.requires_grad, saved.output_nr = "", False, False, False, 0
+    saved.is_leaf = True
     saved.shape, saved.dtype, saved.tangent = (), None, None
     saved._tensor = saved._data = saved._packed = saved._unpack_hook = saved._history = None
     saved.version_counter, saved.saved_version = VersionCounter(), 0

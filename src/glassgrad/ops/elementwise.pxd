@@ -3,6 +3,7 @@
 # entry with a C call.
 cimport cython
 
+from glassgrad.autograd.graph cimport wrapped_number
 from glassgrad.ops.table cimport Derivative
 from glassgrad.tensor cimport TensorBase
 cimport glassgrad._quiet as quiet

@@ -13,6 +13,7 @@ import numpy as np
 from .. import _device, _dtype, _layout, _native
 from .. import _quiet as quiet
 from .._dtype import dtype, result_type
+from ..autograd.graph import wrapped_number
 from ..tensor import _NDARRAY, Tensor
 from .creation import zeros_like
 from .out_variant import into
@@ -84,7 +85,7 @@ def as_tensor_operand(x: Operand, like: dtype) -> Tensor:
     if isinstance(x, (bool, int, float, complex, np.number, np.bool_)):
         inexact = like.is_floating_point or like.is_complex
         scalar_dtype = like if inexact and not isinstance(x, (bool, int, np.integer)) else _dtype.result_type(x)
-        return Tensor._wrap(np.asarray(x, dtype=scalar_dtype.np))
+        return wrapped_number(np.asarray(x, dtype=scalar_dtype.np))
     raise TypeError(f"expected a Tensor or a Python number, got {type(x).__name__}")
 
 
@@ -114,7 +115,7 @@ def _binary_with(entry: Derivative, kernel: Kernel, input: Operand, other: Opera
             if a_dtype is b.dtype and (not to_float or a_dtype.kind == "f"):  # nothing to promote: the hot path
                 return _record(entry, _run_on((kernel, a, b)), (input, other), attrs)
         elif type(other) is float and a_dtype.kind == "f":  # `x * 0.5`: the scalar joins in the tensor's dtype
-            scalar = Tensor._wrap(np.asarray(other, dtype=a_dtype))
+            scalar = wrapped_number(np.asarray(other, dtype=a_dtype))
             return _record(entry, _run_on((kernel, a, scalar._data)), (input, scalar), attrs)
     common = result_type(input, other)
     if to_float:

@@ -195,19 +195,21 @@ def format_tensor(t: Tensor) -> str:
     return _with_suffixes(prefix + _body(data, len(prefix)), suffixes + _autograd_suffix(t), len(prefix))
 
 
-def format_sparse(t: Tensor, indices: np.ndarray, values: np.ndarray) -> str:
-    """A sparse COO tensor as PyTorch prints one: its indices and values, then size, nnz, dtype and layout."""
+def format_sparse(t: Tensor, arrays: tuple[tuple[str, np.ndarray], ...], nnz: int) -> str:
+    """A sparse tensor as PyTorch prints one: its named arrays (indices and values for COO; the compressed
+    layouts' index arrays and values), then size, nnz, dtype and layout (COO's on a line of their own)."""
     indent = len("tensor(")
     parts = []
-    for name, data in (("indices", indices), ("values", values)):
+    for name, data in arrays:
         prefix = f"{name}=tensor("
         body = _body(data, indent + len(prefix)) + (f", size={tuple(data.shape)}" if data.size == 0 else "")
         parts.append(prefix + body + ")")
-    suffixes = [f"size={tuple(t._data.shape)}", f"nnz={indices.shape[1]}"]
+    suffixes = [f"size={tuple(t._data.shape)}", f"nnz={nnz}"]
     if not _prints_without_dtype(t.dtype):
         suffixes.append(f"dtype={t.dtype}")
     suffixes += [f"layout={t.layout}", *_autograd_suffix(t)]
-    return _with_suffixes("tensor(" + (",\n" + " " * indent).join(parts), suffixes, indent, newline_first=True)
+    newline_first = t.layout.name == "sparse_coo"
+    return _with_suffixes("tensor(" + (",\n" + " " * indent).join(parts), suffixes, indent, newline_first)
 
 
 def _prints_without_dtype(dtype: Any) -> bool:

@@ -1,6 +1,6 @@
 """torch.layout and torch.memory_format: how a tensor's elements are arranged, as values scripts pass around.
 
-glassgrad's dense layout is NumPy's strided array; glassgrad.sparse has the COO layout. The memory formats name orders of a strided tensor's
+glassgrad's dense layout is NumPy's strided array; glassgrad.sparse has the sparse ones. The memory formats name orders of a strided tensor's
 dimensions in memory; `memory_format=` arguments accept them, and a tensor's strides say which one it has.
 """
 
@@ -40,7 +40,7 @@ class memory_format:
 
 
 strided = layout("strided")
-# glassgrad.sparse has COO tensors; the compressed layouts are names only, refused by to_sparse(layout=...)
+# glassgrad.sparse has COO tensors and 2-D matrices in the compressed layouts (CSR, CSC, BSR, BSC)
 sparse_coo, sparse_csr, sparse_csc, sparse_bsr, sparse_bsc = (
     layout(name) for name in ("sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc")
 )

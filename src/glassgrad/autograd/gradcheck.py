@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._layout import strided
 from ..tensor import Tensor
 from . import forward_ad, grad_mode
 
@@ -60,14 +61,18 @@ def _same_meta(reference: tuple[Tensor, ...], outs: tuple[Tensor, ...], eps: flo
                 )
 
 
+def _is_sparse(t: Tensor) -> bool:
+    return t.layout is not strided
+
+
 def _entries(t: Tensor) -> np.ndarray:
-    """The array gradcheck perturbs: a tensor's elements; a sparse tensor's specified values, as PyTorch's masked
-    check has it (the unspecified elements are not inputs)."""
-    return t._values()._data if t.is_sparse else t._data
+    """The array gradcheck perturbs: a tensor's elements; a sparse tensor's specified values (a view of its values
+    its pattern keeps, in any sparse layout), as PyTorch's masked check has it (unspecified elements are not inputs)."""
+    return t._data.parts[1] if _is_sparse(t) else t._data
 
 
 def _dense(t: Tensor) -> np.ndarray:
-    return t.to_dense()._data if t.is_sparse else t._data
+    return t.to_dense()._data if _is_sparse(t) else t._data
 
 
 def _flat(t: Tensor) -> np.ndarray:
@@ -79,7 +84,7 @@ def _flat(t: Tensor) -> np.ndarray:
 def _gradient_entries(g: Tensor, t: Tensor) -> np.ndarray:
     """A gradient for t, at the entries _entries(t) lists."""
     dense = _dense(g)
-    return dense[tuple(t._indices()._data)] if t.is_sparse else dense
+    return dense[tuple(t._data.parts[0])] if _is_sparse(t) else dense
 
 
 def _jacobian(rows: int, t: Tensor) -> np.ndarray:

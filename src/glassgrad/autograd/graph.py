@@ -24,6 +24,7 @@ import numpy as np
 from .. import _sites as sites
 from .._dtype import _BY_NUMPY
 from .._dtype import dtype as Dtype
+from .._layout import strided
 from .._sites import Position, Site
 from ..tensor import ANY_GRAD_DTYPE, Tensor, VersionCounter, wrap_array
 from . import anomaly, forward_ad, grad_mode, seams, steps
@@ -387,7 +388,7 @@ class AccumulateGrad(Node):
         if variable._grad is None and not grad_mode.state.grad_enabled:
             grad = _steal(grad_outputs)
             leaf = variable._data
-            if not leaf.flags.c_contiguous and grad._data.strides != leaf.strides and not variable.is_sparse:
+            if not leaf.flags.c_contiguous and grad._data.strides != leaf.strides and variable.layout is strided:
                 grad = _in_layout_of(leaf, grad)
             variable._grad = grad
             grad_outputs[0] = grad  # for the node hooks that run after this

@@ -274,26 +274,11 @@ def polar(abs: Tensor, angle: Tensor) -> Tensor:
 
 
 # -- complex formulas of real ops (PyTorch's, whose conjugates vanish on real tensors) -------------------------
+# The holomorphic elementwise ops need none here (table.HOLOMORPHIC); acosh's real formula takes the wrong branch.
 for_complex(
-    elementwise.MulBackward0,
-    self=lambda grad, other: grad * conj(other),
-    other=lambda grad, self: grad * conj(self),
+    elementwise.AcoshBackward0,
+    self=lambda grad, self: grad * conj(elementwise.rsqrt(self + 1) * elementwise.rsqrt(self - 1)),
 )
-for_complex(
-    elementwise.DivBackward0,
-    self=lambda grad, other: grad / conj(other),
-    other=lambda grad, self, other: -grad * conj((self / other) / other),
-)
-for_complex(
-    elementwise.PowBackward0,
-    self=lambda grad, self, exponent: (
-        zeros_like(grad) if exponent == 0 else grad * conj(exponent * elementwise.pow(self, exponent - 1))
-    ),
-)
-for_complex(elementwise.ExpBackward0, self=lambda grad, result: grad * conj(result))
-for_complex(elementwise.LogBackward0, self=lambda grad, self: grad / conj(self))
-for_complex(elementwise.SqrtBackward0, self=lambda grad, result: grad / (2 * conj(result)))
-for_complex(elementwise.ReciprocalBackward0, self=lambda grad, result: -grad * conj(result * result))
 
 
 def _conj_transposed_product(grad: Tensor, other: Tensor, other_first: bool) -> Tensor:

@@ -256,8 +256,11 @@ ToCopyBackward0 = derivative("ToCopyBackward0", self=lambda grad: grad)
 
 
 def _pow_exponent_grad(grad: Tensor, self: Tensor, exponent: Tensor, result: Tensor) -> Tensor:
-    # 0 ** e has a zero derivative in e wherever e >= 0 (PyTorch's subgradient; log(0) would give nan).
-    return grad * where((self == 0) & (exponent >= 0), 0.0, result * log(self))
+    # 0 ** e has a zero derivative in e wherever e is real and >= 0 (PyTorch's subgradient; log(0) would give nan).
+    # A real base of a complex power takes its complex log (a negative base's is not nan).
+    real_nonnegative = (exponent.real >= 0) & (exponent.imag == 0) if exponent.is_complex() else exponent >= 0
+    base = self if self.dtype == result.dtype else self.to(result.dtype)
+    return grad * where((self == 0) & real_nonnegative, 0.0, result * log(base))
 
 
 def _from_add_stub(out: Tensor) -> Tensor:

@@ -243,7 +243,7 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 def trace(input: Tensor) -> Tensor:
     if input.ndim != 2:
         raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input.ndim}")
-    dtype = input._data.dtype if input.dtype.is_floating_point else np.int64
+    dtype = input._data.dtype if input.dtype.is_floating_point or input.dtype.is_complex else np.int64
     return TraceBackward0.record(np.asarray(np.trace(input._data, dtype=dtype)), (input,), self_shape=input.shape)
 
 

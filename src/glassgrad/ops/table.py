@@ -23,10 +23,11 @@ both work.
 Complex results follow PyTorch's convention: a formula maps the conjugate
 Wirtinger gradient of the output to that of each input, and an input that is
 real gets the real part (PyTorch's handle_r_to_c). A formula written for real
-tensors holds for complex ones only when the op is linear and its formula uses
-no input values (LINEAR below); the others need an entry of their own
-(`for_complex`), and an op with neither refuses to record a complex result
-rather than give a wrong gradient.
+tensors holds for complex ones when the op is linear and its formula uses no
+input values (LINEAR below). A holomorphic elementwise op (HOLOMORPHIC) gets
+its complex formula from its real one by one rule: grad * conj(f'(z)). The
+others need an entry of their own (`for_complex`), and an op with none of
+these refuses to record a complex result rather than give a wrong gradient.
 """
 
 from __future__ import annotations
@@ -189,9 +190,13 @@ class Derivative:
     def for_complex(self) -> Derivative:
         """The entry that records this op's complex results, or PyTorch-shaped refusal where glassgrad has none."""
         if self.complex is None:
-            if self.name not in LINEAR:
+            if self.name in LINEAR:
+                formulas = self.formulas
+            elif self.name in HOLOMORPHIC:
+                formulas = {name: ConjugatedFormula(f) for name, f in self.formulas.items()}
+            else:
                 raise no_complex_derivative(self.name)
-            self.complex = Derivative(self.name, self.inputs, self.formulas, complex=True)
+            self.complex = Derivative(self.name, self.inputs, formulas, complex=True)
         return self.complex
 
     def _record_node(self, result: Tensor, inputs: tuple[Tensor, ...], attrs: dict[str, Any]) -> None:
@@ -448,7 +453,37 @@ LINEAR = frozenset({
     "SliceBackwardBackward0", "AliasBackward0", "IndexBackward0", "IndexScatterBackward0", "BasicScatterBackward0",
     "SumBackward0", "SumBackward1", "MeanBackward0", "MeanBackward1", "CumsumBackward0", "ConstantPadNdBackward0", "RollBackward0",
     "FlipBackward0", "RepeatBackward0", "WhereBackward0", "CopyBackwards", "ZeroBackward0", "FillBackward2", "FillBackward3",
+    "DiagonalBackward0", "DiagonalBackwardBackward0", "DiagEmbedBackward0", "TraceBackward0",
 })
+
+
+# Elementwise ops holomorphic in each input, whose formulas multiply grad by the derivative written with
+# holomorphic ops that hold on the complex plane too: the conjugate Wirtinger gradient is grad * conj(f'(z)),
+# which ConjugatedFormula makes of them. (acosh's real formula, rsqrt(z * z - 1), takes the wrong branch for
+# complex z: it has an entry of its own.)
+HOLOMORPHIC = frozenset({
+    "MulBackward0", "DivBackward0", "PowBackward0", "PowBackward1", "PowBackward2", "ExpBackward0", "Exp2Backward0",
+    "Expm1Backward0", "LogBackward0", "Log2Backward0", "Log10Backward0", "Log1PBackward0", "SqrtBackward0",
+    "RsqrtBackward0", "ReciprocalBackward0", "SinBackward0", "CosBackward0", "TanBackward0", "AsinBackward0",
+    "AcosBackward0", "AtanBackward0", "SinhBackward0", "CoshBackward0", "TanhBackward0", "AsinhBackward0",
+    "AtanhBackward0", "SigmoidBackward0", "TanhBackwardBackward0", "SigmoidBackwardBackward0",
+})
+
+
+class ConjugatedFormula:
+    """A holomorphic op's formula for complex tensors: conj(formula(conj(grad), ...)). The formula is linear in
+    grad and its factor f'(z) is holomorphic, so this is grad * conj(f'(z)), PyTorch's convention. It needs what
+    the formula needs: the table reads its parameters from `__code__`."""
+
+    __slots__ = ("__code__", "formula")
+
+    def __init__(self, formula: Formula) -> None:
+        self.formula = formula
+        self.__code__ = formula.__code__
+
+    def __call__(self, grad: Tensor, *needs: Any) -> Tensor | None:
+        result = self.formula(grad.conj(), *needs)
+        return None if result is None else result.conj()
 
 
 # -- ops with several differentiable outputs (decompositions) ---------------------------------

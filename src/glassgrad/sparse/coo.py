@@ -178,9 +178,9 @@ class SparseTensor(Tensor):
         dense = ToDenseBackward0.record(dense_array, (self,), mask=self._grad_mask())
         return dense if dtype is None else dense.to(dtype)
 
-    def to_sparse(self, *args: Any, layout: Any = None, **kwargs: Any) -> SparseTensor:
+    def to_sparse(self, *args: Any, layout: Any = None, blocksize: Any = None, **kwargs: Any) -> Tensor:
         if layout not in (None, _layout.sparse_coo):
-            raise RuntimeError(f"to_sparse: conversion from Sparse to {layout_name(layout)} is not supported")
+            return _compressed(self, layout, blocksize)
         return self
 
     to_sparse_coo = to_sparse
@@ -231,7 +231,7 @@ class SparseTensor(Tensor):
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
 
     def __repr__(self) -> str:
-        return format_sparse(self, self._sparse_indices, self._sparse_values)
+        return format_sparse(self, (("indices", self._sparse_indices), ("values", self._sparse_values)), self._nnz())
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         return (_rebuild, (self._sparse_indices, self._sparse_values, tuple(self._data.shape), self._requires_grad))
@@ -306,8 +306,10 @@ CloneBackward0 = Derivative("CloneBackward0", ("self",), {"self": lambda grad: g
 ToCopyBackward0 = Derivative("ToCopyBackward0", ("self",), {"self": lambda grad, dtype: grad.to(dtype)}, complex=True)
 CoalesceBackward0 = Derivative("CoalesceBackward0", ("self",), {"self": lambda grad: grad}, complex=True)
 ToDenseBackward0 = Derivative("ToDenseBackward0", ("self",), {"self": sparse_mask}, complex=True)
-ToSparseBackward0 = Derivative(
-    "ToSparseBackward0", ("self",), {"self": lambda grad: grad.to_dense() if grad.is_sparse else grad}, complex=True
+# A dense tensor made sparse: ToSparseBackward0 with a sparse_dim given, ToSparseBackward1 without (PyTorch's overloads)
+ToSparseBackward0, ToSparseBackward1 = (
+    Derivative(name, ("self",), {"self": lambda grad: grad.to_dense() if grad.is_sparse else grad}, complex=True)
+    for name in ("ToSparseBackward0", "ToSparseBackward1")
 )
 
 
@@ -383,18 +385,22 @@ def _strictly_increasing(index: np.ndarray, shape: tuple[int, ...]) -> bool:
 def to_sparse(self: Tensor, *args: Any, layout: Any = None, blocksize: Any = None, dense_dim: int | None = None) -> Tensor:
     """Tensor.to_sparse(sparse_dim=None, *, layout=None): the nonzero elements (rows, for a hybrid tensor)."""
     if self.is_sparse:
-        return self.to_sparse(layout=layout)
+        return self.to_sparse(layout=layout, blocksize=blocksize)
     if layout not in (None, _layout.sparse_coo):
-        raise NotImplementedError(
-            f"to_sparse: glassgrad has sparse COO tensors only; conversion to {layout_name(layout)} is not implemented"
-        )
+        return _compressed(self, layout, blocksize)
     sparse_dim = args[0] if args else self.ndim if dense_dim is None else self.ndim - dense_dim
     data = self._data
     nonzero = data != 0 if sparse_dim == data.ndim else np.any(data != 0, axis=tuple(range(sparse_dim, data.ndim)))
     index = np.array(np.nonzero(nonzero), np.int64).reshape(sparse_dim, -1)
     result = make_sparse(index, data[tuple(index)], data.shape, True)
-    ToSparseBackward0.record_onto(result, (self,))
+    (ToSparseBackward0 if args else ToSparseBackward1).record_onto(result, (self,))
     return result
+
+
+def _compressed(self: Tensor, layout: Any, blocksize: Any) -> Tensor:
+    from .compressed import convert  # compressed.py builds on this module
+
+    return convert(self, layout, blocksize)
 
 
 def dense_sparse_mask(self: Tensor, mask: Tensor) -> SparseTensor:

@@ -109,7 +109,7 @@ def _check_inputs(inputs: tuple[Any, ...]) -> None:
                 UserWarning,
                 stacklevel=4,
             )
-        content = t._values() if t.is_sparse else t
+        content = (t._values() if t.is_sparse else t.values()) if _is_sparse(t) else t  # COO, compressed, strided
         # numel: NumPy gives an empty array zero strides, where PyTorch's are a contiguous tensor's
         overlapping = content.numel() > 0 and any(s == 0 and n > 1 for s, n in zip(content.stride(), content.shape, strict=True))
         if overlapping:
@@ -121,7 +121,7 @@ def _check_inputs(inputs: tuple[Any, ...]) -> None:
 
 
 def _check_outputs(outputs: Sequence[Tensor]) -> None:
-    if any(o.is_sparse for o in outputs):
+    if any(_is_sparse(o) for o in outputs):
         raise ValueError(
             "Sparse output is not supported at gradcheck yet. Please call to_dense(masked_grad=...) on the output "
             "of fn for gradcheck."

@@ -180,6 +180,8 @@ class TorchGlass:
         self._grad_enabled = torch.is_grad_enabled
         self._function_base = torch._C._FunctionBase
         self._undo: list[Callable[[], None]] = []
+        self._suspended: Any = None  # the mode, while an optimizer's step runs without it
+        self._library_steps: dict[type, bool] = {}
         glass = self
 
         class Mode(TorchFunctionMode):
@@ -229,16 +231,19 @@ class TorchGlass:
         autograd._make_grads = wrapped_make_grads
         function.Function.apply = classmethod(wrapped_apply)
         function.BackwardCFunction.saved_tensors = property(saved_tensors)
-        from torch.optim.optimizer import register_optimizer_step_post_hook
+        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
-        stepped = register_optimizer_step_post_hook(lambda *_: self.watches.optimizer_stepped())
+        stepping = register_optimizer_step_pre_hook(self._step_starts)
+        stepped = register_optimizer_step_post_hook(self._step_ended)
         self.watches.transforms.finished = self._transform_finished
         unwrap_transforms = transforms.install(torch, self.watches.transforms)
         self.mode.__enter__()
         self._undo = [
             *reversed(unwrap_transforms),
+            self._resume,  # before the mode's exit, which pops the top of the stack: a step that raised left it off
             lambda: self.mode.__exit__(None, None, None),
             stepped.remove,
+            stepping.remove,
             lambda: delattr(function.BackwardCFunction, "saved_tensors"),
             lambda: setattr(function.Function, "apply", apply),
             lambda: setattr(autograd, "_engine_run_backward", run_backward),
@@ -250,6 +255,51 @@ class TorchGlass:
             undo()
         self._undo = []
         self.watches.flush()
+
+    # -- optimizer steps --------------------------------------------------------------------------------------
+    def _step_starts(self, optimizer: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> None:
+        """A step of torch.optim's optimizers makes most of a small model's ops (AdamW's single-tensor path: a dozen
+        per parameter, in place, under no_grad), and the mode's dispatch alone costs each of them more than the op:
+        the mode steps aside until the step ends, and _step_ended records what the step changed. It stays where the
+        step can run code whose lines matter: a closure (the user's forward and backward), other step hooks, an
+        optimizer written by the user, a differentiable one (it makes graphs)."""
+        torch = self.torch
+        stack = torch._C._len_torch_function_stack()  # thread-local: a step on another thread sees no glass here
+        if (
+            len(args) > 1 or kwargs or stack == 0 or torch._C._get_function_stack_at(stack - 1) is not self.mode
+            or optimizer.defaults.get("differentiable") or optimizer._optimizer_step_pre_hooks
+            or optimizer._optimizer_step_post_hooks or not self._library_step(type(optimizer))
+        ):
+            return
+        from torch.optim import optimizer as module
+
+        if len(module._global_optimizer_pre_hooks) == 1 and len(module._global_optimizer_post_hooks) == 1:
+            self._suspended = torch._C._pop_torch_function_stack()
+
+    def _library_step(self, kind: type) -> bool:
+        """Whether an optimizer's step is a library's (torch.optim's), not the user's own code."""
+        found = self._library_steps.get(kind)
+        if found is None:
+            code = getattr(inspect.unwrap(kind.step), "__code__", None)
+            found = self._library_steps[kind] = code is None or not sites.is_users(code.co_filename)
+        return found
+
+    def _step_ended(self, optimizer: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> None:
+        if self._suspended is not None:
+            # What the mode would have recorded: the parameters the step updated and their state, changed at the user's
+            # step(). Read before the mode is back, or each tensor read would go through it.
+            changed = [p for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
+            state = optimizer.state
+            changed += [v for p in changed for v in state.get(p, {}).values() if isinstance(v, self.torch.Tensor)]
+            self._modified(changed, _Change(sites.caller_position(), None))
+            self._resume()
+        self.watches.optimizer_stepped()
+
+    def _resume(self) -> None:
+        """Put the mode back after a step (or, where a step raised, at the next backward and at uninstall)."""
+        if self._suspended is not None:
+            self.torch._C._push_on_torch_function_stack(self._suspended)
+            self._suspended = None
 
     # -- every op ---------------------------------------------------------------------------------------------
     _PASS, _OP, _INPLACE, _MAYBE_INPLACE = 0, 1, 2, 3  # _MAYBE_INPLACE: a function with an `inplace` argument
@@ -402,6 +452,7 @@ class TorchGlass:
 
     # -- every backward ---------------------------------------------------------------------------------------
     def _backward(self, run_backward: Callable[..., Any], t_outputs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        self._resume()
         call = Call(sites.caller_position(), steps.current)
         keep_graph, create_graph = bool(args[1]), bool(args[2])
         accumulate = bool(kwargs.get("accumulate_grad", args[5] if len(args) > 5 else True))

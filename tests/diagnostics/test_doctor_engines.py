@@ -179,8 +179,8 @@ def test_the_torch_glass_leaves_torch_as_it_was() -> None:
     assert not torch.overrides._is_torch_function_mode_enabled()
 
 
-def _ops_seen_in_step(optimizer: torch.optim.Optimizer, *args: object) -> list[str]:
-    """The ops the torch glass's mode saw while `optimizer.step(*args)` ran."""
+def _ops_seen_in_step(optimizer: torch.optim.Optimizer, *args: object, **kwargs: object) -> list[str]:
+    """The ops the torch glass's mode saw while `optimizer.step(*args, **kwargs)` ran."""
     seen: list[str] = []
     with doctor.watch_torch() as glass:
         op = glass._op
@@ -190,7 +190,7 @@ def _ops_seen_in_step(optimizer: torch.optim.Optimizer, *args: object) -> list[s
             return op(func, args, kwargs)
 
         glass._op = counting  # type: ignore[method-assign]
-        optimizer.step(*args)
+        optimizer.step(*args, **kwargs)
     return seen
 
 
@@ -217,7 +217,9 @@ def test_the_mode_steps_aside_for_a_library_step_but_not_for_user_code() -> None
         loss.backward()
         return loss
 
-    assert "mul" in _ops_seen_in_step(torch.optim.SGD([w]), closure)  # the user's forward, inside step()
+    for seen in (_ops_seen_in_step(torch.optim.SGD([w]), closure), _ops_seen_in_step(torch.optim.SGD([w]), closure=closure)):
+        assert "mul" in seen  # the user's forward, inside step()
+        assert not [name for name in seen if name.endswith("_")]  # but not the update
     assert "sub_" in _ops_seen_in_step(_HandWritten([w]))
 
 

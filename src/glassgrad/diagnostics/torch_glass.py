@@ -257,24 +257,46 @@ class TorchGlass:
         self.watches.flush()
 
     # -- optimizer steps --------------------------------------------------------------------------------------
-    def _step_starts(self, optimizer: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> None:
+    def _step_starts(self, optimizer: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """A step of torch.optim's optimizers makes most of a small model's ops (AdamW's single-tensor path: a dozen
         per parameter, in place, under no_grad), and the mode's dispatch alone costs each of them more than the op:
-        the mode steps aside until the step ends, and _step_ended records what the step changed. It stays where the
-        step can run code whose lines matter: a closure (the user's forward and backward), other step hooks, an
-        optimizer written by the user, a differentiable one (it makes graphs)."""
+        the mode steps aside until the step ends, and _step_ended records what the step changed. A closure (the user's
+        forward and backward, run by step()) runs with the mode on. It stays on for steps that run other code whose
+        lines matter: other step hooks, an optimizer written by the user, a differentiable one (it makes graphs)."""
         torch = self.torch
         stack = torch._C._len_torch_function_stack()  # thread-local: a step on another thread sees no glass here
+        rest = (*args[1:], *kwargs.values())
+        closure = rest[0] if len(rest) == 1 and set(kwargs) <= {"closure"} and callable(rest[0]) else None
         if (
-            len(args) > 1 or kwargs or stack == 0 or torch._C._get_function_stack_at(stack - 1) is not self.mode
+            (rest and closure is None) or stack == 0 or torch._C._get_function_stack_at(stack - 1) is not self.mode
             or optimizer.defaults.get("differentiable") or optimizer._optimizer_step_pre_hooks
             or optimizer._optimizer_step_post_hooks or not self._library_step(type(optimizer))
         ):
-            return
+            return None
         from torch.optim import optimizer as module
 
-        if len(module._global_optimizer_pre_hooks) == 1 and len(module._global_optimizer_post_hooks) == 1:
-            self._suspended = torch._C._pop_torch_function_stack()
+        if len(module._global_optimizer_pre_hooks) != 1 or len(module._global_optimizer_post_hooks) != 1:
+            return None
+        self._suspended = torch._C._pop_torch_function_stack()
+        if closure is None:
+            return None
+        wrapped = self._with_mode(closure)
+        return ((args[0], wrapped), {}) if kwargs == {} else (args, {"closure": wrapped})
+
+    def _with_mode(self, closure: Callable[[], Any]) -> Callable[[], Any]:
+        """The closure, run with the mode back on."""
+
+        def closure_with_the_glass() -> Any:
+            self._resume()
+            try:
+                return closure()
+            finally:
+                torch = self.torch
+                stack = torch._C._len_torch_function_stack()
+                if stack and torch._C._get_function_stack_at(stack - 1) is self.mode:
+                    self._suspended = torch._C._pop_torch_function_stack()
+
+        return closure_with_the_glass
 
     def _library_step(self, kind: type) -> bool:
         """Whether an optimizer's step is a library's (torch.optim's), not the user's own code."""

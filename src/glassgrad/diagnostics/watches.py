@@ -123,6 +123,7 @@ class WatchState:
     # Surviving nodes that make the holders worth searching for again, by backward statement (as `surviving`)
     next_search: dict[tuple[int, int] | None, int] = field(default_factory=dict)
     heap: _HeapBudget = field(default_factory=_HeapBudget)
+    alive_said: set[tuple[Site | None, Holder | None]] = field(default_factory=set)  # the roots' site and holder warned of
     # A backward that keeps its graph (an inner autograd.grad with create_graph=True, the first of two losses) ends
     # an iteration unless the next backward, another statement, goes through that graph: until then its count of
     # survivors waits here with the record that says whether a later backward used the graph. (The same statement
@@ -411,8 +412,10 @@ class WatchState:
                 fix = _carried_fix(crossing, resolve(position)) if crossing is not None else None
                 if crossing is not None and fix is not None:
                     self._warn("alive", _carried_message(old, crossing, fix), crossing.child_site)
-                else:
-                    self._warn("alive", _alive_message(old, site, count, holder), _adding_or(holder, site))
+                elif (site, holder) not in self.alive_said:  # the text reads the user's files (10 ms and more): once
+                    self.alive_said.add((site, holder))
+                    adding = holder.adding_line() if holder is not None else None
+                    self._warn("alive", _alive_message(old, site, count, holder, adding), _fix_site(adding, site))
             if not self.settling:
                 self.settling = True
                 self._settle(self.live())
@@ -433,10 +436,6 @@ def _carried_message(old: int, crossing: Crossing, fix: list[str]) -> str:
     ])
 
 
-def _adding_or(holder: Holder | None, site: Site | None) -> Site | None:
-    return _fix_site(holder.adding_line() if holder is not None else None, site)
-
-
 def _fix_site(adding: Site | None, site: Site | None) -> Site | None:
     """The line to change: the call passing the tensor to the statement adding it, that statement, else `site`."""
     if adding is None:
@@ -451,7 +450,8 @@ def _added_at(adding: Site) -> str:
     return added if passing is None else added + f"  with the value passed by the call at\n  {where(passing)}\n"
 
 
-def _alive_message(old: int, site: Site | None, count: int, holder: Holder | None) -> str:
+def _alive_message(old: int, site: Site | None, count: int, holder: Holder | None, adding: Site | None) -> str:
+    """`adding`: the holder's statement that adds to it (Holder.adding_line)."""
     message = (
         f"{old:,} graph nodes from earlier iterations are still alive and their number grows every step. {count} of "
         f"the graphs holding them end in a tensor made at\n  {where(site)}\n"
@@ -461,7 +461,6 @@ def _alive_message(old: int, site: Site | None, count: int, holder: Holder | Non
             "Something keeps that tensor across iterations (a running total like `total = total + loss`, a list of "
             "losses). Keep loss.item() or loss.detach() instead."
         )
-    adding = holder.adding_line()
     message += f"It is held by {holder.description}"
     message += f", {_added_at(adding)}" if adding is not None else ".\n"
     return message + "Keep loss.item() or loss.detach() there instead, so each step's graph can be freed."

@@ -263,22 +263,16 @@ class TorchGlass:
         the mode steps aside until the step ends, and _step_ended records what the step changed. A closure (the user's
         forward and backward, run by step()) runs with the mode on. It stays on for steps that run other code whose
         lines matter: other step hooks, an optimizer written by the user, a differentiable one (it makes graphs)."""
-        torch = self.torch
-        stack = torch._C._len_torch_function_stack()  # thread-local: a step on another thread sees no glass here
+        from torch.optim import optimizer as module
+
         rest = (*args[1:], *kwargs.values())
         closure = rest[0] if len(rest) == 1 and set(kwargs) <= {"closure"} and callable(rest[0]) else None
         if (
-            (rest and closure is None) or stack == 0 or torch._C._get_function_stack_at(stack - 1) is not self.mode
-            or optimizer.defaults.get("differentiable") or optimizer._optimizer_step_pre_hooks
-            or optimizer._optimizer_step_post_hooks or not self._library_step(type(optimizer))
+            (rest and closure is None) or optimizer.defaults.get("differentiable") or optimizer._optimizer_step_pre_hooks
+            or optimizer._optimizer_step_post_hooks or len(module._global_optimizer_pre_hooks) != 1
+            or len(module._global_optimizer_post_hooks) != 1 or not self._library_step(type(optimizer))
+            or not self._suspend() or closure is None
         ):
-            return None
-        from torch.optim import optimizer as module
-
-        if len(module._global_optimizer_pre_hooks) != 1 or len(module._global_optimizer_post_hooks) != 1:
-            return None
-        self._suspended = torch._C._pop_torch_function_stack()
-        if closure is None:
             return None
         wrapped = self._with_mode(closure)
         return ((args[0], wrapped), {}) if kwargs == {} else (args, {"closure": wrapped})
@@ -291,12 +285,18 @@ class TorchGlass:
             try:
                 return closure()
             finally:
-                torch = self.torch
-                stack = torch._C._len_torch_function_stack()
-                if stack and torch._C._get_function_stack_at(stack - 1) is self.mode:
-                    self._suspended = torch._C._pop_torch_function_stack()
+                self._suspend()
 
         return closure_with_the_glass
+
+    def _suspend(self) -> bool:
+        """Take the mode off the stack where it is on top; whether it is off. (The stack is the thread's own: a step on
+        another thread sees no glass there, and a mode the user entered inside the glass's block keeps it on.)"""
+        torch = self.torch
+        stack = torch._C._len_torch_function_stack()
+        if stack and torch._C._get_function_stack_at(stack - 1) is self.mode:
+            self._suspended = torch._C._pop_torch_function_stack()
+        return self._suspended is not None
 
     def _library_step(self, kind: type) -> bool:
         """Whether an optimizer's step is a library's (torch.optim's), not the user's own code."""

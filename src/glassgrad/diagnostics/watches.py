@@ -123,7 +123,6 @@ class WatchState:
     # Surviving nodes that make the holders worth searching for again, by backward statement (as `surviving`)
     next_search: dict[tuple[int, int] | None, int] = field(default_factory=dict)
     heap: _HeapBudget = field(default_factory=_HeapBudget)
-    alive_said: set[tuple[Site | None, Holder | None]] = field(default_factory=set)  # the roots' site and holder warned of
     # A backward that keeps its graph (an inner autograd.grad with create_graph=True, the first of two losses) ends
     # an iteration unless the next backward, another statement, goes through that graph: until then its count of
     # survivors waits here with the record that says whether a later backward used the graph. (The same statement
@@ -412,8 +411,8 @@ class WatchState:
                 fix = _carried_fix(crossing, resolve(position)) if crossing is not None else None
                 if crossing is not None and fix is not None:
                     self._warn("alive", _carried_message(old, crossing, fix), crossing.child_site)
-                elif (site, holder) not in self.alive_said:  # the text reads the user's files (10 ms and more): once
-                    self.alive_said.add((site, holder))
+                elif ("holder", (site, holder)) not in self.warned:  # the text reads the user's files (10 ms and more)
+                    self.warned.add(("holder", (site, holder)))  # in `warned`: said again where that is cleared (a new cell)
                     adding = holder.adding_line() if holder is not None else None
                     self._warn("alive", _alive_message(old, site, count, holder, adding), _fix_site(adding, site))
             if not self.settling:

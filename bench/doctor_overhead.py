@@ -5,7 +5,9 @@ under `glassgrad.doctor.watch_torch()` (every op recorded, the watches on for th
 `glassgrad doctor --engine torch`), the settings interleaved round by round; the figure is the median over
 rounds. Issue 31's aim: the doctor <= 2x the plain loop for every workload, and the ratio at 4N no larger than
 at N (a cost that grows with the step count would show there). Run with `make bench-doctor`
-(BENCH_ARGS="--quick" for one round of 8 and 32 steps; --only "gpt2,cnn checkpoint" for some workloads, by name).
+(BENCH_ARGS="--quick" for one round of 8 and 32 steps; --only "gpt2,cnn checkpoint" for some workloads, by name;
+--cpu to time the process's CPU seconds instead of the wall clock: on a machine shared with other work, the wall clock
+counts the time others ran too, CPU seconds much less).
 Started by `glassgrad run` (`python -m glassgrad.cli run bench/doctor_overhead.py`), `import torch` gives
 glassgrad and the same loops run on glassgrad's engine, the doctor being its watches (`glassgrad.diagnostics.watch()`,
 what `glassgrad doctor --engine glassgrad` turns on); make bench-doctor runs both.
@@ -139,13 +141,16 @@ SETTINGS: dict[str, Callable[[], AbstractContextManager[object]]] = {
 }
 
 
+CLOCK = time.process_time if "--cpu" in sys.argv else time.perf_counter
+
+
 def timed(loop: Loop, steps: int, setting: Callable[[], AbstractContextManager[object]]) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the leaking loops warn under the doctor; the warning is not what is timed
         with setting():
-            start = time.perf_counter()
+            start = CLOCK()
             loop(steps)
-            return time.perf_counter() - start
+            return CLOCK() - start
 
 
 def main() -> None:
@@ -153,7 +158,8 @@ def main() -> None:
     only = sys.argv[sys.argv.index("--only") + 1].split(",") if "--only" in sys.argv else None
     torch.set_num_threads(1)
     rounds, steps = (1, 8) if quick else (3, 10)
-    print(f"engine: {'glassgrad' if ON_GLASSGRAD else 'torch ' + torch.__version__}")
+    clock = "CPU" if CLOCK is time.process_time else "wall"
+    print(f"engine: {'glassgrad' if ON_GLASSGRAD else 'torch ' + torch.__version__}, {clock} seconds")
     print(f"{'workload':36}{'steps':>6}{'plain s':>9}{'doctor s':>10}{'ratio':>8}")
     for name, make in WORKLOADS.items():
         if only is not None and name not in only:

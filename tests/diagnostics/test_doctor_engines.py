@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 import torch
 
+from glassgrad import _sites as sites
 from glassgrad import doctor
 
 from . import scripts
@@ -175,6 +176,76 @@ def test_the_torch_glass_leaves_torch_as_it_was() -> None:
         pass
     assert torch.autograd._engine_run_backward is run_backward and torch.autograd.Function.apply == apply
     assert "saved_tensors" not in vars(torch.autograd.function.BackwardCFunction)
+    assert not torch.overrides._is_torch_function_mode_enabled()
+
+
+def _ops_seen_in_step(optimizer: torch.optim.Optimizer, *args: object, **kwargs: object) -> list[str]:
+    """The ops the torch glass's mode saw while `optimizer.step(*args, **kwargs)` ran."""
+    seen: list[str] = []
+    with doctor.watch_torch() as glass:
+        op = glass._op
+
+        def counting(func: object, args: object, kwargs: object) -> object:
+            seen.append(getattr(func, "__name__", ""))
+            return op(func, args, kwargs)
+
+        glass._op = counting  # type: ignore[method-assign]
+        optimizer.step(*args, **kwargs)
+    return seen
+
+
+class _HandWritten(torch.optim.Optimizer):
+    """An optimizer of the user's own: its lines are the ones to name, so the mode stays on for its step."""
+
+    def __init__(self, params: list[torch.nn.Parameter]) -> None:
+        super().__init__(params, {})
+
+    @torch.no_grad()
+    def step(self, closure: object = None) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                p.sub_(0.1 * p.grad)
+
+
+def test_the_mode_steps_aside_for_a_library_step_but_not_for_user_code() -> None:
+    w = torch.nn.Parameter(torch.ones(3))
+    w.grad = torch.ones(3)
+    assert not [name for name in _ops_seen_in_step(torch.optim.AdamW([w])) if name.endswith("_")]
+
+    def closure() -> torch.Tensor:
+        loss = (w * 2).sum()
+        loss.backward()
+        return loss
+
+    for seen in (_ops_seen_in_step(torch.optim.SGD([w]), closure), _ops_seen_in_step(torch.optim.SGD([w]), closure=closure)):
+        assert "mul" in seen  # the user's forward, inside step()
+        assert not [name for name in seen if name.endswith("_")]  # but not the update
+    assert "sub_" in _ops_seen_in_step(_HandWritten([w]))
+
+
+def test_a_library_step_records_what_it_changed() -> None:
+    w = torch.nn.Parameter(torch.ones(3))
+    optimizer = torch.optim.AdamW([w])
+    with doctor.watch_torch() as glass:
+        (w * 2).sum().backward()
+        optimizer.step(); line = sys._getframe().f_lineno  # noqa: E702
+    for tensor in (w, optimizer.state[w]["exp_avg"]):
+        change = glass.modified[glass._storage_key(tensor)]
+        site = sites.resolve(change.position)
+        assert site is not None and site[1] == line
+
+
+def test_the_glass_comes_back_after_a_step_that_raised() -> None:
+    w = torch.nn.Parameter(torch.ones(3))
+    optimizer = torch.optim.AdamW([w])
+    with doctor.watch_torch():
+        w.grad = torch.ones(3).to_sparse()
+        with pytest.raises(RuntimeError):
+            optimizer.step()  # AdamW takes no sparse gradients: the post hook that puts the mode back never runs
+        assert torch._C._len_torch_function_stack() == 0
+        (w * 2).sum().backward()
+        assert torch._C._len_torch_function_stack() == 1
+        assert (w * 2).grad_fn.metadata  # recorded again
     assert not torch.overrides._is_torch_function_mode_enabled()
 
 

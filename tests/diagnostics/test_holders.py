@@ -4,6 +4,7 @@ as the heap's referrers give it; the heap is searched only where the frames hold
 from __future__ import annotations
 
 import gc
+import time
 import warnings
 from pathlib import Path
 from typing import Any
@@ -100,3 +101,28 @@ def test_what_grows_outside_the_frames_is_found_in_the_heap(tmp_path: Path) -> N
     """The frames hold only a graph from long ago; the list that grows (a default argument) is not theirs to see."""
     script = scripts.write(tmp_path, "hidden", STALE_IN_FRAMES)
     assert f"end in a tensor made at\n  {script.site('loss')}" in _warning(script)
+
+
+def test_heap_scans_keep_to_their_share_of_the_time() -> None:
+    budget = watches._HeapBudget(began=time.perf_counter() - 1.0)
+    assert budget.allows()  # the first scan, whatever it costs
+    budget.spent = 2 * watches.HEAP_SHARE  # twice the share of the second the watches have been on
+    assert not budget.allows()
+    budget.began -= 3.0  # the program ran on: 4 s, the spent time is now half the share
+    assert budget.allows()
+
+
+def test_a_heap_scan_out_of_budget_waits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The search defers to a later backward rather than scan the heap past its share: the warning waits with it."""
+
+    def no_heap_scan() -> list[Any]:
+        raise AssertionError("the holder search scanned the heap")
+
+    monkeypatch.setattr(watches._HeapBudget, "allows", lambda self: False)
+    monkeypatch.setattr(watches.gc, "get_objects", no_heap_scan)
+    script = scripts.write(tmp_path, "hidden", STALE_IN_FRAMES)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", GraphWarning)
+        with glassgrad.diagnostics.watch():
+            assert script.run("glassgrad") is None
+    assert not [w for w in caught if issubclass(w.category, GraphWarning)]

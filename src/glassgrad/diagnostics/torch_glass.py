@@ -4,7 +4,7 @@ PyTorch's own seams supply the facts glassgrad's engine keeps natively:
 - a TorchFunctionMode sees every op. The user's line and the step go into a record in
   `grad_fn.metadata`, also for the nodes a fused op made without Python seeing them (found by walking
   back from its output to nodes already tagged). The node's saved buffers (name, shape, dtype, bytes,
-  storage, version) are read once, from its raw SavedVariables (`_raw_saved_*`, `SavedTensor.data`);
+  version) are read once, from its raw SavedVariables (`_raw_saved_*`, `SavedTensor.data`);
 - in-place ops seen by the mode remember the line that last modified each storage (optimizer.step()
   included: its line is the first frame outside torch), and a call with `inplace=True` (nn.ReLU's) the
   module that made it;
@@ -60,17 +60,17 @@ class _Change(NamedTuple):  # tuples: one is made per in-place op and per saved 
 
 
 class _Buffer(NamedTuple):
-    """One tensor a PyTorch node saved, as read when the node was made."""
+    """One tensor a PyTorch node saved, as read when the node was made: its shape and dtype as PyTorch gives them
+    (read for every saved tensor, shown for few), put in glassgrad's terms when shown."""
 
     name: str
-    shape: tuple[int, ...]
-    dtype: str
+    shape: Any  # a torch.Size
+    dtype: Any  # a torch.dtype
     nbytes: int
-    storage: int  # the storage's address: the key of the in-place record
     version: int | None  # None: packed by a saved_tensors_hooks hook, whose unpack PyTorch does not version-check
 
     def shown(self, state: str) -> SavedBuffer:
-        return SavedBuffer(self.name, self.shape, self.dtype, self.nbytes, state)
+        return SavedBuffer(self.name, tuple(self.shape), _dtype_name(self.dtype), self.nbytes, state)
 
 
 class _Record:
@@ -171,7 +171,7 @@ class TorchGlass:
         self.running: list[list[Any]] = []
         # torch.cuda.memory_allocated() before each backward, where a GPU is there (None on a machine without one)
         self.cuda_allocated: list[int] | None = [] if torch.cuda.is_available() else None
-        self._names: dict[type, tuple[str, ...]] = {}
+        self._attributes: dict[type, tuple[tuple[str, str], ...]] = {}
         self._kinds: dict[str, int] = {}
         self._inplace_at: dict[Any, int | None] = {}
         self._sink = torch._C._functions.AccumulateGrad
@@ -180,6 +180,8 @@ class TorchGlass:
         self._grad_enabled = torch.is_grad_enabled
         self._function_base = torch._C._FunctionBase
         self._undo: list[Callable[[], None]] = []
+        self._suspended: Any = None  # the mode, while an optimizer's step runs without it
+        self._library_steps: dict[type, bool] = {}
         glass = self
 
         class Mode(TorchFunctionMode):
@@ -229,16 +231,19 @@ class TorchGlass:
         autograd._make_grads = wrapped_make_grads
         function.Function.apply = classmethod(wrapped_apply)
         function.BackwardCFunction.saved_tensors = property(saved_tensors)
-        from torch.optim.optimizer import register_optimizer_step_post_hook
+        from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
 
-        stepped = register_optimizer_step_post_hook(lambda *_: self.watches.optimizer_stepped())
+        stepping = register_optimizer_step_pre_hook(self._step_starts)
+        stepped = register_optimizer_step_post_hook(self._step_ended)
         self.watches.transforms.finished = self._transform_finished
         unwrap_transforms = transforms.install(torch, self.watches.transforms)
         self.mode.__enter__()
         self._undo = [
             *reversed(unwrap_transforms),
+            self._resume,  # before the mode's exit, which pops the top of the stack: a step that raised left it off
             lambda: self.mode.__exit__(None, None, None),
             stepped.remove,
+            stepping.remove,
             lambda: delattr(function.BackwardCFunction, "saved_tensors"),
             lambda: setattr(function.Function, "apply", apply),
             lambda: setattr(autograd, "_engine_run_backward", run_backward),
@@ -250,6 +255,73 @@ class TorchGlass:
             undo()
         self._undo = []
         self.watches.flush()
+
+    # -- optimizer steps --------------------------------------------------------------------------------------
+    def _step_starts(self, optimizer: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        """A step of torch.optim's optimizers makes most of a small model's ops (AdamW's single-tensor path: a dozen
+        per parameter, in place, under no_grad), and the mode's dispatch alone costs each of them more than the op:
+        the mode steps aside until the step ends, and _step_ended records what the step changed. A closure (the user's
+        forward and backward, run by step()) runs with the mode on. It stays on for steps that run other code whose
+        lines matter: other step hooks, an optimizer written by the user, a differentiable one (it makes graphs)."""
+        from torch.optim import optimizer as module
+
+        rest = (*args[1:], *kwargs.values())
+        closure = rest[0] if len(rest) == 1 and set(kwargs) <= {"closure"} and callable(rest[0]) else None
+        if (
+            (rest and closure is None) or optimizer.defaults.get("differentiable") or optimizer._optimizer_step_pre_hooks
+            or optimizer._optimizer_step_post_hooks or len(module._global_optimizer_pre_hooks) != 1
+            or len(module._global_optimizer_post_hooks) != 1 or not self._library_step(type(optimizer))
+            or not self._suspend() or closure is None
+        ):
+            return None
+        wrapped = self._with_mode(closure)
+        return ((args[0], wrapped), {}) if kwargs == {} else (args, {"closure": wrapped})
+
+    def _with_mode(self, closure: Callable[[], Any]) -> Callable[[], Any]:
+        """The closure, run with the mode back on."""
+
+        def closure_with_the_glass() -> Any:
+            self._resume()
+            try:
+                return closure()
+            finally:
+                self._suspend()
+
+        return closure_with_the_glass
+
+    def _suspend(self) -> bool:
+        """Take the mode off the stack where it is on top; whether it is off. (The stack is the thread's own: a step on
+        another thread sees no glass there, and a mode the user entered inside the glass's block keeps it on.)"""
+        torch = self.torch
+        stack = torch._C._len_torch_function_stack()
+        if stack and torch._C._get_function_stack_at(stack - 1) is self.mode:
+            self._suspended = torch._C._pop_torch_function_stack()
+        return self._suspended is not None
+
+    def _library_step(self, kind: type) -> bool:
+        """Whether an optimizer's step is a library's (torch.optim's), not the user's own code."""
+        found = self._library_steps.get(kind)
+        if found is None:
+            code = getattr(inspect.unwrap(kind.step), "__code__", None)
+            found = self._library_steps[kind] = code is None or not sites.is_users(code.co_filename)
+        return found
+
+    def _step_ended(self, optimizer: Any, args: Sequence[Any], kwargs: dict[str, Any]) -> None:
+        if self._suspended is not None:
+            # What the mode would have recorded: the parameters the step updated and their state, changed at the user's
+            # step(). Read before the mode is back, or each tensor read would go through it.
+            changed = [p for group in optimizer.param_groups for p in group["params"] if p.grad is not None]
+            state = optimizer.state
+            changed += [v for p in changed for v in state.get(p, {}).values() if isinstance(v, self.torch.Tensor)]
+            self._modified(changed, _Change(sites.caller_position(), None))
+            self._resume()
+        self.watches.optimizer_stepped()
+
+    def _resume(self) -> None:
+        """Put the mode back after a step (or, where a step raised, at the next backward and at uninstall)."""
+        if self._suspended is not None:
+            self.torch._C._push_on_torch_function_stack(self._suspended)
+            self._suspended = None
 
     # -- every op ---------------------------------------------------------------------------------------------
     _PASS, _OP, _INPLACE, _MAYBE_INPLACE = 0, 1, 2, 3  # _MAYBE_INPLACE: a function with an `inplace` argument
@@ -331,7 +403,7 @@ class TorchGlass:
 
     def _tag(self, out: Any, position: Position | None) -> None:
         tensor_type = self.torch.Tensor
-        outputs = out if isinstance(out, (tuple, list)) else (out,)
+        outputs = (out,) if type(out) is tensor_type else out if isinstance(out, (tuple, list)) else (out,)
         for tensor in outputs:
             if isinstance(tensor, tensor_type):
                 node = tensor.grad_fn
@@ -355,12 +427,16 @@ class TorchGlass:
                 if child is not None and type(child) is not sink and _KEY not in child.metadata and child._sequence_nr() >= first:
                     stack.append(child)
 
-    def _saved_names(self, node: Any) -> tuple[str, ...]:
-        kind = type(node)
-        names = self._names.get(kind)
-        if names is None:
-            names = self._names[kind] = tuple(k.removeprefix("_raw_saved_") for k in vars(kind) if k.startswith("_raw_saved_"))
-        return names
+    def _saved_attributes(self, kind: type) -> tuple[tuple[str, str], ...]:
+        """(name, attribute) of the raw SavedVariables of a kind of node; () for the many that save nothing."""
+        found = self._attributes.get(kind)
+        if found is None:
+            if issubclass(kind, self._function_base):  # a custom Function's node: a tuple of them, as ctx saved them
+                found = (("saved_tensors", "_raw_saved_tensors"),)
+            else:
+                found = tuple((k.removeprefix("_raw_saved_"), k) for k in vars(kind) if k.startswith("_raw_saved_"))
+            self._attributes[kind] = found
+        return found
 
     def _raw_saved(self, node: Any) -> Iterator[tuple[str, Any]]:
         """(name, SavedTensor) for every tensor the node saved, as glassgrad names them.
@@ -368,12 +444,8 @@ class TorchGlass:
         Only the raw SavedVariables: reading `_saved_*` would unpack them, and an unpack runs the saved-tensor hooks
         (a non-reentrant checkpoint's recomputes its whole block: BatchNorm's running statistics move again).
         """
-        if isinstance(node, self._function_base):
-            for i, raw in enumerate(node._raw_saved_tensors):
-                yield f"saved_tensors[{i}]", raw
-            return
-        for name in self._saved_names(node):
-            raw = getattr(node, f"_raw_saved_{name}")
+        for name, attribute in self._saved_attributes(type(node)):
+            raw = getattr(node, attribute)
             if isinstance(raw, (list, tuple)):
                 yield from ((f"{name}[{i}]", r) for i, r in enumerate(raw))
             elif raw is not None:
@@ -383,25 +455,24 @@ class TorchGlass:
         """The node's saved tensors as PyTorch holds them. `SavedTensor.data` is what was stored, unpacked by nobody:
         the tensor itself, or what a saved_tensors_hooks pack function returned (a checkpoint's placeholder holds
         no bytes and is not counted; a tensor offloaded by a hook is counted as the hook keeps it)."""
+        if not self._saved_attributes(type(node)):  # most nodes: views, additions
+            return ()
         tensor_type = self.torch.Tensor
         buffers = []
         try:
             for name, raw in self._raw_saved(node):
                 data = raw.data
                 if isinstance(data, tensor_type):
-                    hooked = raw.unpack_hook is not None  # PyTorch checks no version behind a hook
-                    buffers.append(
-                        _Buffer(
-                            name, tuple(data.shape), _dtype_name(data.dtype), data.numel() * data.element_size(),
-                            self._storage_key(data), None if hooked else data._version,
-                        )
-                    )
+                    # PyTorch checks no version behind a hook
+                    version = None if raw.unpack_hook is not None else data._version
+                    buffers.append(_Buffer(name, data.shape, data.dtype, data.nbytes, version))
         except Exception:  # a node whose saved values cannot be read (an unusual C++ node): the glass sees less, the program runs on
             return ()
         return tuple(buffers)
 
     # -- every backward ---------------------------------------------------------------------------------------
     def _backward(self, run_backward: Callable[..., Any], t_outputs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        self._resume()
         call = Call(sites.caller_position(), steps.current)
         keep_graph, create_graph = bool(args[1]), bool(args[2])
         accumulate = bool(kwargs.get("accumulate_grad", args[5] if len(args) > 5 else True))
@@ -488,7 +559,7 @@ class TorchGlass:
             found = self._failing(roots, freed=True)
             if found is None:
                 return None
-            node, record, buffer = found
+            node, record, buffer, _ = found
             freed_by = record.freed_by
             crossing = self.view.crossing(roots, freed_by.step + 1) if freed_by is not None else None
             return explain.freed_text(
@@ -499,10 +570,10 @@ class TorchGlass:
             found = self._failing(roots, freed=False)
             if found is None:
                 return None
-            node, record, buffer = found
+            node, record, buffer, data = found
             assert buffer.version is not None
             now = re.search(r"is at version (\d+)", message)
-            change = self.modified.get(buffer.storage)
+            change = self.modified.get(self._storage_key(data))
             retained_by = record.retained_by
             return explain.version_text(
                 node.name(), record._site, buffer.shown(record.state()), buffer.version,
@@ -514,9 +585,10 @@ class TorchGlass:
             )
         return None
 
-    def _failing(self, roots: list[Any], freed: bool) -> tuple[Any, _Record, _Buffer] | None:
+    def _failing(self, roots: list[Any], freed: bool) -> tuple[Any, _Record, _Buffer, Any] | None:
         """The node (latest first, as the engine runs them) whose saved buffer raised: freed (by an earlier backward;
-        the failing one also freed the nodes it ran) or, with `freed` false, changed in place since it was saved.
+        the failing one also freed the nodes it ran) or, with `freed` false, changed in place since it was saved (then
+        with the tensor saved, whose storage the in-place record is kept by).
 
         Decided from the raw SavedVariables, never by unpacking one (see _raw_saved)."""
         nodes = [n for n in self.view.walk(roots) if type(n) is not self._sink and self.view.record(n) is not None]
@@ -534,9 +606,9 @@ class TorchGlass:
             for buffer in record.buffers:
                 data = raw[buffer.name].data if buffer.name in raw else None
                 if freed and data is None:
-                    return node, record, buffer
+                    return node, record, buffer, None
                 if not freed and data is not None and buffer.version is not None and data._version != buffer.version:
-                    return node, record, buffer
+                    return node, record, buffer, data
         return None
 
     def _explain_ctx(self, ctx: Any) -> str | None:

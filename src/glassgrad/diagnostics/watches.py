@@ -20,6 +20,7 @@ glass (torch_glass.py) feeds them the records it keeps for real PyTorch's nodes.
 from __future__ import annotations
 
 import gc
+import time
 import warnings
 import weakref
 from bisect import bisect_left
@@ -56,6 +57,9 @@ SEARCH_GROWTH, SEARCH_GROWTH_FOUND = 2, 16
 # a loop's iterations piled up (an unrolled recurrence in one output is no pile: its holder adds nothing).
 PILED = 3
 MIN_PRUNE = 4096  # tracked references before the dead ones are first dropped outside a backward
+# The heap scans of the holder search (0.2 s and more each) take at most this share of the time since the watches
+# began, the first one excepted: however long a leaking loop runs, they cannot cost it more per step.
+HEAP_SHARE = 0.25
 
 # What the holder search found: (the site of the roots, how many roots, their holder, the newest root's node)
 Found = list[tuple[Site | None, int, Holder | None, Any]]
@@ -69,6 +73,25 @@ class _Retained:
     alive: int = 0  # nodes of the retained graph still alive: it is gone when none is
     # The backward made a graph of its gradients (create_graph=True), for a later backward to differentiate through
     higher: bool = False
+
+
+@dataclass
+class _HeapBudget:
+    """The time the holder search may spend scanning the heap (HEAP_SHARE of the time the watches have been on)."""
+
+    began: float = field(default_factory=time.perf_counter)
+    spent: float = 0.0
+
+    def allows(self) -> bool:
+        return self.spent == 0.0 or self.spent <= HEAP_SHARE * (time.perf_counter() - self.began)
+
+    @contextmanager
+    def spending(self) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.spent += time.perf_counter() - start
 
 
 @dataclass
@@ -102,6 +125,7 @@ class WatchState:
     counting: bool = True  # whether the backward under way is counted as a step (after_backward reads it)
     # Surviving nodes that make the holders worth searching for again, by backward statement (as `surviving`)
     next_search: dict[tuple[int, int] | None, int] = field(default_factory=dict)
+    heap: _HeapBudget = field(default_factory=_HeapBudget)
     # A backward that keeps its graph (an inner autograd.grad with create_graph=True, the first of two losses) ends
     # an iteration unless the next backward, another statement, goes through that graph: until then its count of
     # survivors waits here with the record that says whether a later backward used the graph. (The same statement
@@ -380,17 +404,21 @@ class WatchState:
         surviving.append((old, boundary))
         recent = [count for count, _ in surviving[-(GROWTH_STEPS + 1) :]]
         if len(recent) > GROWTH_STEPS and all(b > a for a, b in pairwise(recent)) and old >= self.next_search.get(statement, 0):
-            found = _holders(view, boundary, surviving[-2][1])  # since the previous iteration began
-            self.next_search[statement] = old * (SEARCH_GROWTH_FOUND if found else SEARCH_GROWTH)
-            for site, count, holder, node in found:
+            found = _holders(view, boundary, surviving[-2][1], self.heap)  # since the previous iteration began
+            # None: the heap scan's share of the time is spent; the statement's next backward looks again
+            if found is not None:
+                self.next_search[statement] = old * (SEARCH_GROWTH_FOUND if found else SEARCH_GROWTH)
+            for site, count, holder, node in found or ():
                 # A graph that reaches into the previous iteration's through a state the loop carries (a recurrent
                 # state under retain_graph=True) grows by that state, whatever holds its newest end.
                 crossing = view.crossing([node], boundary)
                 fix = _carried_fix(crossing, resolve(position)) if crossing is not None else None
                 if crossing is not None and fix is not None:
                     self._warn("alive", _carried_message(old, crossing, fix), crossing.child_site)
-                else:
-                    self._warn("alive", _alive_message(old, site, count, holder), _adding_or(holder, site))
+                elif ("holder", (site, holder)) not in self.warned:  # the text reads the user's files (10 ms and more)
+                    self.warned.add(("holder", (site, holder)))  # in `warned`: said again where that is cleared (a new cell)
+                    adding = holder.adding_line() if holder is not None else None
+                    self._warn("alive", _alive_message(old, site, count, holder, adding), _fix_site(adding, site))
             if not self.settling:
                 self.settling = True
                 self._settle(self.live())
@@ -411,10 +439,6 @@ def _carried_message(old: int, crossing: Crossing, fix: list[str]) -> str:
     ])
 
 
-def _adding_or(holder: Holder | None, site: Site | None) -> Site | None:
-    return _fix_site(holder.adding_line() if holder is not None else None, site)
-
-
 def _fix_site(adding: Site | None, site: Site | None) -> Site | None:
     """The line to change: the call passing the tensor to the statement adding it, that statement, else `site`."""
     if adding is None:
@@ -431,7 +455,8 @@ def _added_at(adding: Site) -> str:
     return added + "".join(f"  which was given it by the call at\n  {where(site)}\n" for site in passing[1:])
 
 
-def _alive_message(old: int, site: Site | None, count: int, holder: Holder | None) -> str:
+def _alive_message(old: int, site: Site | None, count: int, holder: Holder | None, adding: Site | None) -> str:
+    """`adding`: the holder's statement that adds to it (Holder.adding_line)."""
     message = (
         f"{old:,} graph nodes from earlier iterations are still alive and their number grows every step. {count} of "
         f"the graphs holding them end in a tensor made at\n  {where(site)}\n"
@@ -441,7 +466,6 @@ def _alive_message(old: int, site: Site | None, count: int, holder: Holder | Non
             "Something keeps that tensor across iterations (a running total like `total = total + loss`, a list of "
             "losses). Keep loss.item() or loss.detach() instead."
         )
-    adding = holder.adding_line()
     message += f"It is held by {holder.description}"
     message += f", {_added_at(adding)}" if adding is not None else ".\n"
     return message + "Keep loss.item() or loss.detach() there instead, so each step's graph can be freed."
@@ -497,13 +521,14 @@ def _unused_message(made: int, site: Site | None, holder: Holder, adding: Site |
     )
 
 
-def _holders(view: GraphView, boundary: int, since: int) -> Found:
+def _holders(view: GraphView, boundary: int, since: int, heap: _HeapBudget) -> Found | None:
     """The live tensors at the roots of graphs that reach nodes older than `boundary`, by site, with their holder.
 
     Looked for first among what the user's frames hold, which costs what they hold; that answer stands when one of
     its roots was made at or after step `since`, the previous iteration's start (what grows gets a new root every
     iteration: an older one is a graph left from long ago). Otherwise among every tensor alive, the garbage
-    collector's list, at the cost of scanning the heap once, and once more per holder asked.
+    collector's list, at the cost of scanning the heap once, and once more per holder asked: only while `heap`
+    allows it (None where it does not: the warning waits for a later backward, when the program has run long enough).
     """
 
     def wanted(obj: Any) -> bool:
@@ -511,7 +536,12 @@ def _holders(view: GraphView, boundary: int, since: int) -> Found:
         return issubclass(type(obj), view.tensor_type) and view.grad_fn(obj) is not None
 
     found = _held_in_frames(view, wanted, boundary, since)
-    return found if found is not None else _held_in_heap(view, wanted, boundary)
+    if found is not None:
+        return found
+    if not heap.allows():
+        return None
+    with heap.spending():
+        return _held_in_heap(view, wanted, boundary)
 
 
 def _held_in_frames(view: GraphView, wanted: Callable[[Any], bool], boundary: int, since: int) -> Found | None:

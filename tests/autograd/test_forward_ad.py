@@ -347,3 +347,39 @@ def test_no_tangent_work_without_a_level() -> None:
     assert glassgrad.autograd.forward_ad.unpack_dual(x * 2).tangent is None
     assert glassgrad.autograd.forward_ad.state.tangents == {}
 
+
+def test_aten_zeros_laid_out_as_a_tangent(oracle: Any) -> None:
+    """aten's _new_zeros_with_same_feature_meta: zeros with the target's strides and storage offset in each batch
+    element, over a storage as long as the target's per element."""
+
+    def program(m: ModuleType) -> Any:
+        make = m.ops.aten._new_zeros_with_same_feature_meta
+        targets = (m.zeros(2, 3).t(), m.zeros(5).narrow(0, 1, 2), m.zeros(3, dtype=m.float64), m.tensor(1.0))
+        facts = []
+        for target in targets:
+            for batch in (0, 1, 2):
+                r = make(m.zeros(4, 2), target, self_num_batch_dims=batch)
+                facts.append((r, r.stride(), r.storage_offset(), r.untyped_storage().nbytes(), r.is_contiguous()))
+        return facts
+
+    oracle.check(program)
+
+
+def test_aten_convolution_backward(oracle: Any) -> None:
+    """aten's convolution_backward: the masked gradients are None, also when the weight is dual."""
+
+    def program(m: ModuleType) -> Any:
+        fw = m.autograd.forward_ad
+        x = m.linspace(-1, 1, 2 * 2 * 5 * 5, dtype=m.float64).reshape(2, 2, 5, 5)
+        w = m.linspace(1, -0.5, 3 * 2 * 3 * 3, dtype=m.float64).reshape(3, 2, 3, 3)
+        grad = m.linspace(0, 1, 2 * 3 * 3 * 3, dtype=m.float64).reshape(2, 3, 3, 3)
+        geometry = ((0,), (2, 2), (1, 1), (1, 1), False, (0, 0), 1)
+        backward = m.ops.aten.convolution_backward
+        everything = backward(grad, x, w, *geometry, (True, True, True))
+        with fw.dual_level():
+            dual = fw.make_dual(w, m.ones_like(w))
+            masked = backward(grad, x, dual, *geometry, (False, True, False))
+            masked = (masked[0], fw.unpack_dual(masked[1]).primal, masked[2])
+        return everything, masked, str(backward), backward.default(grad, x, w, *geometry, (True, False, False))
+
+    oracle.check(program)

@@ -208,7 +208,12 @@ install_tensor_methods()
 
 
 def __getattr__(name: str) -> object:
-    """torch.ops.<namespace>: the operators torch.library.custom_op registered there, and torch.ops.profiler."""
+    """torch.ops.<namespace>: the operators torch.library.custom_op registered there, torch.ops.profiler, and
+    torch.ops.aten (glassgrad's functions by their aten names: _aten.py)."""
+    if name == "aten":
+        from .._aten import aten
+
+        return aten
     if name == "profiler":
         from ..autograd.profiler import ops
 

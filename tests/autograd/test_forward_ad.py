@@ -187,7 +187,31 @@ def test_make_dual_in_inference_mode(oracle: Any) -> None:
                 dual += 1
                 of_normal = fw.make_dual(normal, _v(m))
                 facts += (of_normal._is_view(), of_normal._base is normal, fw.unpack_dual(of_normal).tangent)
+            with fw.dual_level():
+                outside = fw.make_dual(normal, _v(m))
+                with m.inference_mode():  # a dual made outside shows no tangent inside, and ops give none
+                    inside = (fw.unpack_dual(outside).tangent, fw.unpack_dual(outside * 2).tangent, "tangent=" in str(outside))
+                    outside.mul_(2)
+                    inside += (fw.unpack_dual(m.mm(outside[None], outside[:, None])).tangent,)
+                facts += (*inside, fw.unpack_dual(outside).tangent)
         return facts, inference
+
+    oracle.check(program)
+
+
+def test_func_transforms_leave_inference_mode(oracle: Any) -> None:
+    """torch.func's jvp and jacfwd run their function outside inference mode, so its tangents are seen there;
+    autograd.functional's forward-mode jacobian does not, and sees none."""
+
+    def program(m: ModuleType) -> Any:
+        def f(x: Any) -> Any:
+            return x.sin() + m.is_inference_mode_enabled()
+
+        with m.inference_mode():
+            return (
+                m.func.jvp(f, (_x(m),), (_v(m),)), m.func.jacfwd(f)(_x(m)),
+                m.autograd.functional.jacobian(f, _x(m), strategy="forward-mode", vectorize=True),
+            )
 
     oracle.check(program)
 

@@ -108,9 +108,10 @@ class dual_level(_Mode):
 
 
 def tangent_of(t: Tensor) -> Tensor | None:
-    """t's tangent at the active level, or None."""
+    """t's tangent at the active level, or None. Inference mode hides every tangent, as PyTorch's leaves forward AD
+    out: ops there see no dual and give none."""
     entry = state.tangents.get(id(t))
-    if entry is not None and entry[0]() is t:
+    if entry is not None and entry[0]() is t and not (grad_mode.usage.inference and grad_mode.state.inference):
         return entry[1]
     return None
 

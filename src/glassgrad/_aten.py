@@ -1,7 +1,7 @@
 """torch.ops.aten: PyTorch's ATen operators by name, mapped onto glassgrad's functions. Partial by design.
 
 `torch.ops.aten.NAME` is the function `_ATEN` names for NAME (an op whose aten signature is not a public
-function's), else glassgrad's public function NAME, else the Tensor method NAME; anything else is an
+function's), else glassgrad's public op NAME (ops.FUNCTIONS), else the Tensor method NAME; anything else is an
 AttributeError, as an unknown name is in PyTorch. `.default` is the op itself: glassgrad has no overloads to
 choose between, so code that picks `aten.X.default` (or compares `func.overloadpacket`) sees one op per name.
 Extend `_ATEN` where an aten op's arguments differ from the public function of its name.
@@ -47,22 +47,23 @@ def convolution_backward(
 ) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
     """(grad_input, grad_weight, grad_bias) of a convolution, None where output_mask leaves one out; computed by
     differentiating the convolution itself, so tangents of the arguments reach the gradients."""
-    from . import autograd
+    from .autograd.engine import grad
     from .autograd.forward_ad import keeping_tangent
+    from .autograd.grad_mode import enable_grad
     from .ops.convolution import _conv, _conv_transpose
 
     n = weight.ndim - 2
     wanted = [i for i in (0, 1) if output_mask[i]]
     grads: Sequence[Tensor] = ()
     if wanted:
-        with autograd.enable_grad():
+        with enable_grad():
             x = keeping_tangent(input, input.detach().requires_grad_())
             w = keeping_tangent(weight, weight.detach().requires_grad_())
             if transposed:
                 out = _conv_transpose(n, f"conv_transpose{n}d", x, w, None, stride, padding, output_padding, groups, dilation)
             else:
                 out = _conv(n, f"conv{n}d", x, w, None, stride, padding, dilation, groups)
-            grads = autograd.grad(out, [(x, w)[i] for i in wanted], grad_output)
+            grads = grad(out, [(x, w)[i] for i in wanted], grad_output)
     result: list[Tensor | None] = [None, None, None]
     for i, g in zip(wanted, grads, strict=True):
         result[i] = g
@@ -95,11 +96,11 @@ class AtenNamespace:
 
 
 def _resolve(name: str) -> Callable[..., Any]:
-    import glassgrad
+    from .ops import FUNCTIONS
 
-    fn = _ATEN.get(name)
+    fn = _ATEN.get(name) or FUNCTIONS.get(name)
     if fn is None and not name.startswith("__"):
-        fn = getattr(glassgrad, name, None) or getattr(Tensor, name, None)
+        fn = getattr(Tensor, name, None)
     if not callable(fn):
         raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{name}'")
     return fn

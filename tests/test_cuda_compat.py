@@ -166,13 +166,6 @@ def test_a_disabled_grad_scaler_trains_like_plain_steps() -> None:
         assert scaled == pytest.approx(train(torch, amp=True), rel=1e-6)
 
 
-def test_cpu_autocast_is_disabled_with_a_warning_that_says_so() -> None:
-    # PyTorch autocasts on the CPU (to bfloat16); glassgrad has bfloat16 but no autocast: it runs in the inputs' dtypes
-    # and says so.
-    with pytest.warns(UserWarning, match="glassgrad has no mixed precision"), glassgrad.autocast("cpu"):
-        assert (glassgrad.ones(2, 2) @ glassgrad.ones(2, 2)).dtype is glassgrad.float32
-
-
 PORTABLE_SCRIPT = """
 torch.manual_seed(0)
 torch.cuda.manual_seed_all(0)

@@ -205,7 +205,7 @@ _LAZY_MODULES = (
 )
 # Names imported from their module on first use: torch.autocast is torch.amp.autocast, ...
 _LAZY_NAMES = {
-    "autocast": "amp", "GradScaler": "amp", "vmap": "func", "UntypedStorage": "storage",
+    "autocast": "amp", "GradScaler": "amp", "is_autocast_enabled": "amp", "get_autocast_dtype": "amp", "vmap": "func", "UntypedStorage": "storage",
     "PyTorchFileReader": "serialization._file_reader", "_unique": "_VF", "_unique2": "_VF",
 }
 _JIT_NAMES = {"compile": "compile", "fork": "torch_fork", "wait": "torch_wait", "ScriptModule": "ScriptModule"}  # torch.compile is the eager runner's

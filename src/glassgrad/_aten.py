@@ -1,43 +1,40 @@
-"""torch.ops.aten: PyTorch's ATen operators by name, mapped onto glassgrad's functions. Partial by design.
+"""torch.ops.aten: an op object per glassgrad op, as the modes of utils._python_dispatch see them.
 
-`torch.ops.aten.NAME` is the function `_ATEN` names for NAME (an op whose aten signature is not a public
-function's), else glassgrad's public op NAME (ops.FUNCTIONS), else the Tensor method NAME; anything else is an
-AttributeError, as an unknown name is in PyTorch. `.default` is the op itself: glassgrad has no overloads to
-choose between, so code that picks `aten.X.default` (or compares `func.overloadpacket`) sees one op per name.
-Extend `_ATEN` where an aten op's arguments differ from the public function of its name.
+glassgrad has no ATen below its public ops: `torch.ops.aten.<name>` is the op glassgrad offers under that name
+(torch.<name>, Tensor.<name>, or torch.nn.functional.<name>), and calling it calls that op. An op has the overload
+`default`; the binary arithmetic and comparison ops have `Tensor` (the overload PyTorch dispatches `a * b` and `a * 2`
+to) and `Scalar` too, all three the same glassgrad op. Each (op, overload) is one object, so a policy may compare
+them with `is` or `==` as it does under PyTorch. The few ATen ops whose arguments no public function takes are
+written here (ATEN_ONLY).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .tensor import Tensor
+if TYPE_CHECKING:
+    from .tensor import Tensor
+
+_BINARY = frozenset({
+    "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "eq", "ne", "lt", "le", "gt", "ge", "pow", "pow_",
+    "remainder", "remainder_", "fmod", "fmod_", "bitwise_and", "bitwise_or", "bitwise_xor",
+})
+# Python's operator names, by the op PyTorch records for them; a reflected operator that does not commute takes its
+# operands the other way round, so it is an op of its own (rsub is ATen's too)
+_OPERATORS = {
+    "__add__": "add", "__radd__": "add", "__iadd__": "add_", "__sub__": "sub", "__rsub__": "rsub", "__isub__": "sub_",
+    "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul_", "__truediv__": "div", "__rtruediv__": "rdiv",
+    "__itruediv__": "div_", "__matmul__": "matmul", "__rmatmul__": "rmatmul", "__pow__": "pow", "__rpow__": "rpow",
+    "__ipow__": "pow_", "__neg__": "neg", "__abs__": "abs", "__eq__": "eq", "__ne__": "ne", "__lt__": "lt",
+    "__le__": "le", "__gt__": "gt", "__ge__": "ge", "__getitem__": "index", "__setitem__": "index_put_",
+    "__floordiv__": "floor_divide", "__mod__": "remainder", "__and__": "bitwise_and", "__or__": "bitwise_or",
+    "__xor__": "bitwise_xor", "__invert__": "bitwise_not",
+}
 
 
-class OpOverloadPacket:
-    """torch.ops.aten.NAME: calls the glassgrad function it stands for."""
-
-    def __init__(self, name: str, fn: Callable[..., Any]) -> None:
-        self._name, self._fn = name, fn
-        self.__name__ = name
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return self._fn(*args, **kwargs)
-
-    @property
-    def default(self) -> OpOverloadPacket:
-        return self
-
-    @property
-    def overloadpacket(self) -> OpOverloadPacket:
-        return self
-
-    def name(self) -> str:
-        return f"aten::{self._name}"
-
-    def __repr__(self) -> str:
-        return f"aten.{self._name}"
+# Core Tensor methods that are ATen ops too, which only the modes see (vmap and the profiler leave them alone)
+TENSOR_METHODS = ("detach",)
 
 
 def convolution_backward(
@@ -78,32 +75,125 @@ def _new_zeros_with_same_feature_meta(self: Tensor, other: Tensor, *, self_num_b
     return zeros_with_same_feature_meta(other, tuple(self.shape[:self_num_batch_dims]))
 
 
-_ATEN: dict[str, Callable[..., Any]] = {
+# ATen ops whose arguments no public glassgrad function takes
+ATEN_ONLY: dict[str, Callable[..., Any]] = {
     "convolution_backward": convolution_backward,
     "_new_zeros_with_same_feature_meta": _new_zeros_with_same_feature_meta,
 }
-_PACKETS: dict[str, OpOverloadPacket] = {}
 
 
-class AtenNamespace:
-    """torch.ops.aten."""
+class FunctionSchema:
+    """The little of torch.FunctionSchema a mode reads: the op's name and overload."""
+
+    def __init__(self, name: str, overload_name: str) -> None:
+        self.name, self.overload_name = name, "" if overload_name == "default" else overload_name
+
+    def __str__(self) -> str:
+        return self.name + (f".{self.overload_name}" if self.overload_name else "")
+
+
+class OpOverload:
+    """torch.ops.aten.<name>.<overload>: calls the glassgrad op of that name."""
+
+    def __init__(self, packet: OpOverloadPacket, overload: str) -> None:
+        self.overloadpacket, self._overloadname = packet, overload
+        self.__name__ = f"{packet.__name__}.{overload}"
+        self.namespace = packet.namespace
+        self._schema = FunctionSchema(f"{packet.namespace}::{packet.__name__}", overload)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _call(self.overloadpacket._op, args, kwargs)
+
+    def name(self) -> str:
+        return self._schema.name
+
+    def __repr__(self) -> str:
+        return f"<OpOverload(op='{self.overloadpacket}', overload='{self._overloadname}')>"
+
+    def __str__(self) -> str:
+        return f"{self.namespace}.{self.__name__}"
+
+
+class OpOverloadPacket:
+    """torch.ops.aten.<name> (or a custom op's namespace): the op's overloads as attributes; calling it calls the op."""
+
+    def __init__(self, name: str, op: Callable[..., Any], namespace: str = "aten") -> None:
+        self.__name__, self._op, self.namespace = name, op, namespace
+        self._overloads = {o: OpOverload(self, o) for o in (("default", "Tensor", "Scalar") if name in _BINARY else ("default",))}
+
+    def __getattr__(self, overload: str) -> OpOverload:
+        overloads = self.__dict__.get("_overloads", {})
+        if overload not in overloads:
+            raise AttributeError(f"The underlying op of '{self}' has no overload name '{overload}'")
+        return overloads[overload]
+
+    def overloads(self) -> list[str]:
+        return list(self._overloads)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return _call(self._op, args, kwargs)
+
+    def __repr__(self) -> str:
+        return f"<OpOverloadPacket(op='{self}')>"
+
+    def __str__(self) -> str:
+        return f"{self.namespace}.{self.__name__}"
+
+
+def _call(op: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """An op object's call: to the modes entered on this thread (a handler calling its `func` reaches the modes
+    outside its own), else the op."""
+    from .utils._python_dispatch import dispatch
+
+    return dispatch(op, op, args, kwargs)
+
+
+def _aten_name(public_name: str) -> str:
+    """'Tensor.__rmul__' -> 'mul', 'glassgrad.nn.functional.linear' -> 'linear'."""
+    name = public_name.rpartition(".")[2]
+    return _OPERATORS.get(name, name)
+
+
+class _Aten:
+    """torch.ops.aten: a packet per op name glassgrad has, made on first use."""
+
+    def __init__(self) -> None:
+        self._packets: dict[str, OpOverloadPacket] = {}
+        self._by_op: dict[Callable[..., Any], OpOverloadPacket] = {}
 
     def __getattr__(self, name: str) -> OpOverloadPacket:
-        packet = _PACKETS.get(name)
+        if name.startswith("__"):
+            raise AttributeError(name)
+        packet = self._packets.get(name)
         if packet is None:
-            packet = _PACKETS[name] = OpOverloadPacket(name, _resolve(name))
+            op = self._ops_by_name().get(name)
+            if op is None:
+                raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{name}'")
+            packet = self._packets[name] = OpOverloadPacket(name, op)
         return packet
 
+    def _ops_by_name(self) -> dict[str, Callable[..., Any]]:
+        from .ops.call_sites import OPS
+        from .tensor import Tensor
 
-def _resolve(name: str) -> Callable[..., Any]:
-    from .ops import FUNCTIONS
+        by_name: dict[str, Callable[..., Any]] = {name: vars(Tensor)[name] for name in TENSOR_METHODS} | ATEN_ONLY
+        for op, public in OPS.items():
+            by_name.setdefault(_aten_name(public), op)  # the first public name: glassgrad.<name> before Tensor.<name>
+        return by_name
 
-    fn = _ATEN.get(name) or FUNCTIONS.get(name)
-    if fn is None and not name.startswith("__"):
-        fn = getattr(Tensor, name, None)
-    if not callable(fn):
-        raise AttributeError(f"'_OpNamespace' 'aten' object has no attribute '{name}'")
-    return fn
+    def overload_for(self, op: Callable[..., Any]) -> OpOverload:
+        """The op object a mode is handed for a call of the glassgrad op `op` (or of a custom op's own)."""
+        if isinstance(op, OpOverload):
+            return op
+        packet = self._by_op.get(op)
+        if packet is None:
+            from .ops.call_sites import OPS
+
+            name = _aten_name(OPS[op]) if op in OPS else op.__name__
+            packet = self._packets.get(name) or OpOverloadPacket(name, op)
+            self._packets.setdefault(name, packet)
+            self._by_op[op] = packet
+        return packet.Tensor if packet.__name__ in _BINARY else packet.default
 
 
-aten = AtenNamespace()
+aten = _Aten()

@@ -9,7 +9,8 @@ shape functions and the schema string are never run or parsed here.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from ._missing import module_getattr as _module_getattr
@@ -26,9 +27,17 @@ class CustomOpDef:
         self._signature = inspect.signature(fn)
         self._autograd: type[Function] | None = None
         self._fake: Callable[..., Any] | None = None
-        self.__name__ = qualname.partition("::")[2]
+        namespace, _, self.__name__ = qualname.partition("::")
+        from ._aten import OpOverloadPacket
+
+        self.default = OpOverloadPacket(self.__name__, self._run, namespace).default  # what dispatch modes are handed
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from .utils._python_dispatch import dispatch
+
+        return dispatch(self._run, self.default, args, kwargs)
+
+    def _run(self, *args: Any, **kwargs: Any) -> Any:
         if self._autograd is None:
             return self._fn(*args, **kwargs)
         bound = self._signature.bind(*args, **kwargs)  # Function.apply takes its inputs by position
@@ -95,6 +104,27 @@ def custom_op(
         return op
 
     return make if fn is None else make(fn)
+
+
+class Library:
+    """torch.library.Library: a namespace's registrations; glassgrad keeps only the custom ops made in it."""
+
+    def __init__(self, ns: str, kind: str, dispatch_key: str = "") -> None:
+        self.ns, self.kind = ns, kind
+
+    def _destroy(self) -> None:
+        for name in [q for q in _OPS if q.startswith(self.ns + "::")]:
+            del _OPS[name]
+
+
+@contextmanager
+def _scoped_library(ns: str, kind: str, dispatch_key: str = "") -> Iterator[Library]:
+    """A Library whose namespace's custom ops are gone after the block (PyTorch's test helper)."""
+    lib = Library(ns, kind, dispatch_key)
+    try:
+        yield lib
+    finally:
+        lib._destroy()
 
 
 def _op(op: str | CustomOpDef) -> CustomOpDef:

@@ -107,9 +107,35 @@ for step in range(3):
 def test_a_method_adding_its_parameter_is_traced_to_the_call_in_a_loop_that_passes_a_tensor(tmp_path: Path) -> None:
     _, at = compiled(tmp_path, METER)
     path = str(tmp_path / "program.py")
-    assert code.passing_call(path, at["adds"]) == at["call"]  # not the .item() call, nor the one outside a loop
-    assert code.passing_call(path, at["own"]) is None  # what a method adds from `self` is its own
-    assert code.passing_call(path, at["call"]) is None  # at module level: no function to be called
+    assert code.passing_calls(path, at["adds"]) == [at["call"]]  # not the .item() call, nor the one outside a loop
+    assert code.passing_calls(path, at["own"]) == []  # what a method adds from `self` is its own
+    assert code.passing_calls(path, at["call"]) == []  # at module level: no function to be called
+
+
+TRAINER = """
+class Meter:
+    def update(self, val, n=1):
+        self.sum += val * n  # @adds
+        self.avg = self.sum / n
+class Trainer:
+    def step(self, x):
+        loss = net(x)
+        self.log({"loss": loss}, x.shape[0])  # @step
+    def log(self, stats, batch_size):
+        for name, val in stats.items():
+            self.meters[name].update(val, batch_size)  # @update
+trainer = Trainer()
+for i in range(3):
+    trainer.step(data[i])
+"""
+
+
+def test_the_calls_that_handed_the_tensor_down_are_followed_up_to_the_one_that_made_it_theirs(tmp_path: Path) -> None:
+    _, at = compiled(tmp_path, TRAINER)
+    path = str(tmp_path / "program.py")
+    # the meter's update is given it by log(), which was given it by step(); step() passes its own tensor (and a size)
+    assert code.passing_calls(path, at["adds"]) == [at["update"], at["step"]]
+    assert code.adding_statement(path, "avg") == at["adds"]  # an average is added to where its sum is
 
 
 def test_two_backwards_share_an_iteration_only_as_two_statements_of_one_loop(tmp_path: Path) -> None:
@@ -159,8 +185,19 @@ def test_the_statement_that_cut_the_graph(tmp_path: Path, body: str, how: str, n
         ("y = torch.tensor([a, b])\nm = torch.tensor([1.0])\n(y * m).sum().backward()\n", [(1, "cut")]),
         ("z = checkpoint(block, x, use_reentrant=True)\nz.sum().backward()\n", [(1, "checkpoint")]),
         ("z = checkpoint(block, x, use_reentrant=False)\nz.sum().backward()\n", []),
+        # nothing cut a graph: the parameters frozen in the file come with the constant the loss starts from
+        (
+            "for p in net.parameters():\n    p.requires_grad = False\nhead.requires_grad_(False)\nx = torch.randn(2)\n"
+            "head(net(x)).sum().backward()\n",
+            [(2, "frozen"), (3, "frozen"), (4, "created")],
+        ),
+        # a cut of a graph wins over frozen parameters
+        ("p.requires_grad = False\ny = torch.tensor([a, b])\ny.sum().backward()\n", [(2, "cut")]),
     ],
-    ids=["constant_returned", "grown_under_no_grad", "cut_over_constant", "reentrant_checkpoint", "plain_checkpoint"],
+    ids=[
+        "constant_returned", "grown_under_no_grad", "cut_over_constant", "reentrant_checkpoint", "plain_checkpoint",
+        "frozen_parameters", "cut_over_frozen",
+    ],
 )
 def test_each_statement_that_cut_or_never_made_the_graph(tmp_path: Path, body: str, found: list[tuple[int, str]]) -> None:
     module, _ = compiled(tmp_path, body)

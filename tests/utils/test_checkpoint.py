@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import tracemalloc
 from typing import Any
 
@@ -209,10 +210,8 @@ def test_reentrant_checkpoint_refuses_autograd_grad() -> None:
     assert _reentrant_under_grad(glassgrad) == _reentrant_under_grad(torch)
 
 
-def test_checkpoint_policies_are_named_and_selective_checkpointing_is_refused() -> None:
+def test_checkpoint_policies_are_named_as_pytorchs() -> None:
     assert [p.name for p in glassgrad.utils.checkpoint.CheckpointPolicy] == [p.name for p in torch_checkpoint.CheckpointPolicy]
-    with pytest.raises(NotImplementedError, match="create_selective_checkpoint_contexts"):
-        glassgrad.utils.checkpoint.create_selective_checkpoint_contexts([])
 
 
 def test_an_early_stop_inside_a_custom_function_leaves_no_cycle() -> None:
@@ -241,3 +240,174 @@ def test_an_early_stop_inside_a_custom_function_leaves_no_cycle() -> None:
         assert [ref() for ref in refs] == [None, None]
     finally:
         gc.enable()
+
+
+def _nested_gradients(m: Any, early_stop: bool) -> list[float]:
+    """Second derivatives through checkpoints nested in checkpoints, with a grad taken inside the innermost."""
+
+    def inner(x: Any) -> Any:
+        (g,) = m.autograd.grad(x.cos().exp().sum(), x, create_graph=True)  # a grad inside the checkpointed function
+        return (g * x.sin()).tanh()
+
+    def ck(fn: Any) -> Any:
+        return lambda x: m.utils.checkpoint.checkpoint(fn, x, use_reentrant=False)
+
+    def grad(fn: Any) -> Any:
+        return lambda x: m.autograd.grad(fn(x).sum(), x, create_graph=True)[0]
+
+    x = m.tensor([0.3, -1.2, 0.7], requires_grad=True)
+    with m.utils.checkpoint.set_checkpoint_early_stop(early_stop):
+        results = [f(x) for f in (grad(grad(inner)), grad(ck(grad(ck(inner)))), ck(grad(grad(ck(ck(inner))))))]
+    return [float(v) for r in results for v in r.detach().numpy()]
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("early_stop", [True, False])
+def test_nested_checkpoints_recompute_through_their_parents(early_stop: bool) -> None:
+    np.testing.assert_allclose(_nested_gradients(glassgrad, early_stop), _nested_gradients(torch, early_stop), rtol=1e-6)
+
+
+def _saved_tensors_read_twice(m: Any) -> Any:
+    class Twice(m.autograd.Function):
+        @staticmethod
+        def forward(x: Any) -> Any:
+            return x * 2
+
+        @staticmethod
+        def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+            ctx.save_for_backward(*inputs)
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            ctx.saved_tensors  # noqa: B018  (the first read hands out the recomputed tensor)
+            return grad * ctx.saved_tensors[0]
+
+    x = m.ones(2, requires_grad=True)
+    return _outcome(lambda: m.utils.checkpoint.checkpoint(lambda t: Twice.apply(t * 3), x, use_reentrant=False).sum().backward())
+
+
+@pytest.mark.torch_oracle
+def test_a_recomputed_tensor_is_handed_out_once_per_backward() -> None:
+    assert _saved_tensors_read_twice(glassgrad) == _saved_tensors_read_twice(torch)
+
+
+def _pow_gradients(m: Any) -> list[np.ndarray]:
+    base, exponent = m.tensor([1.5, 2.0], requires_grad=True), m.tensor([0.5, 3.0], requires_grad=True)
+    m.utils.checkpoint.checkpoint(m.pow, base, exponent, use_reentrant=False).sum().backward()
+    return [base.grad.numpy(), exponent.grad.numpy()]
+
+
+@pytest.mark.torch_oracle
+def test_an_op_whose_formulas_share_a_saved_tensor_unpacks_it_once() -> None:
+    for a, e in zip(_pow_gradients(glassgrad), _pow_gradients(torch), strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-6)
+
+
+def _selective(m: Any, saved: list[str], backwards: int = 1, mutate: bool = False, allow_mutation: bool = False) -> Any:
+    """Gradients through a selectively checkpointed block, and how often the backward pass ran sin and tanh."""
+    from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
+
+    from glassgrad.utils._python_dispatch import TorchDispatchMode
+
+    class Count(TorchMode if m is torch else TorchDispatchMode):  # type: ignore[misc, valid-type]
+        def __torch_dispatch__(self, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+            calls.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    def block(x: Any, w: Any) -> Any:
+        h = x.sin()
+        if mutate:
+            h = h.mul_(2)
+        return m.mm(h, w).tanh().cos()
+
+    x, w = m.tensor(X[:2, :3], requires_grad=True), m.tensor(WEIGHTS[0][:3, :3], requires_grad=True)
+    ops = [getattr(m.ops.aten, name).default for name in saved]
+    context_fn = functools.partial(m.utils.checkpoint.create_selective_checkpoint_contexts, ops, allow_cache_entry_mutation=allow_mutation)
+    out = m.utils.checkpoint.checkpoint(block, x, w, use_reentrant=False, context_fn=context_fn).sum()
+    calls: list[str] = []
+    with Count():
+        outcomes = [_outcome(lambda: out.backward(retain_graph=True)) for _ in range(backwards)]
+    return outcomes, [calls.count(f"aten.{name}.default") for name in ("sin", "tanh")], [None if t.grad is None else t.grad.numpy().round(5).tolist() for t in (x, w)]
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("saved", [[], ["sin"], ["sin", "tanh"]])
+def test_selective_checkpointing_recomputes_only_what_the_policy_does_not_save(saved: list[str]) -> None:
+    assert _selective(glassgrad, saved) == _selective(torch, saved)
+
+
+@pytest.mark.torch_oracle
+@pytest.mark.parametrize("backwards, mutate, allow_mutation", [(2, False, False), (1, True, False), (1, True, True)])
+def test_selective_checkpointing_refuses_a_second_backward_and_a_mutated_cache(backwards: int, mutate: bool, allow_mutation: bool) -> None:
+    ours = _selective(glassgrad, ["sin"], backwards, mutate, allow_mutation)
+    theirs = _selective(torch, ["sin"], backwards, mutate, allow_mutation)
+    assert ours[0] == theirs[0]
+
+
+def _bad_policies(m: Any) -> list[Any]:
+    create = m.utils.checkpoint.create_selective_checkpoint_contexts
+    return [_outcome(lambda bad=bad: create(bad)) for bad in ([2], [m.ops.aten.sin], 2)]
+
+
+@pytest.mark.torch_oracle
+def test_selective_checkpointing_refuses_what_is_not_a_policy() -> None:
+    ours, theirs = _bad_policies(glassgrad), _bad_policies(torch)
+    assert [(kind, message.split(" but got")[0]) for kind, message in ours] == [(kind, message.split(" but got")[0]) for kind, message in theirs]
+
+
+def test_selective_checkpointing_frees_what_it_kept_once_handed_out() -> None:
+    import gc
+    import weakref
+
+    kept = []
+
+    def policy(ctx: Any, op: Any, *args: Any, **kwargs: Any) -> Any:
+        return glassgrad.utils.checkpoint.CheckpointPolicy.MUST_SAVE
+
+    def block(x: Any) -> Any:
+        out = x.cos().exp()
+        mode = glassgrad.utils._python_dispatch._get_current_dispatch_mode()
+        if not kept:
+            kept.append(weakref.ref(mode.storage[glassgrad.ops.aten.exp.default][0].val))
+        return out.sin()
+
+    gc.disable()
+    try:
+        x = glassgrad.randn(3, requires_grad=True)
+        context_fn = functools.partial(glassgrad.utils.checkpoint.create_selective_checkpoint_contexts, policy)
+        out = checkpoint(block, x, use_reentrant=False, context_fn=context_fn)
+        assert kept[0]() is not None
+        out.sum().backward(retain_graph=True)
+        assert kept[0]() is None
+    finally:
+        gc.enable()
+
+
+def _custom_op_kept(m: Any) -> list[Any]:
+    calls = [0]
+
+    def twice_sin(x: Any) -> Any:
+        calls[0] += 1
+        return x.sin() * 2, 2
+
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        ctx.save_for_backward(*inputs)
+
+    def backward(ctx: Any, grad: Any, _unused: Any) -> Any:
+        (x,) = ctx.saved_tensors
+        return grad * 2 * x.cos()
+
+    with m.library._scoped_library("ckpt_test", "FRAGMENT"):
+        m.library.custom_op("ckpt_test::twice_sin", twice_sin, mutates_args=(), schema="(Tensor x) -> (Tensor, int)")
+        m.library.register_autograd("ckpt_test::twice_sin", backward, setup_context=setup_context)
+        x = m.tensor(X[0, :3], requires_grad=True)
+        op = m.ops.ckpt_test.twice_sin
+        context_fn = functools.partial(m.utils.checkpoint.create_selective_checkpoint_contexts, [op.default])
+        out = m.utils.checkpoint.checkpoint(lambda t: (op(t)[0] * t.exp()).sin(), x, use_reentrant=False, context_fn=context_fn)
+        (g,) = m.autograd.grad(out.sum(), (x,))
+    return [calls[0], str(op.default), g.numpy().round(5).tolist()]
+
+
+@pytest.mark.torch_oracle
+def test_selective_checkpointing_keeps_a_custom_ops_outputs() -> None:
+    assert _custom_op_kept(glassgrad) == _custom_op_kept(torch)

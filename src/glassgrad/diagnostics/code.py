@@ -278,7 +278,7 @@ def read(made_at: Site | None, backward_at: Site | None) -> Reading | None:
     where = place(parsed, made_statement, loop)
     variable = None
     if where == "called":
-        variable = _rebound_attribute(made_statement, names)
+        variable = _rebound_attribute(made_statement, names) or _carried_through_call(parsed, made_statement, loop)
     elif names:
         # `out, hidden = rnn(x, hidden)` binds two names: the one the loop carries or grows is the one to name
         variable = min((classify(parsed, name, loop) for name in names), key=lambda v: _RANK[v.kind])
@@ -293,6 +293,22 @@ def _rebound_attribute(made: ast.stmt, names: list[str]) -> Variable | None:
     value = getattr(made, "value", made)
     name = next((n for n in names if "." in n and reads(value, n)), None)
     return Variable(name, "carried", made.lineno) if name is not None else None
+
+
+def _carried_through_call(parsed: Source, made: ast.stmt, loop: Loop) -> Variable | None:
+    """A tensor the called function returns, which the loop binds and passes back in (`out, state = cell(x, state)`):
+    the variable the loop carries it in."""
+    if not isinstance(made, ast.Return):
+        return None
+    function = getattr(parsed.scope_of(made), "name", None)
+    for node in sorted((n for n in ast.walk(loop) if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
+        called = _called_name(node.value.func) if isinstance(node.value, ast.Call) else None
+        if called is None or (called != function and function not in ("forward", "__call__")):
+            continue
+        carried = [v for v in (classify(parsed, name, loop) for name in assigned_names(node)) if v.kind == "carried"]
+        if carried:
+            return carried[0]
+    return None
 
 
 def carried_alongside(made_at: Site | None, name: str) -> list[Variable]:
@@ -403,7 +419,7 @@ class Cut:
     name: str  # the variable the statement binds (or the function that returns it)
     source_name: str | None = None  # the tensor it was cut from, where one is named (`grad_1` in grad_1.detach())
     block: int | None = None  # a grad-mode cut: the `with` line or the decorator's line that turned grad mode off
-    kind: Literal["cut", "grad-mode", "created", "checkpoint"] = "cut"
+    kind: Literal["cut", "grad-mode", "created", "checkpoint", "frozen"] = "cut"
 
 
 _CUTTING_METHODS = {
@@ -620,7 +636,25 @@ def cuts(failing_call: Site | None, budget: int = 40) -> list[Cut]:
             elif isinstance(node, ast.Name) and node.id not in _MODULE_NAMES and node.id not in functions:
                 pending += [(d, node.id) for d in _definitions(parsed, here, node.id, definition.lineno)]
     cutting = [c for c in result if c.kind != "created"]
-    return sorted(cutting or result, key=lambda c: c.line)
+    # Nothing cut a graph: the tensors it starts from have none, which parameters frozen in this file explain first
+    return sorted(cutting or [*_frozen(parsed), *result], key=lambda c: c.line)
+
+
+def _frozen(parsed: Source) -> list[Cut]:
+    """The statements that turn requires_grad off (`p.requires_grad = False`, `p.requires_grad_(False)`)."""
+    found = []
+    for node in ast.walk(parsed.tree):
+        if isinstance(node, ast.Assign) and _is_false(node.value):
+            found += [Cut(node.lineno, "requires_grad = False", dotted(t.value) or "a parameter", kind="frozen")
+                      for t in node.targets if isinstance(t, ast.Attribute) and t.attr == "requires_grad"]
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "requires_grad_"
+              and node.args and _is_false(node.args[0])):
+            found.append(Cut(node.lineno, "requires_grad_(False)", dotted(node.func.value) or "a parameter", kind="frozen"))
+    return found
+
+
+def _is_false(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is False
 
 
 def adding_statement(filename: str, name: str) -> int | None:
@@ -635,7 +669,24 @@ def adding_statement(filename: str, name: str) -> int | None:
         if isinstance(n, ast.stmt) and any(_growth(n, candidate) for candidate in _spellings(n, name)) and not _adds_cut_value(n)
     ]
     found.sort(key=lambda n: (parsed.loop_of(n) is None and not _in_called_function(parsed, n), n.lineno))
-    return found[0].lineno if found else None
+    if found:
+        return found[0].lineno
+    # an attribute computed from its object's others (a meter's `self.avg = self.sum / self.count`): what adds to those
+    sources = [
+        source for node in ast.walk(parsed.tree) if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Attribute) and t.attr == name for t in node.targets)
+        for source in _sibling_attributes(node.value, name)
+    ]
+    lines = [line for line in (adding_statement(filename, s) for s in dict.fromkeys(sources)) if line is not None]
+    return min(lines) if lines else None
+
+
+def _sibling_attributes(value: ast.AST, name: str) -> list[str]:
+    """The `self.<attribute>`s other than `name` that an expression reads."""
+    return [
+        n.attr for n in ast.walk(value)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr != name
+    ]
 
 
 def _spellings(node: ast.stmt, name: str) -> set[str]:
@@ -657,7 +708,12 @@ def _adds_cut_value(node: ast.stmt) -> bool:
 
 
 def _is_number(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) or (isinstance(node, ast.Call) and _called_name(node.func) in ("float", "int"))
+    """A literal, float(...)/int(...)/len(...), or a size read off a tensor (x.shape[0], x.size(0), x.numel())."""
+    if isinstance(node, ast.Subscript):
+        return isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+    return isinstance(node, ast.Constant) or (
+        isinstance(node, ast.Call) and _called_name(node.func) in ("float", "int", "len", "size", "numel", "dim")
+    )
 
 
 def _in_called_function(parsed: Source, node: ast.AST) -> bool:
@@ -665,13 +721,26 @@ def _in_called_function(parsed: Source, node: ast.AST) -> bool:
 
 
 
-def passing_call(filename: str, line: int) -> int | None:
+def passing_calls(filename: str, line: int, depth: int = 3) -> list[int]:
     """Where the statement at `line` adds a parameter of the function it is in (`self.sum += val * n` in a meter's
     update(self, val, n)), the line of a call to that function, one inside a loop first, that passes it something
-    other than a number: the tensor is the caller's, and .item() belongs there."""
+    other than a number: the tensor is the caller's, and .item() belongs there. Where that call passes on a value
+    its own function was given (a trainer's `_update_stats(stats)` handing each one to a meter), its caller's line
+    follows, and so on up to `depth` calls: the way the tensor came, innermost first."""
     parsed = source(filename)
-    added = parsed.statement_at(line) if parsed is not None else None
-    if parsed is None or added is None:
+    chain: list[int] = []
+    while parsed is not None and len(chain) < depth:
+        caller = _passing_call(parsed, line)
+        if caller is None or caller in chain:
+            break
+        chain.append(caller)
+        line = caller
+    return chain
+
+
+def _passing_call(parsed: Source, line: int) -> int | None:
+    added = parsed.statement_at(line)
+    if added is None:
         return None
     function = parsed.scope_of(added)
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not _adds_parameter(parsed, added, function):
@@ -687,9 +756,18 @@ def passing_call(filename: str, line: int) -> int | None:
 
 
 def _adds_parameter(parsed: Source, node: ast.stmt, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the statement adds (or passes on, as a call's argument) a value the function was given: a parameter,
+    or a loop variable over one (`for name, val in stats.items()`)."""
     value = _value(node)
     arguments = function.args
-    parameters = [a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)]
+    given = {a.arg for a in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs)}
     if isinstance(parsed.parents.get(function), ast.ClassDef):
-        parameters = parameters[1:]  # a method's instance: what it adds from `self` is its own
-    return value is not None and any(reads(value, p) for p in parameters)
+        given.discard(arguments.args[0].arg if arguments.args else "self")  # what a method adds from `self` is its own
+    for loop in sorted((n for n in ast.walk(function) if isinstance(n, ast.For)), key=lambda n: n.lineno):
+        if any(reads(loop.iter, g) for g in given):
+            given.update(_target_names(loop.target))
+    if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):  # a call passes on what its arguments read
+        call = node.value
+        passed = [a for a in (*call.args, *(k.value for k in call.keywords)) if not _is_number(a)]
+        return any(reads(a, g) for a in passed for g in given)
+    return value is not None and any(reads(value, g) for g in given)

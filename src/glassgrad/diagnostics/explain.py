@@ -115,9 +115,11 @@ def _site_of(freed_by: Site | bool | None) -> Site | None:
     return freed_by if isinstance(freed_by, tuple) else None
 
 
-def _shared_fix(name: str, line: int, site: Site | None, freed_by: Site | None) -> list[str]:
-    """Two losses of one iteration read `name`: the first one's loss, at `line`, is where a detach() belongs."""
-    return [
+def _shared_fix(name: str, line: int, site: Site | None, freed_by: Site | None, used_again: Site | None) -> list[str]:
+    """Two losses of one iteration read `name`: the first one's loss, at `line`, is where a detach() belongs; where
+    the second loss reads it only after the first backward ran (`used_again` below `freed_by`), it can also be
+    recomputed for it."""
+    lines = [
         f"Fix: `{name}` feeds two losses in one iteration; the backward of the first one, at {where(freed_by)}",
         "  went on through the graph that made it, and freed it. Which fix applies depends on what that loss trains:",
         "  - if it should not train what made `" + name + "` (a GAN's discriminator step must not update the generator):",
@@ -126,6 +128,13 @@ def _shared_fix(name: str, line: int, site: Site | None, freed_by: Site | None) 
         "  - if both losses should train it: add them and call backward once, or pass retain_graph=True to the first",
         "    backward.",
     ]
+    if used_again is not None and freed_by is not None and used_again[0] is freed_by[0] and used_again[1] > freed_by[1]:
+        lines += [
+            "  - the second loss is built only after that backward (and an optimizer step may come between): if it",
+            f"    is a separate update, recompute it for that loss (run the forward that made `{name}` again), so it",
+            "    has a graph of its own from the current parameters.",
+        ]
+    return lines
 
 
 def freed_text(
@@ -166,7 +175,7 @@ def freed_text(
         )
         fix = pattern_fix(crossing.child_site, backward_at if backward_at is not None else _site_of(freed_by))
         if shared is not None:  # two losses of one iteration share it: the first one's backward freed its graph
-            lines += _shared_fix(*shared, crossing.child_site, _site_of(freed_by))
+            lines += _shared_fix(*shared, crossing.child_site, _site_of(freed_by), crossing.parent_site)
         else:
             lines += fix if fix is not None else UNDECIDED_FIX
     elif code.same_iteration(_site_of(freed_by), backward_at) is False and (root := code.precomputed_root(backward_at)):
@@ -311,6 +320,13 @@ def _cut_lines(cut: code.Cut, site: Site | None) -> list[str]:
             f"Fix: if `{cut.name}` is what should get gradients, create it with requires_grad=True (or as an"
             " nn.Parameter); if it is a constant (a zero loss term), compute it from the model's output instead"
             " (out.sum() * 0) so that the loss keeps a graph, or skip backward when nothing in it has one.",
+        ]
+    if cut.kind == "frozen":
+        return [
+            f"`{cut.name}` was frozen by {cut.how} at\n  {at}",
+            "  so nothing computed from it records a graph unless something else on the way requires grad.",
+            "Fix: leave requires_grad on for the parameters the loss should train (freeze only part of the model);"
+            " if all of it is meant to be frozen, there is nothing to backward.",
         ]
     if cut.kind == "checkpoint":
         return [

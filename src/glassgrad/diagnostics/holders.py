@@ -40,12 +40,13 @@ class Holder:
         return _site_at(self.filename, number) if number is not None else None
 
 
-def passing_line(adding: Site) -> Site | None:
+def passing_lines(adding: Site) -> list[Site]:
     """Where the statement adding to a holder adds a parameter of its function (a meter's `self.sum += val * n`), the
-    call that passes it the tensor (code.passing_call): the caller's line is where the fix goes."""
+    calls that passed it the tensor, innermost first (code.passing_calls): the outermost caller's line is where the
+    fix goes."""
     filename = adding[0].co_filename
-    number = code.passing_call(filename, adding[1])
-    return _site_at(filename, number) if number is not None else None
+    found = (_site_at(filename, number) for number in code.passing_calls(filename, adding[1]))
+    return [site for site in found if site is not None]
 
 
 def _site_at(filename: str, number: int) -> Site | None:

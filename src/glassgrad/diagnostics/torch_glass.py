@@ -525,7 +525,12 @@ class TorchGlass:
             assert record is not None
             if freed and record.freed_by is None:
                 continue
-            raw = dict(self._raw_saved(node))
+            try:
+                raw = dict(self._raw_saved(node))
+            except RuntimeError:  # the failing backward ran this node before it stopped, and released what it saved
+                if freed:
+                    raise
+                continue
             for buffer in record.buffers:
                 data = raw[buffer.name].data if buffer.name in raw else None
                 if freed and data is None:

@@ -33,7 +33,7 @@ from typing import Any
 from .._sites import Position, Site, resolve, where
 from ..autograd import seams, steps, transform_calls
 from . import explain
-from .holders import Holder, holders_of, kept_by_frames, passing_line
+from .holders import Holder, holders_of, kept_by_frames, passing_lines
 from .views import NATIVE, Crossing, GraphView
 
 
@@ -90,6 +90,9 @@ class WatchState:
     surviving: dict[tuple[int, int] | None, list[tuple[int, int]]] = field(default_factory=dict)
     position: Position | None = None  # the backward under way's call
     retained: weakref.WeakKeyDictionary[Any, _Retained] = field(default_factory=weakref.WeakKeyDictionary)
+    # Statements one of whose retained graphs a later backward went through: their retain_graph=True is needed, even
+    # where the last graph they keep is not used again (overlapping truncated-BPTT windows)
+    retain_needed: set[Site | None] = field(default_factory=set)
     pending: list[tuple[str, Site | None]] = field(default_factory=list)
     warned: set[tuple[str, Any]] = field(default_factory=set)
     history: list[tuple[int, int, int]] = field(default_factory=list)  # (step, live nodes, saved bytes) before each backward
@@ -221,6 +224,7 @@ class WatchState:
             record = retained.get(key) if key is not None else None
             if record is not None:
                 record.used = True
+                self.retain_needed.add(record.site)
         tentative, self.tentative = self.tentative, None
         if tentative is not None:
             record, measured = tentative
@@ -318,7 +322,7 @@ class WatchState:
 
     def _retained_node_died(self, record: _Retained) -> None:
         record.alive -= 1
-        if record.alive == 0 and not record.used:
+        if record.alive == 0 and not record.used and record.site not in self.retain_needed:
             self.pending.append(
                 (
                     f"retain_graph=True at {where(record.site)}\n  kept {record.saved_bytes:,} bytes of saved tensors "
@@ -415,14 +419,16 @@ def _fix_site(adding: Site | None, site: Site | None) -> Site | None:
     """The line to change: the call passing the tensor to the statement adding it, that statement, else `site`."""
     if adding is None:
         return site
-    passing = passing_line(adding)
-    return passing if passing is not None else adding
+    passing = passing_lines(adding)
+    return passing[-1] if passing else adding
 
 
 def _added_at(adding: Site) -> str:
-    passing = passing_line(adding)
+    passing = passing_lines(adding)
     added = f"added to at\n  {where(adding)}\n"
-    return added if passing is None else added + f"  with the value passed by the call at\n  {where(passing)}\n"
+    if passing:
+        added += f"  with the value passed by the call at\n  {where(passing[0])}\n"
+    return added + "".join(f"  which was given it by the call at\n  {where(site)}\n" for site in passing[1:])
 
 
 def _alive_message(old: int, site: Site | None, count: int, holder: Holder | None) -> str:

@@ -208,8 +208,8 @@ install_tensor_methods()
 
 
 def __getattr__(name: str) -> object:
-    """torch.ops.<namespace>: the operators torch.library.custom_op registered there, torch.ops.profiler, and
-    torch.ops.aten (glassgrad's functions by their aten names: _aten.py)."""
+    """torch.ops.<namespace>: the operators torch.library.custom_op registered there, torch.ops.aten (glassgrad's own
+    ops, as dispatch modes see them) and torch.ops.profiler."""
     if name == "aten":
         from .._aten import aten
 

@@ -14,7 +14,7 @@ vmap's dispatchers; vmap inside a profiler puts its dispatchers in and the profi
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 from ..tensor import Tensor
@@ -82,10 +82,13 @@ def _scan() -> list[Site]:
     return found
 
 
-def swap(make: Callable[[Callable[..., Any], Callable[..., Any]], Callable[..., Any]]) -> Saved:
-    """Put make(what is there now, the op) at every site; what was there, for `restore`."""
+def swap(make: Callable[[Callable[..., Any], Callable[..., Any]], Callable[..., Any]], only: Container[Any] | None = None) -> Saved:
+    """Put make(what is there now, the op) at every site (of the ops in `only`, if given); what was there, for
+    `restore`."""
     saved: Saved = []
     for owner, name, op in sites():
+        if only is not None and op not in only:
+            continue
         current = vars(owner)[name]
         is_property = type(current) is property
         replacement = make(current.fget if is_property else current, op)

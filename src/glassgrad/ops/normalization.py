@@ -49,9 +49,16 @@ def _check_vector(t: Tensor | None, size: int, what: str, input: Tensor) -> None
         raise RuntimeError(f"{what} should contain {size} elements not {t.numel()} (input of shape {list(input.shape)})")
 
 
-def _check_dtypes(input: Tensor, *params: Tensor | None) -> None:
-    if any(p is not None and p.dtype is not input.dtype for p in params):
-        raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of {input.dtype.name.capitalize()}")
+def _mixed(input: Tensor, *params: Tensor | None) -> bool:
+    """Whether a half-precision or bfloat16 input comes with float32 parameters, which PyTorch's CPU kernels accept
+    (computing in float32: what a BatchNorm sees under CPU autocast); any other mix of dtypes raises."""
+    defined = [p for p in params if p is not None]
+    if all(p.dtype is input.dtype for p in defined):
+        return False
+    low = input.dtype is float16 or is_low_precision(input._data.dtype)
+    if low and all(p.dtype is float32 for p in defined):
+        return True
+    raise RuntimeError(f"mixed dtype (CPU): expect parameter to have scalar type of {'Float' if low else input.dtype.name.capitalize()}")
 
 
 def _update_running(running: Tensor | None, value: np.ndarray, momentum: float) -> None:
@@ -83,7 +90,8 @@ def layer_norm(input: Tensor, normalized_shape: int | Sequence[int], weight: Ten
                bias: Tensor | None = None, eps: float = 1e-5) -> Tensor:
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     _check_trailing_shape(input, shape, weight=weight, bias=bias)
-    _check_dtypes(input, weight, bias)
+    if _mixed(input, weight, bias):
+        return layer_norm(input.float(), shape, weight, bias, eps).to(input.dtype)
     dims = tuple(range(input.ndim - len(shape), input.ndim))
     x = input._data
     if is_low_precision(x.dtype):  # PyTorch's CPU kernel computes bfloat16 in float32, rounding once at the end
@@ -219,7 +227,8 @@ def batch_norm(input: Tensor, running_mean: Tensor | None, running_var: Tensor |
     channels = input.shape[1]
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
         _check_vector(t, channels, name, input)
-    _check_dtypes(input, running_mean, running_var, weight, bias)
+    if _mixed(input, running_mean, running_var, weight, bias):
+        return batch_norm(input.float(), running_mean, running_var, weight, bias, training, momentum, eps).to(input.dtype)
     shape = _channel_shape(input)
     if training:
         count = input.numel() // max(channels, 1)
@@ -278,7 +287,8 @@ def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bia
                 f"Expected {name} to be a vector of size equal to the number of channels in input, but got {name} of "
                 f"shape {list(t.shape)} and input of shape {list(input.shape)}"
             )
-    _check_dtypes(input, weight, bias)
+    if _mixed(input, weight, bias):
+        return group_norm(input.float(), num_groups, weight, bias, eps).to(input.dtype)
     per_group = input.numel() // max(input.shape[0] * num_groups, 1)
     # PyTorch's check counts the values that share one channel's statistics across the batch.
     if input.shape[0] * channels // num_groups * int(np.prod(input.shape[2:])) == 1:

@@ -13,7 +13,7 @@ cdef _Usage mode_usage  # read by every recorded op
 
 
 cdef class Derivative:
-    cdef public object name, inputs, formulas, needs, rows, _plans, node_class, complex, jvp, jvp_needs
+    cdef public object name, inputs, formulas, needs, rows, shared, _plans, node_class, complex, jvp, jvp_needs
 
     @cython.locals(result=TensorBase)
     cpdef _record(self, out, inputs, attrs)

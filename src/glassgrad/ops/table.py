@@ -69,6 +69,8 @@ class Derivative:
         per_input = tuple(formulas.get(i) for i in inputs)
         self.needs = tuple(_parameters(f)[1:] if f is not None else () for f in per_input)
         self.rows = tuple(zip(per_input, self.needs, strict=True))  # (formula, needs) per input: what apply walks
+        needed = [name for needs in self.needs for name in needs]
+        self.shared = len(needed) != len(set(needed))  # a name two formulas need: apply unpacks it once
         self._plans: dict[tuple[bool, ...], tuple[tuple[str, int], ...]] = {}
         self.node_class = self._node_class(ComplexOpNode if complex else OpNode)
         self.complex: Derivative | None = self if complex else None  # the entry a complex result records with
@@ -245,6 +247,8 @@ class OpNode(Node):
             return (None,) * len(derivative.inputs)
         saved = self._saved
         grads: list[Tensor | None] = []
+        # As PyTorch's nodes do, a saved tensor is unpacked once per apply (a checkpoint hands each out once)
+        unpacked: dict[str, Any] | None = {} if derivative.shared else None
         rows, edges = derivative.rows, self.next_functions  # one of each per input of the op
         # An input that does not require grad has no edge (child None). Indexed, not zipped: compiled, a zip costs
         # three tuples and two iterators, a C loop over the rows none.
@@ -253,6 +257,8 @@ class OpNode(Node):
             child = edges[i][0]
             if child is None or formula is None or (needed is not None and child not in needed):
                 grads.append(None)
+            elif unpacked is not None:
+                grads.append(formula(grad, *[_unpacked_once(unpacked, saved, name, self) for name in needs]))
             elif len(needs) == 1:  # most formulas: called without building an argument list and tuple
                 grads.append(formula(grad, _unpacked(saved[needs[0]], self)))
             elif needs:
@@ -268,6 +274,12 @@ def _unpacked(value: Any, node: Node) -> Any:
         saved_tensor = value  # a name table.pxd types, so the compiled call is a C call
         return saved_tensor.unpack(node)
     return value
+
+
+def _unpacked_once(unpacked: dict[str, Any], saved: dict[str, Any], name: str, node: Node) -> Any:
+    if name not in unpacked:
+        unpacked[name] = _unpacked(saved[name], node)
+    return unpacked[name]
 
 
 def no_complex_derivative(name: str) -> NotImplementedError:

@@ -4,13 +4,17 @@ glassgrad has no ATen below its public ops: `torch.ops.aten.<name>` is the op gl
 (torch.<name>, Tensor.<name>, or torch.nn.functional.<name>), and calling it calls that op. An op has the overload
 `default`; the binary arithmetic and comparison ops have `Tensor` (the overload PyTorch dispatches `a * b` and `a * 2`
 to) and `Scalar` too, all three the same glassgrad op. Each (op, overload) is one object, so a policy may compare
-them with `is` or `==` as it does under PyTorch.
+them with `is` or `==` as it does under PyTorch. The few ATen ops whose arguments no public function takes are
+written here (ATEN_ONLY).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .tensor import Tensor
 
 _BINARY = frozenset({
     "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "eq", "ne", "lt", "le", "gt", "ge", "pow", "pow_",
@@ -31,6 +35,51 @@ _OPERATORS = {
 
 # Core Tensor methods that are ATen ops too, which only the modes see (vmap and the profiler leave them alone)
 TENSOR_METHODS = ("detach",)
+
+
+def convolution_backward(
+    grad_output: Tensor, input: Tensor, weight: Tensor, bias_sizes: Sequence[int] | None, stride: Sequence[int],
+    padding: Sequence[int], dilation: Sequence[int], transposed: bool, output_padding: Sequence[int], groups: int,
+    output_mask: Sequence[bool],
+) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
+    """(grad_input, grad_weight, grad_bias) of a convolution, None where output_mask leaves one out; computed by
+    differentiating the convolution itself, so tangents of the arguments reach the gradients."""
+    from .autograd.engine import grad
+    from .autograd.forward_ad import keeping_tangent
+    from .autograd.grad_mode import enable_grad
+    from .ops.convolution import _conv, _conv_transpose
+
+    n = weight.ndim - 2
+    wanted = [i for i in (0, 1) if output_mask[i]]
+    grads: Sequence[Tensor] = ()
+    if wanted:
+        with enable_grad():
+            x = keeping_tangent(input, input.detach().requires_grad_())
+            w = keeping_tangent(weight, weight.detach().requires_grad_())
+            if transposed:
+                out = _conv_transpose(n, f"conv_transpose{n}d", x, w, None, stride, padding, output_padding, groups, dilation)
+            else:
+                out = _conv(n, f"conv{n}d", x, w, None, stride, padding, dilation, groups)
+            grads = grad(out, [(x, w)[i] for i in wanted], grad_output)
+    result: list[Tensor | None] = [None, None, None]
+    for i, g in zip(wanted, grads, strict=True):
+        result[i] = g
+    if output_mask[2]:  # the bias adds to every position of its channel
+        result[2] = grad_output.sum([d for d in range(grad_output.ndim) if d != 1])
+    return result[0], result[1], result[2]
+
+
+def _new_zeros_with_same_feature_meta(self: Tensor, other: Tensor, *, self_num_batch_dims: int = 0) -> Tensor:
+    from .autograd.forward_ad import zeros_with_same_feature_meta
+
+    return zeros_with_same_feature_meta(other, tuple(self.shape[:self_num_batch_dims]))
+
+
+# ATen ops whose arguments no public glassgrad function takes
+ATEN_ONLY: dict[str, Callable[..., Any]] = {
+    "convolution_backward": convolution_backward,
+    "_new_zeros_with_same_feature_meta": _new_zeros_with_same_feature_meta,
+}
 
 
 class FunctionSchema:
@@ -127,7 +176,7 @@ class _Aten:
         from .ops.call_sites import OPS
         from .tensor import Tensor
 
-        by_name: dict[str, Callable[..., Any]] = {name: vars(Tensor)[name] for name in TENSOR_METHODS}
+        by_name: dict[str, Callable[..., Any]] = {name: vars(Tensor)[name] for name in TENSOR_METHODS} | ATEN_ONLY
         for op, public in OPS.items():
             by_name.setdefault(_aten_name(public), op)  # the first public name: glassgrad.<name> before Tensor.<name>
         return by_name

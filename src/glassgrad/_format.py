@@ -220,9 +220,14 @@ def _prints_without_dtype(dtype: Any) -> bool:
 
 
 def _autograd_suffix(t: Tensor) -> list[str]:
+    from .autograd.forward_ad import tangent_of
+
     if t.grad_fn is not None:
-        return [f"grad_fn=<{t.grad_fn.name()}>"]
-    return ["requires_grad=True"] if t._requires_grad else []
+        suffixes = [f"grad_fn=<{t.grad_fn.name()}>"]
+    else:
+        suffixes = ["requires_grad=True"] if t._requires_grad else []
+    tangent = tangent_of(t)
+    return suffixes if tangent is None else [*suffixes, f"tangent={tangent}"]
 
 
 def _default_complex(default_float: Any) -> Any:

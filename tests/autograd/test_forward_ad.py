@@ -54,6 +54,9 @@ API_ERRORS |= {
     "integer_primal": _inside(lambda m, fw: fw.make_dual(m.arange(3), _v(m))),
     "integer_tangent": _inside(lambda m, fw: fw.make_dual(_x(m), m.arange(3))),
     "dual_of_dual": _inside(lambda m, fw: fw.make_dual(fw.make_dual(_x(m), _v(m)), _v(m))),
+    "tangent_is_dual": _inside(lambda m, fw: fw.make_dual(_x(m), fw.make_dual(_v(m), _v(m)))),
+    # a dual tangent is refused before its size is looked at
+    "dual_tangent_of_other_size": _inside(lambda m, fw: fw.make_dual(m.ones(4, dtype=m.float64), fw.make_dual(_v(m), _v(m)))),
     "exit_other_level": _inside(lambda m, fw: fw.exit_dual_level(level=3)),
     "unsupported_op": _inside(lambda m, fw: m.cdist(fw.make_dual(_x(m), _v(m))[None, :, None], _x(m)[None, :, None])),
 }
@@ -135,6 +138,92 @@ def test_inplace_and_views(oracle: Any) -> None:
             f = fw.make_dual(_x(m), _v(m))
             f.exponential_()  # a random fill replaces the values: the tangent becomes zero
             return [fw.unpack_dual(t).tangent for t in (a, b, view, other_view, c, d, e, f)]
+
+    oracle.check(program)
+
+
+def test_inplace_updates_the_tangent_in_place(oracle: Any) -> None:
+    """An in-place op on a dual writes its new tangent into the old one (the caller's tensor, when make_dual kept
+    it), never into the primal's: make_dual's result and unpack_dual's primal are views that forward AD does not
+    see as views. A view of the dual carries its change to the dual's tangent; a detached alias carries none."""
+
+    def program(m: ModuleType) -> Any:
+        fw = m.autograd.forward_ad
+        x, v = _x(m), _v(m)
+        with fw.dual_level():
+            dual = fw.make_dual(x, v)
+            dual *= 2
+            primal, tangent = fw.unpack_dual(dual)
+            primal_had = fw.unpack_dual(primal).tangent
+            primal *= 3  # the primal alone changes
+            tangent += 1  # the dual's tangent changes, being that tensor
+            view = dual.narrow(0, 1, 2)
+            view *= 2  # the dual's tangent, through its view
+            plain = _x(m).clone()
+            plain[0] = dual[2]  # a tensor without tangent gets zeros but where it was written
+            detached = _x(m).clone()
+            alias = detached.detach()
+            alias += dual
+            return (
+                fw.unpack_dual(x).tangent, v, tuple(fw.unpack_dual(dual)), primal_had, fw.unpack_dual(view).tangent,
+                fw.unpack_dual(plain).tangent, fw.unpack_dual(detached).tangent, fw.unpack_dual(alias).tangent,
+            )
+
+    oracle.check(program)
+
+
+def test_make_dual_in_inference_mode(oracle: Any) -> None:
+    """Inference mode leaves forward AD out: make_dual aliases its primal (a view only of a normal tensor) and
+    gives it no tangent."""
+
+    def program(m: ModuleType) -> Any:
+        fw = m.autograd.forward_ad
+        normal = _x(m)
+        with m.inference_mode():
+            inference = _x(m)
+            with fw.dual_level():
+                dual = fw.make_dual(inference, _v(m))
+                facts = (dual._is_view(), fw.unpack_dual(dual).tangent)
+                dual += 1
+                of_normal = fw.make_dual(normal, _v(m))
+                facts += (of_normal._is_view(), of_normal._base is normal, fw.unpack_dual(of_normal).tangent)
+            with fw.dual_level():
+                outside = fw.make_dual(normal, _v(m))
+                with m.inference_mode():  # a dual made outside shows no tangent inside, and ops give none
+                    inside = (fw.unpack_dual(outside).tangent, fw.unpack_dual(outside * 2).tangent, "tangent=" in str(outside))
+                    outside.mul_(2)
+                    inside += (fw.unpack_dual(m.mm(outside[None], outside[:, None])).tangent,)
+                facts += (*inside, fw.unpack_dual(outside).tangent)
+        return facts, inference
+
+    oracle.check(program)
+
+
+def test_func_transforms_leave_inference_mode(oracle: Any) -> None:
+    """torch.func's jvp and jacfwd run their function outside inference mode, so its tangents are seen there;
+    autograd.functional's forward-mode jacobian does not, and sees none."""
+
+    def program(m: ModuleType) -> Any:
+        def f(x: Any) -> Any:
+            return x.sin() + m.is_inference_mode_enabled()
+
+        with m.inference_mode():
+            return (
+                m.func.jvp(f, (_x(m),), (_v(m),)), m.func.jacfwd(f)(_x(m)),
+                m.autograd.functional.jacobian(f, _x(m), strategy="forward-mode", vectorize=True),
+            )
+
+    oracle.check(program)
+
+
+def test_dual_prints_its_tangent(oracle: Any) -> None:
+    def program(m: ModuleType) -> Any:
+        fw = m.autograd.forward_ad
+        x = m.tensor([0.5, -1.0, 2.0])
+        with fw.dual_level():
+            dual = fw.make_dual(x, m.tensor([1.0, 0.25, -0.5]))
+            primal, tangent = fw.unpack_dual(dual)
+            return [str(t) for t in (x, dual, primal, tangent, dual * 2)]
 
     oracle.check(program)
 
@@ -281,3 +370,40 @@ def test_no_tangent_work_without_a_level() -> None:
     x = glassgrad.ones(3)
     assert glassgrad.autograd.forward_ad.unpack_dual(x * 2).tangent is None
     assert glassgrad.autograd.forward_ad.state.tangents == {}
+
+
+def test_aten_zeros_laid_out_as_a_tangent(oracle: Any) -> None:
+    """aten's _new_zeros_with_same_feature_meta: zeros with the target's strides and storage offset in each batch
+    element, over a storage as long as the target's per element."""
+
+    def program(m: ModuleType) -> Any:
+        make = m.ops.aten._new_zeros_with_same_feature_meta
+        targets = (m.zeros(2, 3).t(), m.zeros(5).narrow(0, 1, 2), m.zeros(3, dtype=m.float64), m.tensor(1.0))
+        facts = []
+        for target in targets:
+            for batch in (0, 1, 2):
+                r = make(m.zeros(4, 2), target, self_num_batch_dims=batch)
+                facts.append((r, r.stride(), r.storage_offset(), r.untyped_storage().nbytes(), r.is_contiguous()))
+        return facts
+
+    oracle.check(program)
+
+
+def test_aten_convolution_backward(oracle: Any) -> None:
+    """aten's convolution_backward: the masked gradients are None, also when the weight is dual."""
+
+    def program(m: ModuleType) -> Any:
+        fw = m.autograd.forward_ad
+        x = m.linspace(-1, 1, 2 * 2 * 5 * 5, dtype=m.float64).reshape(2, 2, 5, 5)
+        w = m.linspace(1, -0.5, 3 * 2 * 3 * 3, dtype=m.float64).reshape(3, 2, 3, 3)
+        grad = m.linspace(0, 1, 2 * 3 * 3 * 3, dtype=m.float64).reshape(2, 3, 3, 3)
+        geometry = ((0,), (2, 2), (1, 1), (1, 1), False, (0, 0), 1)
+        backward = m.ops.aten.convolution_backward
+        everything = backward(grad, x, w, *geometry, (True, True, True))
+        with fw.dual_level():
+            dual = fw.make_dual(w, m.ones_like(w))
+            masked = backward(grad, x, dual, *geometry, (False, True, False))
+            masked = (masked[0], fw.unpack_dual(masked[1]).primal, masked[2])
+        return everything, masked, str(backward), backward.default(grad, x, w, *geometry, (True, False, False))
+
+    oracle.check(program)

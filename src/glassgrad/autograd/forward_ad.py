@@ -11,6 +11,7 @@ level at a time: torch.func.jvp is how higher forward derivatives are taken.
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..tensor import Tensor
+from . import grad_mode
 from .grad_mode import _Mode
 
 
@@ -106,9 +108,10 @@ class dual_level(_Mode):
 
 
 def tangent_of(t: Tensor) -> Tensor | None:
-    """t's tangent at the active level, or None."""
+    """t's tangent at the active level, or None. Inference mode hides every tangent, as PyTorch's leaves forward AD
+    out: ops there see no dual and give none."""
     entry = state.tangents.get(id(t))
-    if entry is not None and entry[0]() is t:
+    if entry is not None and entry[0]() is t and not (grad_mode.usage.inference and grad_mode.state.inference):
         return entry[1]
     return None
 
@@ -170,25 +173,46 @@ def make_dual(tensor: Tensor, tangent: Tensor, *, level: int | None = None) -> T
         raise ValueError(f"Expected primal to be floating point or complex, but got: {_torch_name(tensor)}")
     if not (tangent.is_floating_point() or tangent.is_complex()):
         raise ValueError(f"Expected tangent to be floating point or complex, but got: {_torch_name(tangent)}")
+    if grad_mode.state.inference:  # inference mode leaves forward AD out too: a plain alias, without tangent
+        return tensor.view_as(tensor)
+    if tangent_of(tensor) is not None:
+        raise RuntimeError(
+            f"Making a dual Tensor based on a Tensor that already has a forward gradient at the same level "
+            f"{state.level} is not supported."
+        )
+    if tangent_of(tangent) is not None:  # PyTorch's sentence, its missing space included
+        raise RuntimeError(
+            f"Setting a forward grad that itself has a forward gradient at the same level{state.level} is not supported."
+        )
     if tangent.shape != tensor.shape:
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the original Tensor, this is "
             f"not supported. Tensor is of size [{', '.join(map(str, tensor.shape))}] while the given forward "
             f"gradient is of size [{', '.join(map(str, tangent.shape))}]."
         )
-    if tangent_of(tensor) is not None:
-        raise RuntimeError(
-            f"Making a dual Tensor based on a Tensor that already has a forward gradient at the same level "
-            f"{state.level} is not supported."
-        )
     with computing_tangents():
-        dual = tensor.view_as(tensor)
+        dual = _forward_alias(tensor)
         if tangent.dtype != tensor.dtype:
             tangent = tangent.to(tensor.dtype)
         if type(tangent) is Tensor and type(tensor) is Tensor and not _same_layout(tensor._data, tangent._data):
-            tangent = _laid_out_as(tensor._data, tangent)
+            tangent = _laid_out_as(tensor, tangent)
     set_tangent(dual, tangent)
     return dual
+
+
+def _forward_alias(tensor: Tensor) -> Tensor:
+    """A view of tensor that forward AD does not see as one (make_dual's result, unpack_dual's primal): an in-place
+    op on it changes its own tangent, never its base's, and views taken of it have it as their base for tangents."""
+    alias = tensor.view_as(tensor)
+    if alias._base is not None:
+        alias._view_chain = (*alias._view_chain[:-1], (forward_alias_step, (weakref.ref(alias),)))
+    return alias
+
+
+def forward_alias_step(t: Tensor, alias: weakref.ref[Tensor]) -> Tensor:
+    """The step of a view chain where a forward alias was taken: replayed, a plain alias; `alias` is the tensor that
+    step made, the base of the later steps' tangents."""
+    return t.view_as(t)
 
 
 def _storage(array: np.ndarray) -> np.ndarray:
@@ -202,14 +226,31 @@ def _same_layout(primal: np.ndarray, tangent: np.ndarray) -> bool:
     return primal.size == 0 or (primal.strides == tangent.strides and _storage(primal).size == _storage(tangent).size)
 
 
-def _laid_out_as(primal: np.ndarray, tangent: Tensor) -> Tensor:
-    """A copy of `tangent` in memory laid out as the primal's (its own storage as long as the primal's, at the same
-    offset and strides), as PyTorch makes one, so that a view op replayed on the dual (as_strided) fits its tangent."""
-    root = _storage(primal)
-    offset = (primal.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // primal.itemsize
-    storage = np.zeros(root.size, primal.dtype)
-    laid_out = np.lib.stride_tricks.as_strided(storage[offset:], primal.shape, primal.strides)
-    laid_out[...] = tangent._data
+def _laid_out_as(primal: Tensor, tangent: Tensor) -> Tensor:
+    """A copy of `tangent` in memory laid out as the primal's, as PyTorch makes one, so that a view op replayed on
+    the dual (as_strided) fits its tangent."""
+    laid_out = zeros_with_same_feature_meta(primal)
+    laid_out._data[...] = tangent._data
+    return laid_out
+
+
+def zeros_with_same_feature_meta(target: Tensor, batch_shape: tuple[int, ...] = ()) -> Tensor:
+    """Zeros of shape batch_shape + target's, each batch element laid out in memory as target is (its strides and
+    storage offset, in a storage as long as target's): aten's _new_zeros_with_same_feature_meta."""
+    data = target._data
+    root = _storage(data)
+    offset = (data.__array_interface__["data"][0] - root.__array_interface__["data"][0]) // data.itemsize
+    storage = np.zeros(root.size * math.prod(batch_shape), data.dtype)
+    batch_strides: list[int] = []
+    step = root.size * data.itemsize
+    for size in reversed(batch_shape):
+        batch_strides.insert(0, step)
+        step *= size
+    # Made over `storage` itself (not by as_strided, whose result hides its base), so that it is that storage's view
+    laid_out = np.ndarray(
+        batch_shape + data.shape, data.dtype, buffer=storage, offset=offset * data.itemsize,
+        strides=(*batch_strides, *data.strides),
+    )
     return Tensor._wrap(laid_out)
 
 
@@ -231,7 +272,7 @@ def unpack_dual(tensor: Tensor, *, level: int | None = None) -> UnpackedDualTens
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
     with computing_tangents():
-        primal = tensor.view_as(tensor)
+        primal = _forward_alias(tensor)
     return UnpackedDualTensor(primal, tangent)
 
 

@@ -214,34 +214,65 @@ def apply_inplace(t: Tensor, compute: Callable[[Tensor], Tensor], *, any_cast: b
 
 
 def carry_tangent(t: Tensor, tangent: Tensor | None) -> None:
-    """After an in-place op on t, t's tangent is the result's, as PyTorch's in-place ops on duals give it; when t
-    is a view, that tangent is written into the base's (zeros if it had none) and every view of the base reads its
-    own part of it again."""
+    """After an in-place op on t, t's tangent is the result's, as PyTorch's in-place ops give it. Where forward AD
+    sees t as a view, the tangent is written into its base's (zeros if it had none); elsewhere into t's own, in place
+    (PyTorch updates a tangent in place, so its aliases see the change), or it becomes t's. Every view of that base
+    then reads its own part of the base's tangent again."""
     if tangent is None:
         return
+    located = forward_view(t)
+    if located is None:
+        old = forward_ad.tangent_of(t)
+        if old is None:
+            forward_ad.set_tangent(t, tangent)
+        else:
+            with forward_ad.computing_tangents():
+                old.copy_(tangent)
+        _refresh_view_tangents(t, forward_ad.tangent_of(t))
+        return
+    base, chain = located
+    if tangent._requires_grad and grad_mode.state.grad_enabled:
+        raise NotImplementedError(
+            "glassgrad cannot yet differentiate (in reverse mode) the tangent an in-place op on a view writes into "
+            "its base's tangent; run the in-place op on a clone instead."
+        )
+    with forward_ad.computing_tangents(), grad_mode.no_grad():
+        base_tangent = forward_ad.tangent_of(base)
+        if base_tangent is None:
+            base_tangent = Tensor._wrap(np.zeros_like(base._data))
+            forward_ad.set_tangent(base, base_tangent)
+        _write_through(base_tangent, chain, tangent)
+        forward_ad.set_tangent(t, replay_view(base_tangent, chain))  # t itself may be a view autograd does not track
+    _refresh_view_tangents(base, base_tangent)
+
+
+def forward_view(t: Tensor) -> tuple[Tensor, tuple[Any, ...]] | None:
+    """(the base of t's tangent, the view steps from it to t) where forward AD sees t as a view; None where it does
+    not: t is no view, or a forward alias itself (make_dual's, unpack_dual's), or one of an alias that is gone."""
     base = t._base
     if base is None:
-        forward_ad.set_tangent(t, tangent)
-        if not t._views:
-            return
-        base, base_tangent = t, tangent
-    else:
-        if tangent._requires_grad and grad_mode.state.grad_enabled:
-            raise NotImplementedError(
-                "glassgrad cannot yet differentiate (in reverse mode) the tangent an in-place op on a view writes into "
-                "its base's tangent; run the in-place op on a clone instead."
-            )
-        with forward_ad.computing_tangents(), grad_mode.no_grad():
-            old = forward_ad.tangent_of(base)
-            base_tangent = Tensor._wrap(np.zeros_like(base._data)) if old is None else old.clone()
-            _write_through(base_tangent, t._view_chain, tangent)
-        forward_ad.set_tangent(base, base_tangent)
-        forward_ad.set_tangent(t, tangent)  # t itself may be a view autograd does not track (make_dual's)
+        return None
+    chain = t._view_chain
+    for i in range(len(chain) - 1, -1, -1):
+        if chain[i][0] is forward_ad.forward_alias_step:
+            alias = chain[i][1][0]()
+            return None if alias is None or alias is t else (alias, chain[i + 1 :])
+    return base, chain
+
+
+def _refresh_view_tangents(base: Tensor, base_tangent: Tensor) -> None:
+    """Each view whose tangent's base is `base` takes its part of base_tangent (a view of it, so later writes show)."""
+    owner = base._base if base._base is not None else base
+    if not owner._views:
+        return
     with forward_ad.computing_tangents(), grad_mode.no_grad():
-        for ref in base._views or ():
+        for ref in owner._views or ():
             view = ref()
-            if view is not None and view._version_counter is t._version_counter:
-                forward_ad.set_tangent(view, replay_view(base_tangent, view._view_chain))
+            if view is None or view is base or view._version_counter is not base._version_counter:
+                continue
+            located = forward_view(view)
+            if located is not None and located[0] is base:
+                forward_ad.set_tangent(view, replay_view(base_tangent, located[1]))
 
 
 def _write_through(base_tangent: Tensor, chain: tuple[Any, ...], tangent: Tensor) -> None:

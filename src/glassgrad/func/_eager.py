@@ -273,7 +273,8 @@ def jvp(
         )
     if forward_ad.state.level >= 0:
         raise RuntimeError(NESTED_FORWARD_MODE)
-    with forward_ad.dual_level():
+    # torch.func's transforms run their function outside inference mode (which would hide its tangents)
+    with grad_mode.inference_mode(False), forward_ad.dual_level():
         duals = [forward_ad.make_dual(p, t) for p, t in zip(flat_primals, flat_tangents, strict=True)]
         output, aux = _split_aux(func(*tree_unflatten(duals, primals_spec)), has_aux, _JVP)
         flat_outputs, outputs_spec = tree_flatten(output)
@@ -327,7 +328,8 @@ def jacfwd(
                 found["aux"] = tree_map(lambda a: forward_ad.unpack_dual(a).primal if isinstance(a, Tensor) else a, aux)
             return outputs
 
-        blocks = forward_jacobian_blocks(run, flat_inputs)
+        with grad_mode.inference_mode(False):  # as jvp's, outside inference mode
+            blocks = forward_jacobian_blocks(run, flat_inputs)
         jac = tree_unflatten([tree_unflatten(list(b), inputs_spec) for b in blocks], found["spec"])
         return (jac, found["aux"]) if has_aux else jac
 

@@ -39,3 +39,15 @@ def test_debug_log_of_torch_autograd_names_each_node_run_with_its_gradients(orac
         return records.messages
 
     oracle.check(program)
+
+
+def test_ops_on_inference_tensors_alone_are_not_seen_by_autograd(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        with m.inference_mode():
+            c = m.ones(2, 3, requires_grad=True)
+        outcomes = []
+        for out in (c.view(-1), c[0], c.t(), c.exp(), c.sum(), c * 2, c + m.ones(2, 3, requires_grad=True)):
+            outcomes.append((out.requires_grad, out.is_leaf, m.is_inference(out), out._is_view(), out.grad_fn is None))
+        return outcomes
+
+    oracle.check(program)

@@ -50,6 +50,9 @@ def as_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args:
 
 def mark_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args: Any) -> Tensor:
     """Make `result` a view of `input`: same storage, same version counter, replayable from the base."""
+    if input._is_inference and not mode_state.inference:  # no autograd view (no view key), as PyTorch's
+        result._is_inference = True
+        return result
     result._base = input._base if input._base is not None else input
     chain = input._view_chain
     if input._base is not None and input.grad_fn is None and input._requires_grad and result.grad_fn is not None:

@@ -51,3 +51,28 @@ def test_ops_on_inference_tensors_alone_are_not_seen_by_autograd(oracle: SimpleN
         return outcomes
 
     oracle.check(program)
+
+
+def _one_node(m: ModuleType, outputs: Any) -> Any:
+    """What PyTorch shows of the nodes of an op's outputs: their names, whether one node made them all, which output
+    of it each one is, and where the node's edges lead."""
+    nodes = [o.grad_fn for o in outputs]
+    edges = [type(fn).__name__ if fn is not None else None for fn, _ in nodes[0].next_functions]
+    return [type(nodes[0]).__name__, all(n is nodes[0] for n in nodes), [o.output_nr for o in outputs], edges]
+
+
+@pytest.mark.parametrize("op", ["var_mean", "std_mean"])
+@pytest.mark.parametrize(("dim", "keepdim"), [(None, False), (None, True), (0, False), ((0, 2), True)])
+def test_var_mean_and_std_mean_are_one_node_with_two_outputs(oracle: SimpleNamespace, op: str, dim: Any, keepdim: bool) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.tensor([[[1.0, 2.0], [4.0, 0.5]], [[3.0, -1.0], [2.0, 2.0]], [[0.0, 1.0], [5.0, 3.0]]], dtype=m.float64, requires_grad=True)
+        spread, average = getattr(m, op)(x, dim, keepdim=keepdim)
+        spread_only = m.autograd.grad(spread.sum(), x, retain_graph=True)
+        mean_only = m.autograd.grad(average.sum(), x, retain_graph=True)
+        seen = []
+        average.grad_fn.register_prehook(lambda grads: seen.append([g is None for g in grads]))
+        both = m.autograd.grad((spread * 3).sum() + average.sum(), x)
+        saved = sorted(name for name in dir(spread.grad_fn) if name.startswith("_saved_"))
+        return [spread, average, _one_node(m, (spread, average)), saved, spread_only, mean_only, both, seen]
+
+    oracle.check(program)

@@ -76,3 +76,30 @@ def test_var_mean_and_std_mean_are_one_node_with_two_outputs(oracle: SimpleNames
         return [spread, average, _one_node(m, (spread, average)), saved, spread_only, mean_only, both, seen]
 
     oracle.check(program)
+
+
+_SPLITS = {
+    "split": lambda m, x: x.split(2, 1),
+    "split_sizes": lambda m, x: x.split([1, 0, 4], 1),
+    "chunk": lambda m, x: x.chunk(3, -1),
+    "unbind": lambda m, x: x.unbind(1),
+    "unsafe_split": lambda m, x: m.unsafe_split(x, 3, 1),
+    "unsafe_chunk": lambda m, x: m.unsafe_chunk(x, 2, 1),
+    "unsafe_split_sizes": lambda m, x: m.unsafe_split_with_sizes(x, [2, 3], 1),
+}
+
+
+@pytest.mark.parametrize("op", sorted(_SPLITS))
+def test_split_like_ops_record_one_node_with_an_output_per_piece(oracle: SimpleNamespace, op: str) -> None:
+    def program(m: ModuleType) -> Any:
+        leaf = m.arange(10.0, dtype=m.float64).reshape(2, 5).requires_grad_()
+        x = leaf * 1
+        pieces = _SPLITS[op](m, x)
+        saved = sorted(name for name in dir(pieces[0].grad_fn) if name.startswith("_saved_"))
+        some = m.autograd.grad(pieces[-1].sum() * 2, leaf, retain_graph=True)  # the other pieces get no gradient
+        weights = [m.full(p.shape, i + 1.0, dtype=m.float64) for i, p in enumerate(pieces)]
+        every = m.autograd.grad(pieces, leaf, weights, create_graph=True)[0]
+        second = m.autograd.grad((every * leaf).sum(), leaf, allow_unused=True)
+        return [pieces, _one_node(m, pieces), saved, some, every, second, [p._is_view() for p in pieces]]
+
+    oracle.check(program)

@@ -103,3 +103,12 @@ def test_split_like_ops_record_one_node_with_an_output_per_piece(oracle: SimpleN
         return [pieces, _one_node(m, pieces), saved, some, every, second, [p._is_view() for p in pieces]]
 
     oracle.check(program)
+
+
+def test_gradcheck_warns_of_a_single_precision_input_by_its_position(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.ones(2, dtype=m.float64)
+        y = m.ones(2, dtype=m.float32, requires_grad=True)
+        return oracle.warned(lambda: m.autograd.gradcheck(lambda a, b: a * b * 0, (x, y)))
+
+    oracle.check(program)

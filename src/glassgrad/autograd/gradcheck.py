@@ -166,11 +166,11 @@ def gradcheck(
     targets = [t for t in inputs if isinstance(t, Tensor) and t._requires_grad]
     if not targets:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them have requires_grad=True.")
-    for t in targets:
-        if t.dtype.name != "float64":
+    for index, t in enumerate(inputs):  # by position: list.index would compare tensors with ==
+        if isinstance(t, Tensor) and t._requires_grad and t.dtype.name not in ("float64", "complex128"):
             warnings.warn(
-                f"Input #{inputs.index(t)} requires gradient and is not a double precision floating point. "
-                "This check will likely fail if all the inputs are not of double precision floating point. ",
+                f"Input #{index} requires gradient and is not a double precision floating point or complex. "
+                "This check will likely fail if all the inputs are not of double precision floating point or complex. ",
                 UserWarning,
                 stacklevel=2,
             )

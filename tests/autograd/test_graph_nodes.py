@@ -112,3 +112,17 @@ def test_gradcheck_warns_of_a_single_precision_input_by_its_position(oracle: Sim
         return oracle.warned(lambda: m.autograd.gradcheck(lambda a, b: a * b * 0, (x, y)))
 
     oracle.check(program)
+
+
+@pytest.mark.parametrize("op", ["threshold", "relu"])
+def test_threshold_and_relu_differentiate_through_threshold_backward(oracle: SimpleNamespace, op: str) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.tensor([-1.0, 0.5, float("nan"), 2.0, 0.0], dtype=m.float64, requires_grad=True)
+        v = m.arange(1.0, 6.0, dtype=m.float64).requires_grad_()
+        y = m.threshold(x, 0.5, 3.0) if op == "threshold" else m.relu(x)
+        (g,) = m.autograd.grad(y, x, v, create_graph=True)
+        node = g.grad_fn
+        names = sorted(name for name in dir(node) if name.startswith("_saved_"))
+        return [g, node.name(), names, node._saved_threshold, m.autograd.grad((g * g).sum(), v)]
+
+    oracle.check(program)

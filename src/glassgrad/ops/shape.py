@@ -470,7 +470,21 @@ def _with_zeros(grads: tuple[Tensor | None, ...], shapes: Iterable[tuple[int, ..
     return [Tensor._wrap(np.zeros(shape, like)) if g is None else g for g, shape in zip(grads, shapes, strict=True)]
 
 
-def _split_backward(grads: tuple[Tensor | None, ...], self_sym_sizes: Size, dim: int, lengths: Iterable[int]) -> Tensor:
+def _placed(grads: tuple[Tensor | None, ...], shape: Size, dim: int, places: Iterable[int | slice]) -> Tensor:
+    """The input's gradient as one buffer, each output's gradient written at its place along dim: what cat or stack
+    computes, without a zeros array per output that got no gradient (when nothing differentiates the result)."""
+    out = np.zeros(shape, np.result_type(*(g._data for g in grads if g is not None)))
+    index = (slice(None),) * dim
+    for g, place in zip(grads, places, strict=True):
+        if g is not None:
+            out[(*index, place)] = g._data
+    return Tensor._wrap(out)
+
+
+def _split_backward(grads: tuple[Tensor | None, ...], self_sym_sizes: Size, dim: int, lengths: Sequence[int]) -> Tensor:
+    if not formulas_record():
+        places = [slice(end - n, end) for end, n in zip(itertools.accumulate(lengths), lengths, strict=True)]
+        return _placed(grads, self_sym_sizes, dim, places)
     shapes = ((*self_sym_sizes[:dim], n, *self_sym_sizes[dim + 1 :]) for n in lengths)
     return cat(_with_zeros(grads, shapes), dim)
 
@@ -481,6 +495,8 @@ def _split_lengths(size: int, split_size: int) -> list[int]:
 
 def _unbind_backward(grads: tuple[Tensor | None, ...], dim: int) -> Tensor:
     shape = next(g for g in grads if g is not None).shape
+    if not formulas_record():
+        return _placed(grads, (*shape[:dim], len(grads), *shape[dim:]), dim, range(len(grads)))
     return stack(_with_zeros(grads, [shape] * len(grads)), dim)
 
 

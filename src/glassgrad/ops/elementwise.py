@@ -496,8 +496,8 @@ def _sigmoid_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> N
     np.multiply(out, g, out)
 
 
-def _relu_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, threshold: float) -> None:
-    # threshold is 0 here
+def _relu_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, threshold: float = 0) -> None:
+    # threshold_backward at 0 of a ReLU output (relu_backward's threshold, passed on as the other kernels' attributes)
     if _loops is not None and _loops.threshold_backward(g, y, out):
         return
     # y is a ReLU output, >= 0 or nan, so PyTorch's dead units (y <= 0) are y == 0: one comparison, no inversion

@@ -47,7 +47,7 @@ def test_relu_loop_is_numpys_maximum_with_zero(dtype: type, shape: tuple[int, ..
 @needs_the_loops
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "threshold"])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "relu"])
 @pytest.mark.parametrize("nan_gradient", [False, True])
 def test_backward_loop_is_its_numpy_route(
     name: str, dtype: type, shape: tuple[int, ...], nan_gradient: bool, monkeypatch: pytest.MonkeyPatch
@@ -57,7 +57,7 @@ def test_backward_loop_is_its_numpy_route(
     if not nan_gradient:  # ReLU's route zeroes dead units again only when some product is NaN: both cases
         grad = np.nan_to_num(grad, nan=0.5, posinf=2.0, neginf=-2.0)
     result = awkward(shape, dtype, 2)
-    if name == "threshold":  # a ReLU output: zeros (dead units), positives and NaN
+    if name == "relu":  # a ReLU output: zeros (dead units), positives and NaN
         result = np.maximum(result.dtype.type(0), result)
     by_loop, by_numpy = np.empty_like(result), np.empty_like(result)
     with np.errstate(all="ignore"):  # as the kernels run in backward: PyTorch computes NaN without a warning

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import logging
 import operator
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -29,6 +30,9 @@ from .graph import LOCAL_REFCOUNT, AccumulateGrad, FreedBy, GradientEdge, Node, 
 Edge = tuple[Node | None, int]
 _sequence_nr = operator.attrgetter("_seq_nr")
 _anomaly_vars = vars(anomaly)  # read per node: a dict lookup where `anomaly.enabled` is a getattr (as in graph.py)
+# PyTorch's own logger name, so that a program (or TORCH_LOGS-style setup) that turns on torch.autograd's debug log
+# sees each node's run here too
+_log = logging.getLogger("torch.autograd.graph")
 
 
 class GraphTask:
@@ -330,6 +334,7 @@ def _run(
     task.needed = needed
     captured: dict[Edge, Tensor | None] = dict.fromkeys(capture, None) if capture is not None else {}
 
+    logs = _log.isEnabledFor(logging.DEBUG)  # each node's run is logged, from _apply_hooked
     buffers: dict[Node, list[Tensor | None]] = {}
     for (node, nr), grad in zip(roots, root_grads, strict=True):
         if node is None:
@@ -356,7 +361,7 @@ def _run(
             runs = (bool(accumulate) and (targets is None or node in targets)) if is_sink else (to_run is None or node in to_run)
             outputs: tuple[Tensor | None, ...] = ()
             if runs:
-                if node._pre_hooks or node._hooks or _anomaly_vars["enabled"]:
+                if node._pre_hooks or node._hooks or _anomaly_vars["enabled"] or logs:
                     outputs = _apply_hooked(node, grads, needed)
                 else:
                     outputs = node.apply(grads, needed)
@@ -434,6 +439,8 @@ def _apply_hooked(node: Node, grads: list[Tensor | None], needed: set[Node] | No
                 new = hook(tuple(grads))
                 if new is not None:
                     grads = list(new)
+        if _log.isEnabledFor(logging.DEBUG):  # after the node's own pre-hooks, as PyTorch's logging pre-hook runs
+            _log.debug("Executing: %s with grad_outputs: [%s]", node, ",".join(map(_describe_grad, grads)))
         known = tuple(node._hooks) if node._hooks else ()
         outputs = node.apply(grads, needed)
         if anomaly.enabled and anomaly.check_nan:
@@ -447,6 +454,18 @@ def _apply_hooked(node: Node, grads: list[Tensor | None], needed: set[Node] | No
     finally:
         anomaly.running = parent
     return outputs
+
+
+_DTYPE_ABBREVIATIONS = {"float16": "f16", "bfloat16": "bf16", "float32": "f32", "float64": "f64", "complex32": "c32",
+                        "complex64": "c64", "complex128": "c128"}
+
+
+def _describe_grad(grad: Tensor | None) -> str:
+    """A gradient as the debug log shows it: "f32[2, 3]", or "None"."""
+    if grad is None:
+        return "None"
+    name = grad.dtype.name
+    return f"{_DTYPE_ABBREVIATIONS.get(name, name)}[{', '.join(map(str, grad.shape))}]"
 
 
 def _post_hooks(node: Node, outputs: tuple[Tensor | None, ...], grads: list[Tensor | None], known: tuple[int, ...]) -> tuple[Tensor | None, ...]:

@@ -188,7 +188,7 @@ class Node:
         return list(self._tensor_pre_hooks[output_nr].values())
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {id(self):#x}>"
+        return f"<{type(self).__name__} object at {id(self):#x}>"  # the type's name, as PyTorch's: not name()'s
 
     def __call__(self, *grad_outputs: Tensor | None) -> Any:
         """The node's backward formula run on the gradients of its outputs, outside any backward pass: the gradient

@@ -35,6 +35,7 @@ from .elementwise import (
     sigmoid,
     sub,
     tanh,
+    threshold_backward,
     where,
 )
 from .elementwise import (
@@ -305,7 +306,7 @@ def _zero_inside(grad: Tensor, self: Tensor, lambd: float) -> Tensor:
 
 
 def _threshold_grad(grad: Tensor, self: Tensor, threshold: float) -> Tensor:
-    return where(self <= threshold, 0.0, grad)
+    return threshold_backward(grad, self, threshold)
 
 
 ThresholdBackward0 = derivative("ThresholdBackward0", self=_threshold_grad)

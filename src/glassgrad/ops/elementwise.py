@@ -450,7 +450,7 @@ TanhBackwardBackward0 = derivative(
 )
 ThresholdBackwardBackward0 = derivative(
     "ThresholdBackwardBackward0", ("grad_output", "self"),
-    grad_output=lambda grad, self: threshold_backward(grad, self),
+    grad_output=lambda grad, self, threshold: threshold_backward(grad, self, threshold),
     self=_zero,
 )
 SigmoidBackwardBackward0 = derivative(
@@ -500,7 +500,8 @@ def _sigmoid_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> N
     np.multiply(out, g, out)
 
 
-def _threshold_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+def _relu_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, threshold: float = 0) -> None:
+    # threshold_backward at 0 of a ReLU output (relu_backward's threshold, passed on as the other kernels' attributes)
     if _loops is not None and _loops.threshold_backward(g, y, out):
         return
     # y is a ReLU output, >= 0 or nan, so PyTorch's dead units (y <= 0) are y == 0: one comparison, no inversion
@@ -510,9 +511,22 @@ def _threshold_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) ->
         out[~live] = 0
 
 
-def threshold_backward(grad_output: Tensor, output: Tensor) -> Tensor:
-    """grad_output, zeroed where the ReLU result `output` is <= 0, into one buffer."""
-    return _fused_backward_with(ThresholdBackwardBackward0, _threshold_backward_kernel, grad_output, output, _NO_ATTRIBUTES)
+def _threshold_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, threshold: float) -> None:
+    np.copyto(out, g)
+    np.copyto(out, 0, where=y <= threshold)  # a nan in y passes the gradient on, as PyTorch's kernel does
+
+
+_RELU_THRESHOLD = {"threshold": 0}
+
+
+def relu_backward(grad_output: Tensor, output: Tensor) -> Tensor:
+    """grad_output, zeroed where the ReLU result `output` is <= 0, into one buffer: threshold_backward at 0."""
+    return _fused_backward_with(ThresholdBackwardBackward0, _relu_backward_kernel, grad_output, output, _RELU_THRESHOLD)
+
+
+def threshold_backward(grad_output: Tensor, self: Tensor, threshold: float) -> Tensor:
+    """grad_output, zeroed where `self` is <= threshold, into one buffer (recorded as PyTorch's, with its own node)."""
+    return _fused_backward(ThresholdBackwardBackward0, _threshold_backward_kernel, grad_output, self, threshold=threshold)
 
 
 def tanh_backward(grad_output: Tensor, output: Tensor) -> Tensor:
@@ -542,7 +556,7 @@ TruncBackward0 = derivative("TruncBackward0", self=_zero)
 RoundBackward0 = derivative("RoundBackward0", self=_zero)
 RoundBackward1 = derivative("RoundBackward1", self=_zero)
 FracBackward0 = derivative("FracBackward0", self=lambda grad: grad)
-ReluBackward0 = derivative("ReluBackward0", self=lambda grad, result: threshold_backward(grad, result), jvp=AUTO_ELEMENT_WISE)
+ReluBackward0 = derivative("ReluBackward0", self=lambda grad, result: relu_backward(grad, result), jvp=AUTO_ELEMENT_WISE)
 # isfinite is logic.py's (which imports this module), so the formula reaches it as a method.
 NanToNumBackward0 = derivative("NanToNumBackward0", self=lambda grad, self: grad * self.isfinite())
 

@@ -20,7 +20,7 @@ from .indexing import ScatterBackward0, along
 from .logic import isnan, logical_not
 from .shape import broadcast_view, cat, expand, narrow, reshape, transpose, unsqueeze
 from .subscript import getitem
-from .table import Derivative, derivative, formulas_record
+from .table import Derivative, MultiOutput, derivative, formulas_record
 
 Dims = int | Sequence[int] | None
 
@@ -411,8 +411,43 @@ VarBackward0 = derivative(
 )
 StdBackward0 = derivative(
     "StdBackward0",
-    self=lambda grad, self, result, dim, correction, keepdim: _var_backward(
-        where(result == 0, 0.0, grad / (result * 2)), self, dim, correction, keepdim
+    self=lambda grad, self, result, dim, correction, keepdim: _std_backward(grad, self, result, dim, correction, keepdim),
+)
+
+
+def _std_backward(grad: Tensor, self: Tensor, result: Tensor, dim: tuple[int, ...] | None, correction: float,
+                  keepdim: bool) -> Tensor:
+    return _var_backward(where(result == 0, 0.0, grad / (result * 2)), self, dim, correction, keepdim)
+
+
+def _mean_backward(grad: Tensor, self: Tensor, dim: tuple[int, ...] | None, keepdim: bool) -> Tensor:
+    if dim is None:
+        return _expand_back(grad / builtins.max(self.numel(), 1), self.shape)
+    return _expand_back(grad / _numel(self.shape, dim), self.shape, dim, keepdim)
+
+
+def _with_mean_grad(spread_grad: Tensor | None, mean_grad: Tensor | None, self: Tensor, dim: tuple[int, ...] | None,
+                    keepdim: bool) -> Tensor | None:
+    """The gradient of var_mean's or std_mean's input: the spread's part (None where it got no gradient) plus the
+    mean's."""
+    if mean_grad is None:
+        return spread_grad
+    part = _mean_backward(mean_grad, self, dim, keepdim)
+    return part if spread_grad is None else spread_grad + part
+
+
+# One node with two outputs each, as PyTorch's; std_mean alone keeps its first output, as its formula needs it
+VarMeanBackward0 = MultiOutput(
+    "VarMeanBackward0", ("self",), ("result0", "result1"),
+    self=lambda grads, self, dim, correction, keepdim: _with_mean_grad(
+        None if grads[0] is None else _var_backward(grads[0], self, dim, correction, keepdim), grads[1], self, dim, keepdim
+    ),
+)
+StdMeanBackward0 = MultiOutput(
+    "StdMeanBackward0", ("self",), ("result0", "result1"),
+    self=lambda grads, self, result0, dim, correction, keepdim: _with_mean_grad(
+        None if grads[0] is None else _std_backward(grads[0], self, result0, dim, correction, keepdim), grads[1], self,
+        dim, keepdim,
     ),
 )
 
@@ -439,6 +474,13 @@ def _correction(dim: Any, unbiased: bool | None, correction: float | None, op: s
 
 
 def _var(input: Tensor, dim: Any, unbiased: bool | None, keepdim: bool, correction: float | None, op: str) -> Tensor:
+    out, _, attrs = _spread(input, dim, unbiased, keepdim, correction, op)
+    return (StdBackward0 if op == "std" else VarBackward0).record(out, (input,), **attrs)
+
+
+def _spread(input: Tensor, dim: Any, unbiased: bool | None, keepdim: bool, correction: float | None,
+            op: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    """The variance (or standard deviation, for std and std_mean) and the mean, and the attributes a node keeps."""
     dim, corr = _correction(dim, unbiased, correction, op)
     if not input.dtype.is_floating_point:
         raise RuntimeError("std and var only support floating point and complex dtypes")
@@ -452,15 +494,17 @@ def _var(input: Tensor, dim: Any, unbiased: bool | None, keepdim: bool, correcti
             f"{op}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction factor "
             "(input numel divided by output numel).",
             UserWarning,
-            stacklevel=3,
+            stacklevel=4,
         )
     data = input._data
     with np.errstate(invalid="ignore", divide="ignore"):
-        centered = data - np.sum(data, axis=dims, keepdims=True) / _numel(input.shape, dims)
+        centre = np.sum(data, axis=dims, keepdims=True) / _numel(input.shape, dims)
+        centered = data - centre
         out = np.asarray(np.sum(centered * centered, axis=dims, keepdims=keepdim) / dof, dtype=data.dtype)
         if op.startswith("std"):
-            return StdBackward0.record(np.sqrt(out), (input,), dim=None if dim is None else dims, correction=corr, keepdim=keepdim)
-    return VarBackward0.record(out, (input,), dim=None if dim is None else dims, correction=corr, keepdim=keepdim)
+            out = np.sqrt(out)
+    average = np.asarray(centre if keepdim else np.squeeze(centre, axis=dims), dtype=data.dtype)
+    return out, average, {"dim": None if dim is None else dims, "correction": corr, "keepdim": keepdim}
 
 
 def var(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None) -> Tensor:
@@ -471,18 +515,19 @@ def std(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: b
     return _var(input, dim, unbiased, keepdim, correction, "std")
 
 
-def _with_mean(spread: Tensor, input: Tensor, dim: Any, keepdim: bool) -> tuple[Tensor, Tensor]:
-    if isinstance(dim, bool) or dim is None:
-        return spread, mean(input)
-    return spread, mean(input, dim, keepdim)
+def _with_mean(input: Tensor, dim: Any, unbiased: bool | None, keepdim: bool, correction: float | None,
+               op: str) -> tuple[Tensor, Tensor]:
+    out, average, attrs = _spread(input, dim, unbiased, keepdim, correction, op)
+    entry = StdMeanBackward0 if op == "std_mean" else VarMeanBackward0
+    return entry.record_all((out, average), (input,), **attrs)  # type: ignore[return-value]
 
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None) -> tuple[Tensor, Tensor]:
-    return _with_mean(_var(input, dim, unbiased, keepdim, correction, "var_mean"), input, dim, keepdim)
+    return _with_mean(input, dim, unbiased, keepdim, correction, "var_mean")
 
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: bool | None = None, keepdim: bool = False, *, correction: float | None = None) -> tuple[Tensor, Tensor]:
-    return _with_mean(_var(input, dim, unbiased, keepdim, correction, "std_mean"), input, dim, keepdim)
+    return _with_mean(input, dim, unbiased, keepdim, correction, "std_mean")
 
 
 LogsumexpBackward0 = derivative(

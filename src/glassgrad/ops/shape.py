@@ -19,7 +19,7 @@ from ..autograd.grad_mode import state as mode_state
 from ..autograd.grad_mode import usage as mode_usage
 from ..autograd.inplace import track_view
 from ..tensor import Size, Tensor
-from .table import Derivative, derivative, formulas_record
+from .table import Derivative, MultiOutput, derivative, formulas_record
 
 Shape = Sequence[int]
 
@@ -50,6 +50,9 @@ def as_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args:
 
 def mark_view(result: Tensor, input: Tensor, replay: Callable[..., Tensor], *args: Any) -> Tensor:
     """Make `result` a view of `input`: same storage, same version counter, replayable from the base."""
+    if input._is_inference and not mode_state.inference:  # no autograd view (no view key), as PyTorch's
+        result._is_inference = True
+        return result
     result._base = input._base if input._base is not None else input
     chain = input._view_chain
     if input._base is not None and input.grad_fn is None and input._requires_grad and result.grad_fn is not None:
@@ -416,11 +419,8 @@ def _select_entry(name: str) -> Derivative:
     )
 
 
-# One formula, several names: PyTorch names the node after the op that made the view.
-NarrowBackward, SplitBackward0, SplitWithSizesBackward0 = map(
-    _slice_entry, ("SliceBackward0", "SplitBackward0", "SplitWithSizesBackward0")
-)
-SelectBackward0, UnbindBackward0 = map(_select_entry, ("SelectBackward0", "UnbindBackward0"))
+NarrowBackward = _slice_entry("SliceBackward0")
+SelectBackward0 = _select_entry("SelectBackward0")
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
@@ -453,13 +453,75 @@ def _unbind_piece(input: Tensor, d: int, index: int, output_nr: int) -> Tensor:
 _split_piece.one_of_many = _unbind_piece.one_of_many = True  # type: ignore[attr-defined]
 
 
-def _pieces(input: Tensor, d: int, bounds: Iterable[tuple[int, int]], entry: Derivative) -> tuple[Tensor, ...]:
-    """The views split and chunk return, as (start, length) along dim d."""
-    pieces = []
-    for nr, (start, length) in enumerate(bounds):
-        out = input._data[(slice(None),) * d + (slice(start, start + length),)]
-        pieces.append(_record_view(entry, out, input, _split_piece, d, start, length, nr, self_shape=input.shape, dim=d, start=start))
-    return tuple(pieces)
+def _pieces(input: Tensor, d: int, lengths: Sequence[int], entry_name: str, **attrs: Any) -> tuple[Tensor, ...]:
+    """The views split and chunk return, of these lengths along dim d: outputs of one node, as in PyTorch."""
+    index = (slice(None),) * d
+    bounds = list(zip(itertools.accumulate(lengths), lengths, strict=True))  # (end, length) of each piece
+    outs = [input._data[(*index, slice(end - length, end))] for end, length in bounds]
+    results = split_entry(entry_name, len(outs)).record_all(outs, (input,), self_sym_sizes=input.shape, dim=d, **attrs)
+    return tuple(
+        mark_view(results[nr], input, _split_piece, d, end - length, length, nr) for nr, (end, length) in enumerate(bounds)
+    )
+
+
+def _with_zeros(grads: tuple[Tensor | None, ...], shapes: Iterable[tuple[int, ...]]) -> list[Tensor]:
+    """The outputs' gradients, zeros where an output got none (a node runs when at least one did)."""
+    like = next(g for g in grads if g is not None)._data.dtype
+    return [Tensor._wrap(np.zeros(shape, like)) if g is None else g for g, shape in zip(grads, shapes, strict=True)]
+
+
+def _placed(grads: tuple[Tensor | None, ...], shape: Size, dim: int, places: Iterable[int | slice]) -> Tensor:
+    """The input's gradient as one buffer, each output's gradient written at its place along dim: what cat or stack
+    computes, without a zeros array per output that got no gradient (when nothing differentiates the result)."""
+    out = np.zeros(shape, np.result_type(*(g._data for g in grads if g is not None)))
+    index = (slice(None),) * dim
+    for g, place in zip(grads, places, strict=True):
+        if g is not None:
+            out[(*index, place)] = g._data
+    return Tensor._wrap(out)
+
+
+def _split_backward(grads: tuple[Tensor | None, ...], self_sym_sizes: Size, dim: int, lengths: Sequence[int]) -> Tensor:
+    if not formulas_record():
+        places = [slice(end - n, end) for end, n in zip(itertools.accumulate(lengths), lengths, strict=True)]
+        return _placed(grads, self_sym_sizes, dim, places)
+    shapes = ((*self_sym_sizes[:dim], n, *self_sym_sizes[dim + 1 :]) for n in lengths)
+    return cat(_with_zeros(grads, shapes), dim)
+
+
+def _split_lengths(size: int, split_size: int) -> list[int]:
+    return [min(split_size, size - start) for start in range(0, size, split_size)] if size else [0]
+
+
+def _unbind_backward(grads: tuple[Tensor | None, ...], dim: int) -> Tensor:
+    shape = next(g for g in grads if g is not None).shape
+    if not formulas_record():
+        return _placed(grads, (*shape[:dim], len(grads), *shape[dim:]), dim, range(len(grads)))
+    return stack(_with_zeros(grads, [shape] * len(grads)), dim)
+
+
+# A node with one output per piece; its formula takes all their gradients at once
+_SPLIT_FORMULAS: dict[str, Callable[..., Any]] = {
+    "SplitBackward0": lambda grads, self_sym_sizes, dim, split_size: _split_backward(
+        grads, self_sym_sizes, dim, _split_lengths(self_sym_sizes[dim], split_size)
+    ),
+    "SplitWithSizesBackward0": lambda grads, self_sym_sizes, dim, split_sizes: _split_backward(
+        grads, self_sym_sizes, dim, split_sizes
+    ),
+    "UnbindBackward0": lambda grads, dim: _unbind_backward(grads, dim),
+}
+_SPLIT_FORMULAS["UnsafeSplitBackward0"] = _SPLIT_FORMULAS["SplitBackward0"]
+_SPLIT_FORMULAS["UnsafeSplitWithSizesBackward0"] = _SPLIT_FORMULAS["SplitWithSizesBackward0"]
+_split_entries: dict[tuple[str, int], MultiOutput] = {}
+
+
+def split_entry(name: str, count: int) -> MultiOutput:
+    """The table entry of a split-like op (split, split_with_sizes, unbind, their unsafe forms) with `count` pieces."""
+    entry = _split_entries.get((name, count))
+    if entry is None:
+        outputs = tuple(f"result{i}" for i in range(count))
+        entry = _split_entries[(name, count)] = MultiOutput(name, ("self",), outputs, complex=True, self=_SPLIT_FORMULAS[name])
+    return entry
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
@@ -501,8 +563,7 @@ def split(tensor: Tensor, split_size_or_sections: int | Sequence[int], dim: int 
     size, step = tensor.shape[d], split_size_or_sections
     if step < 0 or (step == 0 and size):
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-    starts = range(0, size, step) if size else (0,)
-    return _pieces(tensor, d, ((s, min(step, size - s)) for s in starts), SplitBackward0)
+    return _pieces(tensor, d, _split_lengths(size, step), "SplitBackward0", split_size=step)
 
 
 def _split_with_sizes(tensor: Tensor, sizes: tuple[int, ...], dim: int) -> tuple[Tensor, ...]:
@@ -515,8 +576,7 @@ def _split_with_sizes(tensor: Tensor, sizes: tuple[int, ...], dim: int) -> tuple
             f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size at dimension {d}), "
             f"but got split_sizes={list(sizes)}"
         )
-    starts = np.cumsum((0, *sizes[:-1]))
-    return _pieces(tensor, d, ((int(s), n) for s, n in zip(starts, sizes, strict=True)), SplitWithSizesBackward0)
+    return _pieces(tensor, d, sizes, "SplitWithSizesBackward0", split_sizes=sizes)
 
 
 def split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
@@ -562,10 +622,11 @@ def unbind(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = input._wrap_dim(dim)
     view_index = (slice(None),) * d
-    return tuple(
-        _record_view(UnbindBackward0, input._data[(*view_index, i, Ellipsis)], input, _unbind_piece, d, i, i, self_shape=input.shape, dim=d, index=i)
-        for i in range(input.shape[d])
-    )
+    outs = [input._data[(*view_index, i, Ellipsis)] for i in range(input.shape[d])]
+    if not outs:
+        return ()
+    results = split_entry("UnbindBackward0", len(outs)).record_all(outs, (input,), dim=d)
+    return tuple(mark_view(results[i], input, _unbind_piece, d, i, i) for i in range(len(outs)))
 
 
 # -- moving and regrouping dims --------------------------------------------------------------

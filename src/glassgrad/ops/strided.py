@@ -18,9 +18,9 @@ from ..autograd.inplace import has_internal_overlap
 from ..storage import untyped_storage
 from ..tensor import Size, Tensor
 from .creation import _finish, _float_or, _size, zeros
-from .shape import _slice_entry, as_view, chunk, reshape, split, split_with_sizes, unbind
+from .shape import as_view, chunk, reshape, split, split_entry, split_with_sizes, unbind
 from .subscript import getitem, index_put
-from .table import Derivative, derivative, for_complex
+from .table import derivative, for_complex
 
 
 # -- storage -------------------------------------------------------------------------------------------
@@ -167,19 +167,11 @@ def ravel(input: Tensor) -> Tensor:
     return reshape(input, -1)
 
 
-UnsafeSplitBackward0 = _slice_entry("UnsafeSplitBackward0")
-UnsafeSplitWithSizesBackward0 = _slice_entry("UnsafeSplitWithSizesBackward0")
-
-
-def _unsafe(pieces: tuple[Tensor, ...], input: Tensor, dim: int, entry: Derivative = UnsafeSplitBackward0) -> tuple[Tensor, ...]:
+def _unsafe(pieces: tuple[Tensor, ...], input: Tensor, dim: int, entry_name: str, **attrs: Any) -> tuple[Tensor, ...]:
     """split's pieces as PyTorch's unsafe forms make them: sharing input's memory but not marked as its views, so an
-    in-place op on one is not tracked through input (the point, and the danger, of the unsafe forms)."""
-    d = input._wrap_dim(dim)
-    starts = np.cumsum([0] + [p.shape[d] for p in pieces[:-1]])
-    return tuple(
-        entry.record(p._data, (input,), self_shape=input.shape, dim=d, start=int(s))
-        for p, s in zip(pieces, starts, strict=True)
-    )
+    in-place op on one is not tracked through input (the point, and the danger, of the unsafe forms); one node."""
+    entry = split_entry(entry_name, len(pieces))
+    return entry.record_all([p._data for p in pieces], (input,), self_sym_sizes=input.shape, dim=input._wrap_dim(dim), **attrs)
 
 
 def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor, ...]:
@@ -187,19 +179,22 @@ def unsafe_split(tensor: Tensor, split_size: int, dim: int = 0) -> tuple[Tensor,
         raise TypeError(f"unsafe_split(): argument 'split_size' (position 1) must be int, not {type(split_size).__name__}")
     with no_grad():  # only the pieces' arrays are wanted: no view nodes
         pieces = split(tensor, split_size, dim)
-    return _unsafe(pieces, tensor, dim)
+    return _unsafe(pieces, tensor, dim, "UnsafeSplitBackward0", split_size=split_size)
 
 
 def unsafe_split_with_sizes(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> tuple[Tensor, ...]:
     with no_grad():
         pieces = split_with_sizes(input, split_sizes, dim)
-    return _unsafe(pieces, input, dim, UnsafeSplitWithSizesBackward0)
+    return _unsafe(pieces, input, dim, "UnsafeSplitWithSizesBackward0", split_sizes=tuple(split_sizes))
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple[Tensor, ...]:
     with no_grad():
         pieces = chunk(input, chunks, dim)
-    return _unsafe(pieces, input, dim)
+    d = input._wrap_dim(dim)
+    if not input.shape[d]:  # chunk made them with split_with_sizes
+        return _unsafe(pieces, input, d, "UnsafeSplitWithSizesBackward0", split_sizes=(0,) * len(pieces))
+    return _unsafe(pieces, input, d, "UnsafeSplitBackward0", split_size=pieces[0].shape[d])
 
 
 # -- unravel_index: flat positions to coordinates ------------------------------------------------------------

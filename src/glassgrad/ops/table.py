@@ -131,6 +131,8 @@ class Derivative:
         if not mode_usage.grad_disabled or mode_state.grad_enabled:
             for t in inputs:
                 if t._requires_grad:
+                    if mode_usage.inference and _all_inference(inputs):
+                        break
                     entry = self.for_complex() if is_complex else self
                     entry._record_node(result, inputs, attrs)
                     break
@@ -224,6 +226,13 @@ class Derivative:
                 continue
             value = attrs[name] if index == _ATTRIBUTE or name in attrs else inputs[index]  # an attribute wins (clamp's max=None)
             saved[name] = _save(name, value, False) if isinstance(value, Tensor) else value
+
+
+def _all_inference(inputs: tuple[Tensor, ...]) -> bool:
+    """Whether autograd skips the op: PyTorch's inference tensors carry no autograd dispatch key, so an op whose
+    tensors are all inference tensors records nothing, even where one requires grad (a Python scalar operand is
+    wrapped as a normal tensor, so `inference * 2` still records)."""
+    return all(t._is_inference for t in inputs)
 
 
 def _save(name: str, tensor: Tensor, is_output: bool) -> SavedTensor:

@@ -246,6 +246,19 @@ def test_gradcheck_forward_mode_calls_jvp_once_per_column_with_inputs_that_need_
     oracle.check(program)
 
 
+def test_gradcheck_forward_mode_of_an_input_with_no_elements(oracle: SimpleNamespace) -> None:
+    """Forward mode has no column to run for an empty input, yet its Jacobian still has a row per output."""
+    def program(m: ModuleType) -> Any:
+        empty = m.zeros(0, 1, dtype=m.complex128, requires_grad=True)
+        real = m.zeros(0, 3, dtype=m.float64, requires_grad=True)
+        return [
+            m.autograd.gradcheck(lambda t: m.diagonal(t, offset=0), (empty,), check_forward_ad=True),
+            m.autograd.gradcheck(lambda t: (t.sum(0), t * 2), (real,), check_forward_ad=True),
+        ]
+
+    oracle.check(program)
+
+
 def test_gradcheck_module_is_callable_as_the_function() -> None:
     """Importing glassgrad.autograd.gradcheck by another name (the torch alias) rebinds the package's attribute to
     the module: calling it must still run gradcheck."""

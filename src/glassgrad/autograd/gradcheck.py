@@ -207,7 +207,8 @@ def _tangents(outs: Sequence[Tensor]) -> list[np.ndarray]:
 def _forward_jacobians(func: Callable[..., Any], inputs: Sequence[Any], keep: list[int]) -> Jacobians:
     """The Jacobians forward mode gives: one column per input element, from a one-hot tangent on it."""
     positions = _diff_positions(inputs)
-    jacobians: Jacobians = []
+    # sized from the outputs, not from the tangents: an input with no elements gives no column
+    jacobians: Jacobians = [[np.zeros((o.numel(), inputs[q].numel())) for q in positions] for o in _outputs(func, inputs, keep)]
     for k, p in enumerate(positions):
         t = inputs[p]
         for column in range(t.numel()):
@@ -216,8 +217,6 @@ def _forward_jacobians(func: Callable[..., Any], inputs: Sequence[Any], keep: li
             with forward_ad.dual_level():
                 duals = _dual_inputs(inputs, {p: Tensor._wrap(one_hot.reshape(t.shape))})
                 for i, tangent in enumerate(_tangents(_outputs(func, duals, keep))):
-                    if i == len(jacobians):
-                        jacobians.append([np.zeros((tangent.size, inputs[q].numel())) for q in positions])
                     if np.iscomplexobj(tangent) and not np.iscomplexobj(jacobians[i][k]):
                         jacobians[i][k] = jacobians[i][k].astype(np.complex128)
                     jacobians[i][k][:, column] = tangent

@@ -504,16 +504,14 @@ def _relu_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, thresho
     # threshold_backward at 0 of a ReLU output (relu_backward's threshold, passed on as the other kernels' attributes)
     if _loops is not None and _loops.threshold_backward(g, y, out):
         return
-    # y is a ReLU output, >= 0 or nan, so PyTorch's dead units (y <= 0) are y == 0: one comparison, no inversion
-    live = np.not_equal(y, 0)
-    np.multiply(g, live, out)  # a product is several times faster than np.where here
-    if np.isnan(out).any():  # but nan * 0 stays nan, where PyTorch passes nothing through a dead unit
-        out[~live] = 0
+    _threshold_backward_kernel(g, y, out, threshold)
 
 
 def _threshold_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, threshold: float) -> None:
-    np.copyto(out, g)
-    np.copyto(out, 0, where=y <= threshold)  # a nan in y passes the gradient on, as PyTorch's kernel does
+    dead = np.less_equal(y, threshold)  # a nan in y passes the gradient on, as PyTorch's kernel does
+    np.multiply(g, np.logical_not(dead), out)  # a product is several times faster than np.where or copyto's where=
+    if np.isnan(out).any():  # but nan * 0 stays nan, where PyTorch passes nothing through a dead unit
+        np.copyto(out, 0, where=dead)
 
 
 _RELU_THRESHOLD = {"threshold": 0}

@@ -248,6 +248,32 @@ def test_node_hooks_and_prehooks(oracle: Any) -> None:
     oracle.check(program)
 
 
+def test_post_hooks_see_gradients_fitted_to_their_inputs(oracle: Any) -> None:
+    """A node's post hooks get each gradient already summed to its input's shape and cast to its dtype (a broadcast
+    bias, a float32 input to a float64 op), also where the gradient graph is built; what a hook returns is fitted too.
+    A Linear's non-full backward hook (issue 32's public hook program) reads its bias's gradient through this."""
+
+    def program(m: ModuleType) -> Any:
+        seen: list[Any] = []
+        for create_graph in (False, True):
+            a = m.ones(2, 3, requires_grad=True)
+            b = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+            c = m.tensor([0.5], dtype=m.float32, requires_grad=True)
+            out = a * b + c.double()
+            out.grad_fn.register_hook(lambda gi, go: seen.append([(tuple(g.shape), g.dtype) for g in gi]))
+            product = a * b
+            product.grad_fn.register_hook(lambda gi, go: (gi[0], gi[1] * 10))
+            (product + out).sum().backward(create_graph=create_graph)
+            seen.append((a.grad, b.grad, c.grad))
+        linear = m.nn.Linear(3, 2)
+        with pytest.warns(FutureWarning):  # PyTorch's: a non-full hook on a forward of several nodes
+            linear.register_backward_hook(lambda mod, gi, go: seen.append([tuple(g.shape) for g in gi]))
+            linear(m.ones(4, 3, requires_grad=True)).sum().backward()
+        return seen
+
+    oracle.check(program)
+
+
 def test_gradients_toward_no_requested_input_are_not_computed(oracle: Any) -> None:
     """autograd.grad and backward(inputs=) compute only the edges that lead to what was asked for."""
 

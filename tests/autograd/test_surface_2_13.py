@@ -197,6 +197,36 @@ def test_the_positional_value_overload_warns() -> None:
         glassgrad.addcdiv(glassgrad.ones(1), 2.0, glassgrad.ones(1), glassgrad.ones(1))
 
 
+def _old_alpha_overloads(m: ModuleType, name: str) -> Any:
+    """name(input, alpha, other): function, method, in place (an old optimizer's `exp_avg.add_(1 - beta1, grad)`),
+    with out=, with a 0-dim tensor as alpha, and its gradients."""
+    x, g = m.tensor([1.0, -2.0, 3.0], requires_grad=True), m.tensor([0.5, 4.0, -1.0], requires_grad=True)
+    state, out = m.ones(3), m.empty(3)
+    results = [
+        warned(lambda: getattr(m, name)(x, 0.25, g)).value,
+        warned(lambda: getattr(x, name)(3, g)).value,
+        warned(lambda: getattr(state, f"{name}_")(0.1, g.detach())).value,
+        warned(lambda: getattr(m, name)(x.detach(), 2, g.detach(), out=out)).value,
+        warned(lambda: getattr(state, name)(m.tensor(2.0), g.detach())).value,
+    ]
+    warned(lambda: getattr(x, name)(-1.5, g)).value.sum().backward()
+    return results, out, state, x.grad, g.grad
+
+
+@pytest.mark.parametrize("name", ["add", "sub"])
+def test_the_positional_alpha_overload_still_works(oracle: SimpleNamespace, name: str) -> None:
+    oracle.check(lambda m: _old_alpha_overloads(m, name))
+
+
+def test_the_positional_alpha_overload_warns_and_takes_one_alpha() -> None:
+    import glassgrad
+
+    with pytest.warns(UserWarning, match=r"^This overload of sub is deprecated:\n\tsub\(Tensor input, Number alpha"):
+        glassgrad.sub(glassgrad.ones(1), 2.0, glassgrad.ones(1))
+    with pytest.raises(TypeError, match=r"^add\(\) takes from 2 to 3 positional arguments but 4 were given$"):
+        glassgrad.add(glassgrad.ones(1), 2.0, glassgrad.ones(1), 3.0)
+
+
 def _old_clip_name(m: ModuleType) -> Any:
     p = m.nn.Parameter(m.ones(2))
     p.grad = m.tensor([3.0, 4.0])

@@ -214,6 +214,17 @@ def _fit_to_input(grad: Tensor, shape: tuple[int, ...], dtype: np.dtype, node: N
     return grad
 
 
+def _fit_outputs(node: Node, outputs: tuple[Tensor | None, ...], create_graph: bool) -> tuple[Tensor | None, ...]:
+    """A node's gradients, each fitted to the input it flows to (inputs that take no gradient are left as they are)."""
+    edges, metas = node.next_functions, node._input_meta
+    fitted = list(outputs)
+    for i in range(min(len(fitted), len(edges))):
+        grad = fitted[i]
+        if grad is not None and edges[i][0] is not None:
+            fitted[i] = _fit_to_input(grad, metas[2 * i], metas[2 * i + 1], node, i, create_graph)
+    return tuple(fitted)
+
+
 def _call_pre_hooks(node: Node, grads: list[Tensor | None]) -> list[Tensor | None]:
     """Tensor hooks (which may replace a gradient), then retain_grad, as PyTorch orders them."""
     if isinstance(node, AccumulateGrad):
@@ -362,11 +373,11 @@ def _run(
             outputs: tuple[Tensor | None, ...] = ()
             if runs:
                 if node._pre_hooks or node._hooks or _anomaly_vars["enabled"] or logs:
-                    outputs = _apply_hooked(node, grads, needed)
+                    outputs = _apply_hooked(node, grads, needed, create_graph)
                 else:
                     outputs = node.apply(grads, needed)
                     if node._hooks:  # registered while it ran (by an unpack hook)
-                        outputs = _post_hooks(node, outputs, grads, ())
+                        outputs = _post_hooks(node, outputs, grads, (), create_graph)
                 if keep_graph:
                     node._retained_by = freed_by
                 else:
@@ -429,7 +440,9 @@ def _sum(buf: list[Tensor | None], nr: int, grad: Tensor, create_graph: bool) ->
     return total + grad
 
 
-def _apply_hooked(node: Node, grads: list[Tensor | None], needed: set[Node] | None) -> tuple[Tensor | None, ...]:
+def _apply_hooked(
+    node: Node, grads: list[Tensor | None], needed: set[Node] | None, create_graph: bool,
+) -> tuple[Tensor | None, ...]:
     """One node's backward with its pre- and post-hooks, and anomaly mode's nan check and report of what failed (the
     node's forward stack, and those of the nodes whose backward made it)."""
     parent, anomaly.running = anomaly.running, node  # nodes this backward makes remember it, as in PyTorch
@@ -446,7 +459,7 @@ def _apply_hooked(node: Node, grads: list[Tensor | None], needed: set[Node] | No
         if anomaly.enabled and anomaly.check_nan:
             anomaly.check_outputs(node, outputs)
         if node._hooks:
-            outputs = _post_hooks(node, outputs, grads, known)
+            outputs = _post_hooks(node, outputs, grads, known, create_graph)
     except Exception:
         if anomaly.enabled:
             anomaly.print_stack(node)
@@ -468,9 +481,14 @@ def _describe_grad(grad: Tensor | None) -> str:
     return f"{_DTYPE_ABBREVIATIONS.get(name, name)}[{', '.join(map(str, grad.shape))}]"
 
 
-def _post_hooks(node: Node, outputs: tuple[Tensor | None, ...], grads: list[Tensor | None], known: tuple[int, ...]) -> tuple[Tensor | None, ...]:
+def _post_hooks(
+    node: Node, outputs: tuple[Tensor | None, ...], grads: list[Tensor | None], known: tuple[int, ...], create_graph: bool,
+) -> tuple[Tensor | None, ...]:
     """The node's post hooks: hook(grad_inputs, grad_outputs), each may replace grad_inputs. A hook registered while
-    the node ran (`known` lacks it) is given no grad_outputs (an empty tuple), as in PyTorch."""
+    the node ran (`known` lacks it) is given no grad_outputs (an empty tuple), as in PyTorch. The grad_inputs they see
+    are already fitted to the inputs' shapes and dtypes (a broadcast bias's gradient summed to the bias's shape), as
+    PyTorch's engine validates a node's outputs before its post hooks run."""
+    outputs = _fit_outputs(node, outputs, create_graph)
     for key, hook in list(node._hooks.items()):
         seen = tuple(grads) if key in known else ()
         new = hook(tuple(outputs), seen)

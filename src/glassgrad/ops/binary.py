@@ -26,6 +26,7 @@ from .elementwise import (
     _not_implemented,
     _run,
     _zero,
+    deprecated_overload,
     exp,
     exp2,
     not_implemented_for,
@@ -365,12 +366,9 @@ def _value_first(name: str, tensor1: Any, tensor2: Any, rest: tuple[Any, ...], v
         return tensor1, tensor2, value
     if len(rest) > 1:
         raise TypeError(f"{name}() takes from 3 to 4 positional arguments but {3 + len(rest)} were given")
-    warnings.warn(
-        f"This overload of {name} is deprecated:\n\t{name}(Tensor input, Number value, Tensor tensor1, Tensor tensor2, "
-        f"*, Tensor out = None)\nConsider using one of the following signatures instead:\n\t{name}(Tensor input, "
-        "Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = None)",
-        UserWarning,
-        stacklevel=3,
+    deprecated_overload(
+        name, "Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, Tensor out = None",
+        "Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = None",
     )
     return tensor2, rest[0], tensor1
 

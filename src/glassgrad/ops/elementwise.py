@@ -276,14 +276,40 @@ def _from_add_stub(out: Tensor) -> Tensor:
 _ADD, _MULTIPLY = np.add, np.multiply
 
 
-def add(input: Operand, other: Operand, *, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+def deprecated_overload(name: str, old: str, new: str) -> None:
+    """PyTorch 2.13's warning for an overload it still takes but has deprecated (a scalar before the tensors)."""
+    warnings.warn(
+        f"This overload of {name} is deprecated:\n\t{name}({old})\nConsider using one of the following signatures "
+        f"instead:\n\t{name}({new})",
+        UserWarning,
+        stacklevel=4,  # the caller of the op
+    )
+
+
+def _alpha_first(name: str, other: Operand, rest: tuple[Any, ...], alpha: float) -> tuple[Operand, float]:
+    """(other, alpha), also from the deprecated overload PyTorch 2.13 still takes, name(input, alpha, other): old
+    optimizers' `exp_avg.mul_(beta1).add_(1 - beta1, grad)`."""
+    if not rest:
+        return other, alpha
+    if len(rest) > 1:
+        raise TypeError(f"{name}() takes from 2 to 3 positional arguments but {2 + len(rest)} were given")
+    deprecated_overload(
+        name, "Tensor input, Number alpha, Tensor other, *, Tensor out = None",
+        "Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None",
+    )
+    return rest[0], other.item() if isinstance(other, Tensor) else other  # a 0-dim tensor is taken as its number
+
+
+def add(input: Operand, other: Operand, *rest: Operand, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+    other, alpha = _alpha_first("add", other, rest, alpha)
     if out is not None:
         return into(out, add, input, other, alpha=alpha)
     kernel = _ADD if alpha == 1 else lambda a, b: a + alpha * b
     return _from_add_stub(_binary_with(AddBackward0, kernel, input, other, False, {"alpha": alpha}))
 
 
-def sub(input: Operand, other: Operand, *, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+def sub(input: Operand, other: Operand, *rest: Operand, alpha: float = 1, out: Tensor | None = None) -> Tensor:
+    other, alpha = _alpha_first("sub", other, rest, alpha)
     if out is not None:
         return into(out, sub, input, other, alpha=alpha)
     if isinstance(input, Tensor) and input.dtype is _dtype.bool_ and isinstance(other, Tensor) and other.dtype is _dtype.bool_:

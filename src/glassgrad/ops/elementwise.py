@@ -287,10 +287,8 @@ def deprecated_overload(name: str, old: str, new: str) -> None:
 
 
 def _alpha_first(name: str, other: Operand, rest: tuple[Any, ...], alpha: float) -> tuple[Operand, float]:
-    """(other, alpha), also from the deprecated overload PyTorch 2.13 still takes, name(input, alpha, other): old
+    """(other, alpha) from the deprecated overload PyTorch 2.13 still takes, name(input, alpha, other): old
     optimizers' `exp_avg.mul_(beta1).add_(1 - beta1, grad)`."""
-    if not rest:
-        return other, alpha
     if len(rest) > 1:
         raise TypeError(f"{name}() takes from 2 to 3 positional arguments but {2 + len(rest)} were given")
     deprecated_overload(
@@ -301,7 +299,8 @@ def _alpha_first(name: str, other: Operand, rest: tuple[Any, ...], alpha: float)
 
 
 def add(input: Operand, other: Operand, *rest: Operand, alpha: float = 1, out: Tensor | None = None) -> Tensor:
-    other, alpha = _alpha_first("add", other, rest, alpha)
+    if rest:  # a call, not a test, would cost every `a + b`
+        other, alpha = _alpha_first("add", other, rest, alpha)
     if out is not None:
         return into(out, add, input, other, alpha=alpha)
     kernel = _ADD if alpha == 1 else lambda a, b: a + alpha * b
@@ -309,7 +308,8 @@ def add(input: Operand, other: Operand, *rest: Operand, alpha: float = 1, out: T
 
 
 def sub(input: Operand, other: Operand, *rest: Operand, alpha: float = 1, out: Tensor | None = None) -> Tensor:
-    other, alpha = _alpha_first("sub", other, rest, alpha)
+    if rest:  # a call, not a test, would cost every `a - b`
+        other, alpha = _alpha_first("sub", other, rest, alpha)
     if out is not None:
         return into(out, sub, input, other, alpha=alpha)
     if isinstance(input, Tensor) and input.dtype is _dtype.bool_ and isinstance(other, Tensor) and other.dtype is _dtype.bool_:

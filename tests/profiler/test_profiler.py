@@ -3,6 +3,7 @@ calls counted per op, the self/total relation, the Chrome trace, schedules; and 
 
 from __future__ import annotations
 
+import collections
 import gc
 import json
 import re
@@ -104,26 +105,31 @@ def test_an_op_records_its_shapes_its_nodes_saved_bytes_and_the_users_line() -> 
     assert sources.split()[-2:] == ["Source", "Location"]
 
 
+def _ns(microseconds: float) -> int:
+    """A time as Perfetto's JSON importer reads it: microseconds times 1000, rounded to whole nanoseconds."""
+    return round(microseconds * 1000)
+
+
 def _check_nesting(trace: dict[str, Any]) -> list[dict[str, Any]]:
+    """The complete events nest exactly, to the nanosecond as Perfetto reads them: it drops an event that ends
+    past the one it starts in."""
     complete = [e for e in trace["traceEvents"] if e["ph"] == "X"]
     for event in complete:
         assert {"name", "ts", "dur", "pid", "tid", "args", "cat"} <= event.keys()
         assert isinstance(event["ts"], float | int) and event["dur"] >= 0
     for tid in {e["tid"] for e in complete}:
-        open_ends: list[float] = []
-        for event in sorted((e for e in complete if e["tid"] == tid), key=lambda e: (e["ts"], -e["dur"])):
-            while open_ends and event["ts"] >= open_ends[-1]:
+        open_ends: list[int] = []
+        for event in sorted((e for e in complete if e["tid"] == tid), key=lambda e: (_ns(e["ts"]), -_ns(e["dur"]))):
+            start, end = _ns(event["ts"]), _ns(event["ts"]) + _ns(event["dur"])
+            while open_ends and start >= open_ends[-1]:
                 open_ends.pop()
-            end = event["ts"] + event["dur"]
-            assert not open_ends or end <= open_ends[-1] + 1e-3, f"{event['name']} overlaps its parent"
+            assert not open_ends or end <= open_ends[-1], f"{event['name']} ends past the event it starts in"
             open_ends.append(end)
     return complete
 
 
 def test_the_chrome_trace_is_trace_event_json_with_valid_nesting(profiles: tuple[Any, Any], tmp_path: Path) -> None:
-    path = tmp_path / "trace.json"
-    profiles[1].export_chrome_trace(str(path))
-    trace = json.loads(path.read_text())
+    trace = _trace_of(profiles[1], tmp_path)
     complete = _check_nesting(trace)
     names = {e["name"] for e in complete}
     assert {"model_inference", "aten::linear", "autograd::engine::evaluate_function: AddmmBackward0"} <= names
@@ -131,6 +137,57 @@ def test_the_chrome_trace_is_trace_event_json_with_valid_nesting(profiles: tuple
     assert linear["args"]["Input Dims"] == [[4, 8], [16, 8], [16]]
     assert next(e for e in complete if e["name"] == "model_inference")["cat"] == "user_annotation"
     assert any(e["ph"] == "M" and e["name"] == "thread_name" for e in trace["traceEvents"])
+
+
+def _trace_of(prof: Any, tmp_path: Path) -> dict[str, Any]:
+    path = tmp_path / f"{type(prof).__module__}.json"
+    prof.export_chrome_trace(str(path))
+    return json.loads(path.read_text())
+
+
+def _fields(trace: dict[str, Any]) -> dict[tuple[str, str], set[str]]:
+    """The keys of the trace's op events and flow events, by phase and category."""
+    return {
+        (e["ph"], e["cat"]): set(e) for e in trace["traceEvents"] if e["ph"] in "Xsf" and e.get("cat") in ("cpu_op", "fwdbwd")
+    }
+
+
+def _flows(trace: dict[str, Any]) -> collections.Counter[tuple[str, str]]:
+    """Each forward-to-backward flow as (the op it starts at, the backward event it ends at): the innermost
+    complete event starting where the flow's end is, on its thread."""
+    events = trace["traceEvents"]
+
+    def at(flow: dict[str, Any]) -> str:
+        starting = [e for e in events if e["ph"] == "X" and e["tid"] == flow["tid"] and _ns(e["ts"]) == _ns(flow["ts"])]
+        return min(starting, key=lambda e: e["dur"])["name"]
+
+    ends = {(e["ph"], e["id"]): at(e) for e in events if e.get("cat") == "fwdbwd"}
+    return collections.Counter((ends["s", i], ends["f", i]) for phase, i in ends if phase == "s")
+
+
+@pytest.mark.torch_oracle
+def test_the_trace_has_torchs_fields_units_and_forward_to_backward_flows(profiles: tuple[Any, Any], tmp_path: Path) -> None:
+    torch_trace, glass_trace = (_trace_of(p, tmp_path) for p in profiles)
+    assert glass_trace.keys() <= torch_trace.keys()  # schemaVersion, displayTimeUnit, baseTimeNanoseconds, ...
+    assert _fields(glass_trace) == _fields(torch_trace)  # an op: ph, cat, name, pid, tid, ts, dur, args; a flow's ends
+    assert _flows(glass_trace) == _flows(torch_trace)  # aten::addmm -> AddmmBackward0, aten::relu -> ReluBackward0, ...
+    for trace, prof in zip((torch_trace, glass_trace), profiles, strict=True):
+        # ts and dur in microseconds, ts counted from baseTimeNanoseconds; each exact to the nanosecond in a double
+        (inference,) = [e for e in trace["traceEvents"] if e["name"] == "model_inference"]
+        (recorded,) = [e for e in prof.events() if e.name == "model_inference"]
+        assert inference["dur"] == pytest.approx(recorded.cpu_time_total, abs=2e-3)
+        for event in trace["traceEvents"]:
+            if "ts" in event:
+                assert abs(event["ts"] * 1000) < 2**53 and event["ts"] * 1000 == pytest.approx(_ns(event["ts"]), abs=1e-6)
+    # both on the wall clock: the two programs ran one after the other
+    starts = [t["baseTimeNanoseconds"] + _ns(e["ts"]) for t in (torch_trace, glass_trace) for e in t["traceEvents"] if e["name"] == "model_inference"]
+    assert abs(starts[1] - starts[0]) < 60 * 10**9
+    extras = {"Saved Bytes", "Source Location", "Bytes"}  # glassgrad's own: what the node saved, the user's line
+    for name in ("aten::addmm", "AddmmBackward0", "autograd::engine::evaluate_function: AddmmBackward0"):
+        torch_args, glass_args = ({*next(e for e in t["traceEvents"] if e["name"] == name)["args"]} for t in (torch_trace, glass_trace))
+        assert {"Sequence number", "Fwd thread id"} <= glass_args <= torch_args | extras, name
+    for trace in (torch_trace, glass_trace):  # a leaf's AccumulateGrad has no sequence number
+        assert not any("Sequence number" in e["args"] for e in trace["traceEvents"] if e["name"] == "torch::autograd::AccumulateGrad")
 
 
 def _scheduled(lib: Any) -> tuple[list[int], list[list[str]]]:

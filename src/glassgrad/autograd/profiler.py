@@ -57,7 +57,7 @@ class profile:
         self.profile_memory, self.with_stack = profile_memory, with_stack
         self.entered = False
         self._function_events: EventList | None = None
-        self._origin_us = 0.0
+        self._origin_ns = 0
 
     def __enter__(self) -> profile | None:
         if not self.enabled:
@@ -76,7 +76,7 @@ class profile:
         from ..profiler import _recorder
 
         recorder = _recorder.Recorder(self.record_shapes, self.profile_memory, self.with_stack)
-        self._origin_us = recorder.wall_origin_us
+        self._origin_ns = recorder.wall_origin_ns
         _recorder.start(recorder)
 
     def _stop(self) -> None:
@@ -107,7 +107,7 @@ class profile:
         return self.function_events.table(*args, **kwargs)
 
     def export_chrome_trace(self, path: str) -> None:
-        self.function_events.export_chrome_trace(path, self._origin_us)
+        self.function_events.export_chrome_trace(path, self._origin_ns)
 
     def __str__(self) -> str:
         return str(self.function_events)

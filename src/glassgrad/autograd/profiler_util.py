@@ -156,7 +156,7 @@ class EventList(list):  # type: ignore[type-arg]
         node (the same sequence number, on the node's forward thread)."""
         forward: dict[tuple[int, int | None], list[str]] = {}
         for event in self:
-            if _backward_parent(event) is None and event.stack:
+            if _backward_parent(event) is None and event.sequence_nr >= 0 and event.stack:
                 forward.setdefault((event.sequence_nr, event.thread), event.stack)
         for event in self:
             parent = _backward_parent(event)
@@ -173,6 +173,7 @@ class EventList(list):  # type: ignore[type-arg]
                     child.cpu_parent = parent
                 parent.saved_bytes = parent.saved_bytes or event.saved_bytes
                 parent.stack = parent.stack or event.stack
+                parent.sequence_nr = max(parent.sequence_nr, event.sequence_nr)  # the node the inner call recorded
             else:
                 kept.append(event)
         self[:] = kept
@@ -219,10 +220,12 @@ class EventList(list):  # type: ignore[type-arg]
             header=header, profile_memory=self._profile_memory, top_level_events_only=top_level_events_only, time_unit=time_unit,
         )
 
-    def export_chrome_trace(self, path: str | os.PathLike[str], origin_us: float = 0.0) -> None:
+    def export_chrome_trace(self, path: str | os.PathLike[str], origin_ns: int = 0) -> None:
         """Write the events as a Chrome trace (the trace-event format Perfetto and chrome://tracing open); a path
-        ending in '.gz' is gzipped."""
-        text = json.dumps(chrome_trace(self, origin_us))
+        ending in '.gz' is gzipped. `origin_ns`: the wall-clock time (time.time_ns()) the events' times count from."""
+        from ._chrome_trace import chrome_trace
+
+        text = json.dumps(chrome_trace(self, origin_ns))
         with gzip.open(path, "wt") if str(path).endswith(".gz") else open(path, "w") as f:
             f.write(text)
 
@@ -235,36 +238,6 @@ def _backward_parent(event: FunctionEvent | None) -> FunctionEvent | None:
     while event is not None and event.scope != BACKWARD_FUNCTION:
         event = event.cpu_parent
     return event
-
-
-def chrome_trace(events: Iterable[FunctionEvent], origin_us: float = 0.0) -> dict[str, Any]:
-    """Complete ('X') events with microsecond ts/dur, the process and its threads named ('M' events)."""
-    pid = os.getpid()
-    trace: list[dict[str, Any]] = [{"ph": "M", "name": "process_name", "pid": pid, "tid": 0, "args": {"name": "glassgrad"}}]
-    threads = set()
-    for event in events:
-        tid = event.thread
-        threads.add(tid)
-        args: dict[str, Any] = {}
-        if event.input_shapes:
-            args["Input Dims"] = event.input_shapes
-        if event.sequence_nr >= 0:
-            args["Sequence number"] = event.sequence_nr
-        if event.cpu_memory_usage:
-            args["Bytes"] = event.cpu_memory_usage
-        if event.saved_bytes:
-            args["Saved Bytes"] = event.saved_bytes
-        if event.stack:
-            args["Source Location"] = event.stack[0]
-        trace.append({
-            "ph": "X", "cat": "user_annotation" if event.is_user_annotation else "cpu_op", "name": event.trace_name,
-            "pid": pid, "tid": tid, "ts": (start := round(origin_us + event.start_us, 3)),
-            "dur": round(round(origin_us + event.end_us, 3) - start, 3),  # the end rounded as the start: nesting holds
-            "args": args,
-        })
-    for tid in sorted(threads):
-        trace.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid, "args": {"name": f"thread {tid}"}})
-    return {"schemaVersion": 1, "deviceProperties": [], "displayTimeUnit": "ms", "traceEvents": trace}
 
 
 def _format_time(time_us: float) -> str:

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import Any
 
 from .._sites import resolve
-from ..autograd.graph import Node, RemovableHandle, SavedTensor
+from ..autograd.graph import AccumulateGrad, Node, RemovableHandle, SavedTensor
 from ..autograd.profiler_util import BACKWARD_FUNCTION, EventList, FunctionEvent
 from ..tensor import Tensor
 
@@ -41,7 +41,7 @@ class Recorder:
         self._hooked: weakref.WeakSet[Node] = weakref.WeakSet()
         self._handles: list[RemovableHandle] = []
         self._origin_ns = time.perf_counter_ns()
-        self.wall_origin_us = time.time_ns() / 1000  # what the trace's timestamps count from
+        self.wall_origin_ns = time.time_ns()  # when the events' times start, on the wall clock: the trace's timestamps
 
     # -- events ---------------------------------------------------------------------------------------------
     def begin(self, name: str, shapes: list[list[int]] | None = None) -> FunctionEvent:
@@ -101,7 +101,9 @@ class Recorder:
         self._hooked.add(node)
         # The hooks hold plain values and a weak reference, never the node: a node holding a hook that held it
         # would be a cycle
-        key, name, sequence_nr, held = id(node), node.name(), node._seq_nr, weakref.ref(node)
+        key, name, held = id(node), node.name(), weakref.ref(node)
+        # PyTorch's profiler gives AccumulateGrad no sequence number (its own is raised to run first)
+        sequence_nr = -1 if isinstance(node, AccumulateGrad) else node._seq_nr
 
         def before(grad_outputs: tuple[Any, ...]) -> None:
             # The nodes it feeds run after it: timed too (leaves' AccumulateGrad, a custom Function's node, a node

@@ -12,7 +12,7 @@ and 'Bytes' (what it allocated, with profile_memory).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
 from .profiler_util import BACKWARD_FUNCTION
@@ -20,7 +20,7 @@ from .profiler_util import BACKWARD_FUNCTION
 _SECOND_NS = 1_000_000_000
 
 
-def chrome_trace(events: Iterable[Any], origin_ns: int = 0) -> dict[str, Any]:
+def chrome_trace(events: Sequence[Any], origin_ns: int = 0) -> dict[str, Any]:
     """`events` (FunctionEvents, times in microseconds from the recording's start) as a trace;
     `origin_ns` is the wall-clock time of that start."""
     # Timestamps count from a whole second before the start, as PyTorch's do: small enough that each is exact
@@ -64,20 +64,19 @@ def _args(event: Any) -> dict[str, Any]:
     return args
 
 
-def _flow_ids(events: Iterable[Any]) -> dict[int, list[tuple[str, int]]]:
+def _flow_ids(events: Sequence[Any]) -> dict[int, list[tuple[str, int]]]:
     """Per event id, the flows that start ('s') or finish ('f') at it: one from each op that recorded a node to
     each run of that node, matched by sequence number and the forward's thread."""
-    recorded = {}  # (sequence number, thread) -> the forward op that recorded the node
-    runs = []
+    recorded: dict[tuple[int, int], Any] = {}  # (sequence number, thread) -> the op that recorded the node
+    runs: list[Any] = []
     for event in events:
         if event.scope == BACKWARD_FUNCTION:
             runs.append(event)
         elif event.fwd_thread == 0 and event.sequence_nr >= 0:  # an op that recorded a node (the recorder's mark)
             recorded.setdefault((event.sequence_nr, event.thread), event)
+    pairs = [(recorded[key], run) for run in runs if (key := (run.sequence_nr, run.fwd_thread)) in recorded]
     flows: dict[int, list[tuple[str, int]]] = {}
-    for flow_id, (op, run) in enumerate(
-        ((recorded[key], run) for run in runs if (key := (run.sequence_nr, run.fwd_thread)) in recorded), start=1
-    ):
+    for flow_id, (op, run) in enumerate(pairs, start=1):
         flows.setdefault(op.id, []).append(("s", flow_id))
         flows.setdefault(run.id, []).append(("f", flow_id))
     return flows

@@ -82,6 +82,7 @@ class ProcessGroup:
         self.api = api
         self.timeout = timeout
         self.backend = backend
+        self.restore_excepthook: Callable[[], None] = lambda: None  # the default group's: see init_process_group
         self._rank, self._size = comm.Get_rank(), comm.Get_size()
 
     def rank(self) -> int:
@@ -173,8 +174,9 @@ def is_nccl_available() -> bool:
     return False
 
 
-def _abort_on_uncaught_exception(world: ProcessGroup) -> None:
-    """An exception that ends one rank stops every rank: the others would wait for it in their next collective."""
+def _abort_on_uncaught_exception(world: ProcessGroup) -> Callable[[], None]:
+    """An exception that ends one rank stops every rank: the others would wait for it in their next collective.
+    Returns what puts the previous hook back (when the group is destroyed)."""
     previous = sys.excepthook
 
     def hook(kind: type[BaseException], error: BaseException, traceback: Any) -> None:
@@ -186,6 +188,11 @@ def _abort_on_uncaught_exception(world: ProcessGroup) -> None:
         world.comm.Abort(1)
 
     sys.excepthook = hook
+
+    def restore() -> None:
+        sys.excepthook = previous
+
+    return restore
 
 
 def init_process_group(
@@ -221,7 +228,7 @@ def init_process_group(
             raise RuntimeError("glassgrad.distributed: init_process_group(store=...) is not supported; use an init_method")
         rank, world_size, master = _rendezvous_arguments(init_method or "env://", rank, world_size)
         _world = ProcessGroup(_tcp.rendezvous(rank, world_size, master, timeout), _tcp, timeout, name)
-    _abort_on_uncaught_exception(_world)
+    _world.restore_excepthook = _abort_on_uncaught_exception(_world)
 
 
 def _cpu_backend(backend: str) -> str:
@@ -282,6 +289,7 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
     if target is None:
         raise ValueError(_NOT_INITIALIZED)
     target.comm.Free()
+    target.restore_excepthook()
     if target is _world:
         _world = None
 

@@ -73,11 +73,13 @@ def test_tcp_and_file_init_methods_with_rank_and_world_size(method: str, tmp_pat
 
 
 def test_spawned_children_of_glassgrad_run_import_glassgrad_as_torch(tmp_path: Path) -> None:
-    # docs/real-programs.md, "Runner observations": the reproduction, for both start methods that re-import the script
+    # docs/real-programs.md, "Runner observations": the reproduction, for both start methods that re-import the
+    # script, and a DataLoader's workers started by spawn
     script = tmp_path / "children.py"
     script.write_text(
-        "import multiprocessing as mp\nimport sys\nimport torch\n\n"
+        "import multiprocessing as mp\nimport torch\n\n"
         "def work(q):\n    q.put(torch.__name__)\n\n"
+        "def engine(i):\n    return torch.__name__\n\n"
         "if __name__ == '__main__':\n"
         "    for method in ('spawn', 'forkserver'):\n"
         "        ctx = mp.get_context(method)\n"
@@ -86,9 +88,26 @@ def test_spawned_children_of_glassgrad_run_import_glassgrad_as_torch(tmp_path: P
         "        p.start()\n"
         "        print(method, 'parent:', torch.__name__, 'child:', q.get())\n"
         "        p.join()\n"
+        "    loader = torch.utils.data.DataLoader(range(2), batch_size=None, num_workers=2, multiprocessing_context='spawn',\n"
+        "                                         collate_fn=engine)\n"
+        "    print('workers:', sorted(loader))\n"
     )
     result = subprocess.run([sys.executable, "-m", "glassgrad", "run", str(script)], capture_output=True, text=True, timeout=120, check=False)
-    assert result.stdout == "spawn parent: glassgrad child: glassgrad\nforkserver parent: glassgrad child: glassgrad\n", result.stderr
+    assert result.stdout.splitlines() == [
+        "spawn parent: glassgrad child: glassgrad", "forkserver parent: glassgrad child: glassgrad", "workers: ['glassgrad', 'glassgrad']",
+    ], result.stderr
+
+
+@pytest.mark.torch_oracle
+def test_ranks_started_by_pytorchs_torchrun_join_over_tcp(tmp_path: Path) -> None:
+    # torchrun's agent holds MASTER_PORT for its own store; the ranks meet beside it
+    torchrun = str(Path(sys.executable).parent / "torchrun")
+    result = subprocess.run(
+        [torchrun, "--nproc-per-node", "2", "-m", "glassgrad", "run", str(WORKERS / "torch_eval_objects.py")],
+        capture_output=True, text=True, timeout=120, check=False, cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert sorted(line.rpartition(":")[0] for line in result.stdout.splitlines()) == ["rank 0 of 2", "rank 1 of 2"]
 
 
 def test_a_torch_multiprocessing_spawn_ddp_program_runs_unchanged_under_glassgrad_run() -> None:

@@ -392,7 +392,13 @@ def _listen(port: int) -> socket.socket:
     """A listening socket on every interface (as PyTorch's store binds), at `port` or one the system picks."""
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    server.bind(("", port))
+    try:
+        server.bind(("", port))
+    except OSError as error:
+        server.close()
+        raise DistNetworkError(
+            f"The server socket has failed to listen on any local network address. port: {port}, {error.strerror}"
+        ) from None
     server.listen(128)
     return server
 

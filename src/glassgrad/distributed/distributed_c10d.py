@@ -270,7 +270,10 @@ def _rendezvous_arguments(init_method: str, rank: int, world_size: int) -> tuple
 
         rank = int(variable("RANK")) if rank == -1 else rank
         world_size = int(variable("WORLD_SIZE")) if world_size == -1 else world_size
-        return rank, world_size, (variable("MASTER_ADDR"), int(variable("MASTER_PORT")))
+        # torchrun's agent serves its own store at MASTER_PORT (PyTorch's ranks join that store): rank 0 listens
+        # at the next port instead
+        agent_store = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True"
+        return rank, world_size, (variable("MASTER_ADDR"), int(variable("MASTER_PORT")) + agent_store)
     if url.scheme not in ("tcp", "file"):
         raise RuntimeError(f"No rendezvous handler for {url.scheme}://")
     for what, value in (("rank", rank), ("world size", world_size)):

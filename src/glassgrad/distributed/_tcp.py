@@ -25,6 +25,7 @@ import time
 import zlib
 from collections import deque
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,13 @@ _HEADER = struct.Struct("!IqQ")  # communicator id, tag, payload length
 _HELLO = struct.Struct("!ii")  # a connecting rank says who it is, and the port it listens on
 _LENGTH = struct.Struct("!Q")  # before rank 0's table of addresses
 _RETRY = 0.05  # seconds between attempts to reach a rank that is not listening yet
+
+Payload = bytes | memoryview
+Completion = Callable[[dict[int, bytes]], None]  # what a request does with the messages it waited for
+
+
+def _nothing(parts: dict[int, bytes]) -> None:
+    """The completion of a request that only sends."""
 
 
 class Status:
@@ -67,11 +75,11 @@ class Group:
 class Request:
     """A message exchange under way: done when a message from each expected source has arrived."""
 
-    def __init__(self, comm: Comm, tag: int, sources: Sequence[int], complete: Callable[[dict[int, bytes]], None]) -> None:
+    def __init__(self, comm: Comm, tag: int, sources: Sequence[int], complete: Completion) -> None:
         self._comm, self._tag = comm, tag
         self._waiting = list(sources)  # ranks of `comm`; ANY_SOURCE takes the first to arrive
         self._received: dict[int, bytes] = {}
-        self._complete: Callable[[dict[int, bytes]], None] | None = complete
+        self._complete: Completion | None = complete
 
     def Test(self) -> bool:
         if self._complete is None:
@@ -118,23 +126,29 @@ class Mesh:
 
     def send(self, peer: int, context: int, tag: int, payload: bytes | memoryview) -> None:
         header = _HEADER.pack(context, tag, len(payload))
+        small = len(payload) < 65536  # one packet with its header; a large payload is not copied to join it
         with self._send_locks[peer]:
             try:
-                self._peers[peer].sendall(header + payload if len(payload) < 65536 else header)
-                if len(payload) >= 65536:
+                self._peers[peer].sendall(header + payload if small else header)
+                if not small:
                     self._peers[peer].sendall(payload)
             except OSError as error:
                 raise RuntimeError(f"glassgrad.distributed: rank {self.rank} could not send to rank {peer}: {error}") from None
 
     def take(self, context: int, tag: int, peer: int) -> bytes | None:
         """The oldest message from `peer` with this communicator and tag, or None; raises once the peer is gone."""
+        gone = self.gone.get(peer)  # read first: a reader files every message it got before it marks its peer gone
+        key = (context, tag, peer)
         with self._lock:
-            queue = self._mailbox.get((context, tag, peer))
+            queue = self._mailbox.get(key)
             if queue:
-                return queue.popleft()
-        if peer in self.gone:
+                message = queue.popleft()
+                if not queue:
+                    del self._mailbox[key]  # each collective has a tag of its own: keep no empty queue behind
+                return message
+        if gone is not None:
             raise RuntimeError(
-                f"glassgrad.distributed: rank {peer} is gone ({self.gone[peer]}) while rank {self.rank} waits for it; "
+                f"glassgrad.distributed: rank {peer} is gone ({gone}) while rank {self.rank} waits for it; "
                 "the other ranks stop instead of waiting forever."
             )
         return None
@@ -193,17 +207,15 @@ class Comm:
     def _others(self) -> list[int]:
         return [rank for rank in range(self.Get_size()) if rank != self._rank]
 
-    def _exchange(self, payload: bytes | memoryview | None, to: Sequence[int], sources: Sequence[int],
-                  complete: Callable[[dict[int, bytes]], None]) -> Request:
-        """Send `payload` to the ranks `to`, and complete once a message has come from each of `sources`."""
+    def _exchange(self, sends: dict[int, Payload], sources: Sequence[int], complete: Completion = _nothing) -> Request:
+        """Send each rank in `sends` its payload, and complete once a message has come from each of `sources`."""
         tag = self._next_tag()
-        for rank in to:
-            self._send(rank, tag, b"" if payload is None else payload)
+        for rank, payload in sends.items():
+            self._send(rank, tag, payload)
         return Request(self, tag, sources, complete)
 
-    def _all(self, payload: bytes | memoryview, complete: Callable[[dict[int, bytes]], None]) -> Request:
-        others = self._others()
-        return self._exchange(payload, others, others, complete)
+    def _to_others(self, payload: Payload) -> dict[int, Payload]:
+        return dict.fromkeys(self._others(), payload)
 
     def _blocking(self, request: Request, name: str) -> None:
         from .distributed_c10d import _wait
@@ -213,56 +225,51 @@ class Comm:
     # -- nonblocking collectives on NumPy buffers -----------------------------------------------------------
     def Iallreduce(self, sendbuf: Any, recvbuf: np.ndarray, op: np.ufunc) -> Request:
         mine = np.array(recvbuf if sendbuf is IN_PLACE else sendbuf, copy=True)
-        return self._all(_bytes(mine), lambda parts: _reduce_into(recvbuf, op, mine, self._rank, parts))
+        reduce = partial(_reduce_into, recvbuf, op, mine, self._rank)
+        return self._exchange(self._to_others(_bytes(mine)), self._others(), reduce)
 
     def Ireduce(self, sendbuf: Any, recvbuf: np.ndarray | None, op: np.ufunc, root: int = 0) -> Request:
         if self._rank != root:
-            return self._exchange(_bytes(sendbuf), [root], [], lambda parts: None)
-        mine = np.array(recvbuf if sendbuf is IN_PLACE else sendbuf, copy=True)
+            return self._exchange({root: _bytes(sendbuf)}, [])
         assert recvbuf is not None
-        return self._exchange(None, [], self._others(), lambda parts: _reduce_into(recvbuf, op, mine, self._rank, parts))
+        mine = np.array(recvbuf if sendbuf is IN_PLACE else sendbuf, copy=True)
+        return self._exchange({}, self._others(), partial(_reduce_into, recvbuf, op, mine, self._rank))
 
     def Ireduce_scatter_block(self, sendbuf: np.ndarray, recvbuf: np.ndarray, op: np.ufunc) -> Request:
         blocks = np.ascontiguousarray(sendbuf).reshape(self.Get_size(), -1)
-        tag = self._next_tag()
-        for rank in self._others():
-            self._send(rank, tag, _bytes(blocks[rank]))
-        mine = blocks[self._rank].copy()
-        return Request(self, tag, self._others(), lambda parts: _reduce_into(recvbuf, op, mine, self._rank, parts))
+        reduce = partial(_reduce_into, recvbuf, op, blocks[self._rank].copy(), self._rank)
+        return self._exchange({rank: _bytes(blocks[rank]) for rank in self._others()}, self._others(), reduce)
 
     def Ibcast(self, buffer: np.ndarray, root: int = 0) -> Request:
         if self._rank == root:
-            return self._exchange(_bytes(buffer), self._others(), [], lambda parts: None)
-        return self._exchange(None, [], [root], lambda parts: _copy_into(buffer, parts[root]))
+            return self._exchange(self._to_others(_bytes(buffer)), [])
+        return self._exchange({}, [root], lambda parts: _copy_into(buffer, parts[root]))
 
     def Iallgather(self, sendbuf: np.ndarray, recvbuf: np.ndarray) -> Request:
-        return self._all(_bytes(sendbuf), lambda parts: _place(recvbuf, self.Get_size(), {**parts, self._rank: _bytes(sendbuf)}))
+        mine = _bytes(sendbuf)
+        place = partial(_place, recvbuf, self.Get_size(), self._rank, mine)
+        return self._exchange(self._to_others(mine), self._others(), place)
 
     def Igather(self, sendbuf: np.ndarray, recvbuf: np.ndarray | None, root: int = 0) -> Request:
         if self._rank != root:
-            return self._exchange(_bytes(sendbuf), [root], [], lambda parts: None)
+            return self._exchange({root: _bytes(sendbuf)}, [])
         assert recvbuf is not None
-        return self._exchange(
-            None, [], self._others(), lambda parts: _place(recvbuf, self.Get_size(), {**parts, self._rank: _bytes(sendbuf)})
-        )
+        return self._exchange({}, self._others(), partial(_place, recvbuf, self.Get_size(), root, _bytes(sendbuf)))
 
     def Iscatter(self, sendbuf: np.ndarray | None, recvbuf: np.ndarray, root: int = 0) -> Request:
         if self._rank != root:
-            return self._exchange(None, [], [root], lambda parts: _copy_into(recvbuf, parts[root]))
+            return self._exchange({}, [root], lambda parts: _copy_into(recvbuf, parts[root]))
         assert sendbuf is not None
-        tag = self._next_tag()
-        for rank in self._others():
-            self._send(rank, tag, _bytes(sendbuf[rank]))
         np.copyto(recvbuf, sendbuf[root].reshape(recvbuf.shape))
-        return Request(self, tag, [], lambda parts: None)
+        return self._exchange({rank: _bytes(sendbuf[rank]) for rank in self._others()}, [])
 
     def Ibarrier(self) -> Request:
-        return self._all(b"", lambda parts: None)
+        return self._exchange(self._to_others(b""), self._others())
 
     # -- point to point (user tags) -------------------------------------------------------------------------
     def Isend(self, buf: np.ndarray, dest: int, tag: int = 0) -> Request:
         self._send(dest, tag, _bytes(buf))
-        return Request(self, tag, [], lambda parts: None)
+        return Request(self, tag, [], _nothing)
 
     def Irecv(self, buf: np.ndarray, source: int = ANY_SOURCE, tag: int = 0, status: Status | None = None) -> Request:
         def complete(parts: dict[int, bytes]) -> None:
@@ -277,37 +284,35 @@ class Comm:
         self._blocking(self.Irecv(buf, source, tag, status), "recv")
 
     # -- Python objects (pickled), blocking as mpi4py's lower-case methods ----------------------------------
-    def allgather(self, obj: Any) -> list[Any]:
+    def _objects(self, sends: dict[int, Any], sources: Sequence[int], name: str) -> dict[int, Any]:
+        """Send each rank in `sends` its object; wait for one from each of `sources`: {rank: object}."""
         received: dict[int, bytes] = {}
-        self._blocking(self._all(pickle.dumps(obj), received.update), "all_gather_object")
-        return [obj if rank == self._rank else pickle.loads(received[rank]) for rank in range(self.Get_size())]
+        self._blocking(self._exchange({rank: pickle.dumps(obj) for rank, obj in sends.items()}, sources, received.update), name)
+        return {rank: pickle.loads(message) for rank, message in received.items()}
+
+    def allgather(self, obj: Any) -> list[Any]:
+        every = {**self._objects(dict.fromkeys(self._others(), obj), self._others(), "all_gather_object"), self._rank: obj}
+        return [every[rank] for rank in range(self.Get_size())]
 
     def bcast(self, obj: Any, root: int = 0) -> Any:
-        if self._rank == root:
-            self._exchange(pickle.dumps(obj), self._others(), [], lambda parts: None)
-            return obj
-        received: dict[int, bytes] = {}
-        self._blocking(self._exchange(None, [], [root], received.update), "broadcast_object_list")
-        return pickle.loads(received[root])
+        if self._rank != root:
+            return self._objects({}, [root], "broadcast_object_list")[root]
+        self._objects(dict.fromkeys(self._others(), obj), [], "broadcast_object_list")
+        return obj
 
     def gather(self, obj: Any, root: int = 0) -> list[Any] | None:
         if self._rank != root:
-            self._exchange(pickle.dumps(obj), [root], [], lambda parts: None)
+            self._objects({root: obj}, [], "gather_object")
             return None
-        received: dict[int, bytes] = {}
-        self._blocking(self._exchange(None, [], self._others(), received.update), "gather_object")
-        return [obj if rank == root else pickle.loads(received[rank]) for rank in range(self.Get_size())]
+        every = {**self._objects({}, self._others(), "gather_object"), root: obj}
+        return [every[rank] for rank in range(self.Get_size())]
 
     def scatter(self, objects: Sequence[Any] | None, root: int = 0) -> Any:
-        if self._rank == root:
-            assert objects is not None
-            tag = self._next_tag()
-            for rank in self._others():
-                self._send(rank, tag, pickle.dumps(objects[rank]))
-            return objects[root]
-        received: dict[int, bytes] = {}
-        self._blocking(self._exchange(None, [], [root], received.update), "scatter_object_list")
-        return pickle.loads(received[root])
+        if self._rank != root:
+            return self._objects({}, [root], "scatter_object_list")[root]
+        assert objects is not None
+        self._objects({rank: objects[rank] for rank in self._others()}, [], "scatter_object_list")
+        return objects[root]
 
     # -- communicators ----------------------------------------------------------------------------------------
     def Split(self, color: int, key: int = 0) -> Comm | None:
@@ -343,11 +348,11 @@ def _copy_into(buffer: np.ndarray, message: bytes) -> None:
     np.copyto(buffer, np.frombuffer(message, dtype=buffer.dtype).reshape(buffer.shape))
 
 
-def _place(buffer: np.ndarray, size: int, parts: dict[int, bytes | memoryview]) -> None:
-    """Rank r's part into the r-th of `size` equal blocks of `buffer`."""
+def _place(buffer: np.ndarray, size: int, rank: int, mine: Payload, parts: dict[int, bytes]) -> None:
+    """Each rank's part (this `rank`'s is `mine`) into its block of `size` equal blocks of `buffer`."""
     blocks = buffer.reshape(size, -1)
-    for rank, part in parts.items():
-        blocks[rank] = np.frombuffer(part, dtype=buffer.dtype)
+    for sender, part in {**parts, rank: mine}.items():
+        blocks[sender] = np.frombuffer(part, dtype=buffer.dtype)
 
 
 def _reduce_into(buffer: np.ndarray, op: np.ufunc, mine: np.ndarray, rank: int, parts: dict[int, bytes]) -> None:

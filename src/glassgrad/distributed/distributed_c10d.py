@@ -5,7 +5,6 @@ PyTorch's way, through its init_method (env://: MASTER_ADDR, MASTER_PORT, RANK, 
 over the sockets of _tcp.py, whose communicator offers the part of mpi4py's API used here: each collective
 below is written once, for both transports (`pg.api` is mpi4py's MPI or the _tcp module).
 
-
 Every collective works in place on the tensor's own NumPy buffer (a copy only for a non-contiguous
 tensor) and bumps its version counter, as an in-place op. Each one first compares what every rank
 passed (the collective, dtype, shape): a mismatch raises on every rank instead of summing the wrong
@@ -208,8 +207,9 @@ def init_process_group(
 ) -> None:
     """Join the other ranks as torch.distributed's default group.
 
-    Under an MPI launcher, ranks and world size are MPI's (`world_size` and `rank`, when given, must agree) and
-    `init_method` is not needed. Otherwise the ranks meet as in PyTorch, through `init_method`: "env://" (the
+    Under an MPI launcher (or with backend "mpi", which needs mpi4py: outside a launcher, a world of one), ranks
+    and world size are MPI's (`world_size` and `rank`, when given, must agree) and `init_method` is not needed.
+    Otherwise the ranks meet as in PyTorch, through `init_method`: "env://" (the
     default: MASTER_ADDR, MASTER_PORT and, unless given as arguments, RANK and WORLD_SIZE), "tcp://host:port"
     or "file:///path" (with `rank` and `world_size`), within `timeout`.
     """

@@ -9,4 +9,5 @@ import sys
 
 from glassgrad.torch_alias import install
 
-sys.modules[__name__] = install()
+if __name__ == "torch":  # imported as glassgrad._spawned.torch (a tool walking the package), it changes nothing
+    sys.modules[__name__] = install()

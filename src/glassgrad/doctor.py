@@ -29,6 +29,7 @@ from . import diagnostics
 from .diagnostics.inspect import GraphReport, SiteBytes
 from .diagnostics.torch_glass import watch_torch
 from .diagnostics.views import NATIVE, GraphView
+from .distributed.distributed_c10d import mpi_launched_rank as mpi_rank
 
 ENGINES = ("glassgrad", "torch")
 
@@ -98,16 +99,6 @@ def run(script: str, args: list[str], alias: bool) -> tuple[int, dict[str, Any],
                 error.add_note(note)
             return 1, namespace, error
     return 0, namespace, None
-
-
-def mpi_rank() -> tuple[int, int] | None:
-    """(rank, world size) when this process is one rank of an MPI job (MPICH's or Open MPI's launcher)."""
-    import os
-
-    for rank, size in (("PMI_RANK", "PMI_SIZE"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE")):
-        if rank in os.environ and size in os.environ:
-            return int(os.environ[rank]), int(os.environ[size])
-    return None
 
 
 def per_rank(path: str, rank: tuple[int, int] | None) -> str:

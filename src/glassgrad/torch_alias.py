@@ -4,6 +4,11 @@
 for the run: `torch`, `torch.nn`, `torch.nn.functional`, `torch.utils.data`, ... become glassgrad's
 modules of the same path. Nothing is written to site-packages and a real PyTorch stays untouched.
 A torch module glassgrad lacks fails with an error that names it and the user's import line.
+
+A child process started by multiprocessing's spawn or forkserver method (torch.multiprocessing.spawn, a
+DataLoader's spawn workers) is a fresh interpreter that re-imports the main script: it gets the alias from a
+`torch` package that only this run puts on sys.path (glassgrad/_spawned), which multiprocessing passes on
+to each child. Other subprocesses (`python -c ...`, PYTHONPATH) are untouched and get the installed PyTorch.
 """
 
 from __future__ import annotations
@@ -14,9 +19,12 @@ import importlib.machinery
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from types import ModuleType
 
 from ._missing import used_at
+
+SPAWNED_PATH = str(Path(__file__).parent / "_spawned")  # the folder holding the children's `torch` package
 
 
 def _glassgrad_name(fullname: str) -> str:
@@ -56,17 +64,26 @@ class TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         module.__spec__ = self._specs.pop(id(module))
 
 
+def install() -> ModuleType:
+    """`import torch...` gives glassgrad in this process from now on; returns glassgrad, the new `torch`."""
+    sys.meta_path.insert(0, TorchAlias())
+    return importlib.import_module("glassgrad")
+
+
 @contextmanager
 def torch_is_glassgrad() -> Iterator[None]:
-    """Inside the block `import torch...` gives glassgrad; afterwards the modules seen before come back."""
+    """Inside the block `import torch...` gives glassgrad, here and in the spawned children; afterwards the
+    modules seen before come back."""
     saved = {name: module for name, module in sys.modules.items() if name == "torch" or name.startswith("torch.")}
     for name in saved:
         del sys.modules[name]
     finder = TorchAlias()
     sys.meta_path.insert(0, finder)
+    sys.path.insert(0, SPAWNED_PATH)
     try:
         yield
     finally:
+        sys.path.remove(SPAWNED_PATH)
         sys.meta_path.remove(finder)
         for name in [n for n in sys.modules if n == "torch" or n.startswith("torch.")]:
             del sys.modules[name]

@@ -68,3 +68,13 @@ def test_a_custom_op_as_a_decorator_without_autograd() -> None:
     assert plus_one(glassgrad.tensor([1.0])).item() == 2.0
     with pytest.raises(ValueError, match="namespace::opname"):
         glassgrad.library.custom_op("no_namespace", plus_one, mutates_args=())
+
+
+def test_load_library_of_a_missing_path_raises_pytorchs_oserror_and_an_existing_one_is_refused() -> None:
+    # torcheval tries an optional kernel library this way and catches the OSError
+    missing = "//deeplearning/fbgemm/fbgemm_gpu:metric_ops"
+    for lib in (torch, glassgrad):
+        with pytest.raises(OSError, match=r"^Could not load this library: /deeplearning/fbgemm/fbgemm_gpu:metric_ops$"):
+            lib.ops.load_library(missing)
+    with pytest.raises(NotImplementedError, match=r"runs no C\+\+ operators"):
+        glassgrad.ops.load_library(__file__)

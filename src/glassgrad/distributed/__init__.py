@@ -1,8 +1,10 @@
-"""glassgrad.distributed, laid out like torch.distributed: data-parallel training over MPI.
+"""glassgrad.distributed, laid out like torch.distributed: data-parallel training on the CPU.
 
-Launch with `mpirun -np N python train.py` (or `glassgrad run --nproc N train.py`), then
-`init_process_group(backend="mpi")`; the collectives, `nn.parallel.DistributedDataParallel` and
-`utils.data.DistributedSampler` follow PyTorch's API. mpi4py and MPICH come from PyPI with
+Start the ranks as for PyTorch (torch.multiprocessing.spawn with MASTER_ADDR/MASTER_PORT, torchrun's
+environment variables, an init_method of tcp:// or file://) and they join over TCP sockets; or launch with
+`mpirun -np N python train.py` (or `glassgrad run --nproc N train.py`) and they join over MPI. Then
+`init_process_group("gloo")`; the collectives, `nn.parallel.DistributedDataParallel` and
+`utils.data.DistributedSampler` follow PyTorch's API. mpi4py and MPICH (for MPI only) come from PyPI with
 `pip install 'glassgrad[distributed]'`.
 """
 
@@ -45,6 +47,7 @@ from .distributed_c10d import (
     scatter_object_list,
     send,
 )
+from .errors import DistBackendError, DistError, DistNetworkError, DistStoreError
 
 
 def is_torchelastic_launched() -> bool:

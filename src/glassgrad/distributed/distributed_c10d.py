@@ -1,4 +1,9 @@
-"""torch.distributed's process groups and collectives, carried by MPI (mpi4py).
+"""torch.distributed's process groups and collectives, carried by MPI (mpi4py) or by TCP sockets.
+
+A process that an MPI launcher started (mpirun, `glassgrad run --nproc`) joins through MPI. Any other joins
+PyTorch's way, through its init_method (env://: MASTER_ADDR, MASTER_PORT, RANK, WORLD_SIZE; tcp://; file://),
+over the sockets of _tcp.py, whose communicator offers the part of mpi4py's API used here: each collective
+below is written once, for both transports (`pg.api` is mpi4py's MPI or the _tcp module).
 
 Every collective works in place on the tensor's own NumPy buffer (a copy only for a non-contiguous
 tensor) and bumps its version counter, as an in-place op. Each one first compares what every rank
@@ -11,11 +16,15 @@ with an uncaught exception aborts the job, so that the other ranks stop instead 
 from __future__ import annotations
 
 import datetime
+import os
 import sys
 import time
 import zlib
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import ModuleType
 from typing import Any
+from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 
@@ -23,7 +32,8 @@ from ..autograd.inplace import bump_version
 from ..tensor import Tensor
 
 DEFAULT_TIMEOUT = datetime.timedelta(minutes=30)  # PyTorch's default for CPU process groups
-BACKENDS = ("mpi", "gloo")  # one transport, MPI; "gloo" is accepted so a CPU program written for PyTorch runs as it is
+BACKENDS = ("mpi", "gloo")  # either runs on either transport: MPI when an MPI launcher started the process, else TCP
+_MPI_LAUNCHED = (("PMI_RANK", "PMI_SIZE"), ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"))  # MPICH's, Open MPI's
 _NOT_INITIALIZED = "Default process group has not been initialized, please make sure to call init_process_group."
 
 
@@ -44,7 +54,15 @@ class ReduceOp:
     MAX = RedOpType("MAX", 4)
 
 
-def _mpi() -> Any:
+def mpi_launched_rank() -> tuple[int, int] | None:
+    """(rank, world size) when an MPI launcher (MPICH's or Open MPI's) started this process."""
+    for rank, size in _MPI_LAUNCHED:
+        if rank in os.environ and size in os.environ:
+            return int(os.environ[rank]), int(os.environ[size])
+    return None
+
+
+def _mpi() -> ModuleType:
     try:
         from mpi4py import MPI
     except ImportError:
@@ -56,12 +74,14 @@ def _mpi() -> Any:
 
 
 class ProcessGroup:
-    """A set of ranks and the MPI communicator that joins them."""
+    """A set of ranks and the communicator that joins them; `api` is its transport's module (MPI or _tcp)."""
 
-    def __init__(self, comm: Any, timeout: datetime.timedelta, backend: str) -> None:
+    def __init__(self, comm: Any, api: ModuleType, timeout: datetime.timedelta, backend: str) -> None:
         self.comm = comm
+        self.api = api
         self.timeout = timeout
         self.backend = backend
+        self.restore_excepthook: Callable[[], None] = lambda: None  # the default group's: see init_process_group
         self._rank, self._size = comm.Get_rank(), comm.Get_size()
 
     def rank(self) -> int:
@@ -71,7 +91,8 @@ class ProcessGroup:
         return self._size
 
     def __repr__(self) -> str:
-        return f"<ProcessGroup rank {self._rank} of {self._size} ({self.backend} over MPI)>"
+        transport = "MPI" if self.api.__name__.startswith("mpi4py") else "TCP"
+        return f"<ProcessGroup rank {self._rank} of {self._size} ({self.backend} over {transport})>"
 
 
 class Work:
@@ -86,7 +107,7 @@ class Work:
     def is_completed(self) -> bool:
         if self._finish is None:
             return True
-        return bool(_mpi().Request.Testall(self._requests))
+        return bool(self._requests[0].Testall(self._requests))
 
     def wait(self, timeout: datetime.timedelta | None = None) -> bool:
         if self._finish is None:
@@ -98,8 +119,8 @@ class Work:
 
 
 def _wait(requests: list[Any], timeout: datetime.timedelta, name: str) -> None:
-    """Wait for MPI requests, sleeping a little between tests; raise after `timeout`."""
-    test_all = _mpi().Request.Testall
+    """Wait for requests (MPI's or _tcp's), sleeping a little between tests; raise after `timeout`."""
+    test_all = requests[0].Testall
     deadline = time.monotonic() + timeout.total_seconds()
     spins = 0
     while not test_all(requests):
@@ -128,11 +149,7 @@ group = GroupMember = _WorldMember()
 
 
 def is_available() -> bool:
-    """Whether collectives can run here (mpi4py is installed)."""
-    try:
-        import mpi4py  # noqa: F401
-    except ImportError:
-        return False
+    """Whether collectives can run here: always, over TCP at least."""
     return True
 
 
@@ -141,28 +158,40 @@ def is_initialized() -> bool:
 
 
 def is_mpi_available() -> bool:
-    return is_available()
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def is_gloo_available() -> bool:
-    return is_available()
+    return True
 
 
 def is_nccl_available() -> bool:
     return False
 
 
-def _abort_on_uncaught_exception(rank: int) -> None:
-    """An exception that ends one rank stops every rank: the others would wait for it in their next collective."""
+def _abort_on_uncaught_exception(world: ProcessGroup) -> Callable[[], None]:
+    """An exception that ends one rank stops every rank: the others would wait for it in their next collective.
+    Returns what puts the previous hook back (when the group is destroyed)."""
     previous = sys.excepthook
 
     def hook(kind: type[BaseException], error: BaseException, traceback: Any) -> None:
         previous(kind, error, traceback)
-        print(f"glassgrad.distributed: rank {rank} ended with {kind.__name__}; stopping every rank", file=sys.stderr, flush=True)
-        time.sleep(0.5)  # the launcher forwards output through a proxy that an abort would cut short
-        _mpi().COMM_WORLD.Abort(1)
+        print(
+            f"glassgrad.distributed: rank {world.rank()} ended with {kind.__name__}; stopping every rank", file=sys.stderr, flush=True
+        )
+        time.sleep(0.5)  # an MPI launcher forwards output through a proxy that an abort would cut short
+        world.comm.Abort(1)
 
     sys.excepthook = hook
+
+    def restore() -> None:
+        sys.excepthook = previous
+
+    return restore
 
 
 def init_process_group(
@@ -176,20 +205,47 @@ def init_process_group(
     pg_options: Any = None,
     device_id: Any = None,
 ) -> None:
-    """Join the MPI job as torch.distributed's default group: ranks and world size are MPI's.
+    """Join the other ranks as torch.distributed's default group.
 
-    `init_method`, `store` and the MASTER_ADDR/MASTER_PORT variables are not needed (MPI's launcher connects the
-    ranks); `world_size` and `rank`, when given, must agree with MPI's.
+    Under an MPI launcher (or with backend "mpi", which needs mpi4py: outside a launcher, a world of one), ranks
+    and world size are MPI's (`world_size` and `rank`, when given, must agree) and `init_method` is not needed.
+    Otherwise the ranks meet as in PyTorch, through `init_method`: "env://" (the
+    default: MASTER_ADDR, MASTER_PORT and, unless given as arguments, RANK and WORLD_SIZE), "tcp://host:port"
+    or "file:///path" (with `rank` and `world_size`), within `timeout`.
     """
     global _world
     if _world is not None:
         raise ValueError("trying to initialize the default process group twice!")
-    name = (backend or "mpi").lower()
+    launched = mpi_launched_rank()
+    name = _cpu_backend(backend or ("mpi" if launched else "gloo"))
+    timeout = timeout or DEFAULT_TIMEOUT
+    if launched is not None or name == "mpi":
+        _world = ProcessGroup(_join_mpi(world_size, rank), _mpi(), timeout, name)
+    else:
+        from . import _tcp
+
+        if store is not None:
+            raise RuntimeError("glassgrad.distributed: init_process_group(store=...) is not supported; use an init_method")
+        rank, world_size, master = _rendezvous_arguments(init_method or "env://", rank, world_size)
+        _world = ProcessGroup(_tcp.rendezvous(rank, world_size, master, timeout), _tcp, timeout, name)
+    _world.restore_excepthook = _abort_on_uncaught_exception(_world)
+
+
+def _cpu_backend(backend: str) -> str:
+    """The backend for CPU tensors: "gloo", "mpi", or the CPU entry of a "cpu:gloo,cuda:nccl" list."""
+    entries = dict(entry.split(":", 1) for entry in backend.lower().split(",")) if ":" in backend else {"cpu": backend.lower()}
+    name = entries.get("cpu", "")
+    if name == "nccl":
+        raise RuntimeError("Distributed package doesn't have NCCL built in: NCCL needs CUDA, which glassgrad does not have; use 'gloo'.")
     if name not in BACKENDS:
         raise ValueError(
-            f"glassgrad.distributed has no backend {backend!r}: it runs every collective over MPI; use backend='mpi' "
-            "(or 'gloo', which a CPU program written for PyTorch may name). NCCL needs CUDA, which glassgrad does not have."
+            f"glassgrad.distributed has no backend {backend!r} for the CPU: it runs the collectives of 'gloo' and 'mpi', over MPI "
+            "when an MPI launcher started the ranks and over TCP otherwise."
         )
+    return name
+
+
+def _join_mpi(world_size: int, rank: int) -> Any:
     comm = _mpi().COMM_WORLD.Dup()
     for what, given, actual in (("world_size", world_size, comm.Get_size()), ("rank", rank, comm.Get_rank())):
         if given not in (-1, None) and given != actual:
@@ -197,8 +253,37 @@ def init_process_group(
                 f"init_process_group({what}={given}) disagrees with MPI, which started this process as {what} {actual}: "
                 f"launch with `mpirun -np N` and leave {what} out (or pass MPI's value)."
             )
-    _world = ProcessGroup(comm, timeout or DEFAULT_TIMEOUT, name)
-    _abort_on_uncaught_exception(_world.rank())
+    return comm
+
+
+def _rendezvous_arguments(init_method: str, rank: int, world_size: int) -> tuple[int, int, tuple[str, int] | Path]:
+    """(rank, world size, rank 0's address or the file:// path) from PyTorch's init_method, with PyTorch's errors."""
+    url = urlparse(init_method)
+    query = {key: values[-1] for key, values in parse_qs(url.query).items()}
+    rank = int(query.get("rank", rank))
+    world_size = int(query.get("world_size", world_size))
+    if url.scheme == "env":
+        def variable(name: str) -> str:
+            if name not in os.environ:
+                raise ValueError(f"Error initializing torch.distributed using env:// rendezvous: environment variable {name} expected, but not set")
+            return os.environ[name]
+
+        rank = int(variable("RANK")) if rank == -1 else rank
+        world_size = int(variable("WORLD_SIZE")) if world_size == -1 else world_size
+        # torchrun's agent serves its own store at MASTER_PORT (PyTorch's ranks join that store): rank 0 listens
+        # at the next port instead
+        agent_store = os.environ.get("TORCHELASTIC_USE_AGENT_STORE") == "True"
+        return rank, world_size, (variable("MASTER_ADDR"), int(variable("MASTER_PORT")) + agent_store)
+    if url.scheme not in ("tcp", "file"):
+        raise RuntimeError(f"No rendezvous handler for {url.scheme}://")
+    for what, value in (("rank", rank), ("world size", world_size)):
+        if value == -1:
+            raise ValueError(f"Error initializing torch.distributed using {url.scheme}:// rendezvous: {what} parameter missing")
+    if url.scheme == "file":
+        return rank, world_size, Path(url.path)
+    if url.hostname is None or url.port is None:
+        raise ValueError(f"Error initializing torch.distributed using tcp:// rendezvous: port number missing in {init_method}")
+    return rank, world_size, (url.hostname, url.port)
 
 
 def destroy_process_group(group: ProcessGroup | None = None) -> None:
@@ -207,6 +292,7 @@ def destroy_process_group(group: ProcessGroup | None = None) -> None:
     if target is None:
         raise ValueError(_NOT_INITIALIZED)
     target.comm.Free()
+    target.restore_excepthook()
     if target is _world:
         _world = None
 
@@ -216,8 +302,8 @@ def new_group(ranks: Sequence[int] | None = None, timeout: datetime.timedelta | 
     world = _group(None)
     members = sorted(range(world.size()) if ranks is None else ranks)
     inside = world.rank() in members
-    comm = world.comm.Split(0 if inside else _mpi().UNDEFINED, members.index(world.rank()) if inside else 0)
-    return ProcessGroup(comm, timeout or world.timeout, backend or world.backend) if inside else None
+    comm = world.comm.Split(0 if inside else world.api.UNDEFINED, members.index(world.rank()) if inside else 0)
+    return ProcessGroup(comm, world.api, timeout or world.timeout, backend or world.backend) if inside else None
 
 
 def _group(group: ProcessGroup | None) -> ProcessGroup:
@@ -286,9 +372,9 @@ def _run(pg: ProcessGroup, name: str, requests: list[Any], finish: Callable[[], 
     return None
 
 
-def _mpi_op(op: ReduceOp.RedOpType) -> Any:
-    MPI = _mpi()
-    return {"SUM": MPI.SUM, "AVG": MPI.SUM, "PRODUCT": MPI.PROD, "MIN": MPI.MIN, "MAX": MPI.MAX}[op.name]
+def _op(pg: ProcessGroup, op: ReduceOp.RedOpType) -> Any:
+    """The transport's reduction for `op` (AVG sums, then divides when the collective finishes)."""
+    return getattr(pg.api, {"SUM": "SUM", "AVG": "SUM", "PRODUCT": "PROD", "MIN": "MIN", "MAX": "MAX"}[op.name])
 
 
 def _averaged(op: ReduceOp.RedOpType, buffer: np.ndarray, size: int, then: Callable[[], None]) -> Callable[[], None]:
@@ -304,7 +390,7 @@ def all_reduce(tensor: Tensor, op: ReduceOp.RedOpType = ReduceOp.SUM, group: Pro
     pg = _group(group)
     _check_same(pg, "all_reduce", tensor, op)
     buffer = _buffer(tensor)
-    request = pg.comm.Iallreduce(_mpi().IN_PLACE, buffer, _mpi_op(op))
+    request = pg.comm.Iallreduce(pg.api.IN_PLACE, buffer, _op(pg, op))
     return _run(pg, "all_reduce", [request], _averaged(op, buffer, pg.size(), _written(tensor, buffer)), async_op)
 
 
@@ -313,7 +399,7 @@ def reduce(tensor: Tensor, dst: int = 0, op: ReduceOp.RedOpType = ReduceOp.SUM, 
     _check_same(pg, "reduce", tensor, op)
     buffer = _buffer(tensor)
     mine = pg.rank() == dst
-    request = pg.comm.Ireduce(_mpi().IN_PLACE if mine else buffer, buffer if mine else None, _mpi_op(op), root=dst)
+    request = pg.comm.Ireduce(pg.api.IN_PLACE if mine else buffer, buffer if mine else None, _op(pg, op), root=dst)
     finish = _averaged(op, buffer, pg.size(), _written(tensor, buffer)) if mine else (lambda: None)
     return _run(pg, "reduce", [request], finish, async_op)
 
@@ -365,7 +451,7 @@ def reduce_scatter_tensor(
         )
     _check_same(pg, "reduce_scatter_tensor", input, op)
     buffer = _buffer(output)
-    request = pg.comm.Ireduce_scatter_block(np.ascontiguousarray(input._data), buffer, _mpi_op(op))
+    request = pg.comm.Ireduce_scatter_block(np.ascontiguousarray(input._data), buffer, _op(pg, op))
     return _run(pg, "reduce_scatter_tensor", [request], _averaged(op, buffer, pg.size(), _written(output, buffer)), async_op)
 
 
@@ -398,7 +484,7 @@ def scatter(tensor: Tensor, scatter_list: list[Tensor] | None = None, src: int =
     return _run(pg, "scatter", [pg.comm.Iscatter(parts, buffer, root=src)], _written(tensor, buffer), async_op)
 
 
-# -- object collectives: any picklable Python object, moved by mpi4py's pickling collectives ----------------------
+# -- object collectives: any picklable Python object, moved by the communicator's pickling collectives --------
 def _root(pg: ProcessGroup, rank: int | None, group_rank: int | None) -> int:
     """The root's rank in `pg`: `group_rank` as it is, or the global `rank` (src/dst) translated; global rank 0
     when neither is given."""
@@ -409,9 +495,8 @@ def _root(pg: ProcessGroup, rank: int | None, group_rank: int | None) -> int:
     rank = 0 if rank is None else rank
     if _world is None or pg.comm is _world.comm:
         return rank
-    mpi = _mpi()
-    (translated,) = mpi.Group.Translate_ranks(_world.comm.Get_group(), [rank], pg.comm.Get_group())
-    if translated == mpi.UNDEFINED:
+    (translated,) = pg.api.Group.Translate_ranks(_world.comm.Get_group(), [rank], pg.comm.Get_group())
+    if translated == pg.api.UNDEFINED:
         raise ValueError(f"Global rank {rank} is not part of group {pg}")
     return int(translated)
 
@@ -485,7 +570,7 @@ def isend(tensor: Tensor, dst: int, group: ProcessGroup | None = None, tag: int 
 def irecv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = None, tag: int = 0) -> Work:
     pg = _group(group)
     buffer = _buffer(tensor)
-    source = _mpi().ANY_SOURCE if src is None else src
+    source = pg.api.ANY_SOURCE if src is None else src
     work = _run(pg, "recv", [pg.comm.Irecv(buffer, source=source, tag=tag)], _written(tensor, buffer), True)
     assert work is not None
     return work
@@ -499,7 +584,7 @@ def recv(tensor: Tensor, src: int | None = None, group: ProcessGroup | None = No
     """Receive into `tensor`; returns the sender's rank (any rank when src is None)."""
     pg = _group(group)
     buffer = _buffer(tensor)
-    status = _mpi().Status()
-    pg.comm.Recv(buffer, source=_mpi().ANY_SOURCE if src is None else src, tag=tag, status=status)
+    status = pg.api.Status()
+    pg.comm.Recv(buffer, source=pg.api.ANY_SOURCE if src is None else src, tag=tag, status=status)
     _written(tensor, buffer)()
     return int(status.Get_source())

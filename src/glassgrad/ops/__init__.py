@@ -207,6 +207,16 @@ def install_tensor_methods() -> None:
 install_tensor_methods()
 
 
+def load_library(path: str) -> None:
+    """torch.ops.load_library. glassgrad runs no C++ operators, so it loads no library: a path that does not exist
+    raises PyTorch's OSError (libraries that try optional kernels catch it), one that exists is refused."""
+    import os
+
+    if not os.path.exists(path):
+        raise OSError(f"Could not load this library: {os.path.realpath(path)}")
+    raise NotImplementedError(f"glassgrad cannot load the C++ operators of {path}: it runs no C++ operators")
+
+
 def __getattr__(name: str) -> object:
     """torch.ops.<namespace>: the operators torch.library.custom_op registered there, torch.ops.aten (glassgrad's own
     ops, as dispatch modes see them) and torch.ops.profiler."""

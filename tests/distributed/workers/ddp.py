@@ -8,7 +8,7 @@ import glassgrad as torch
 import glassgrad.distributed as dist
 from glassgrad.nn.parallel import DistributedDataParallel
 
-dist.init_process_group("mpi")
+dist.init_process_group("gloo")
 rank, world = dist.get_rank(), dist.get_world_size()
 data = np.random.default_rng(7)
 X = data.standard_normal((6 * world * 4, 5))

@@ -3,7 +3,7 @@
 import glassgrad as torch
 import glassgrad.distributed as dist
 
-dist.init_process_group("mpi")
+dist.init_process_group("gloo")
 rank = dist.get_rank()
 try:
     dist.all_reduce(torch.ones(3 + rank))

@@ -3,7 +3,7 @@
 
 import glassgrad.distributed as dist
 
-dist.init_process_group("mpi")
+dist.init_process_group("gloo")
 rank, world = dist.get_rank(), dist.get_world_size()
 
 

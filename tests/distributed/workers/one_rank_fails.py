@@ -3,7 +3,7 @@
 import glassgrad as torch
 import glassgrad.distributed as dist
 
-dist.init_process_group("mpi")
+dist.init_process_group("gloo")
 if dist.get_rank() == 1:
     raise ValueError("rank 1 found bad data")
 dist.all_reduce(torch.ones(2))

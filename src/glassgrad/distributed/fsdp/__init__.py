@@ -1,5 +1,5 @@
 """torch.distributed.fsdp: the names libraries import at module level. glassgrad shards no parameters (its data
-parallelism is DistributedDataParallel over MPI), so each one raises when made or called."""
+parallelism is DistributedDataParallel), so each one raises when made or called."""
 
 from ..._missing import module_getattr as _module_getattr
 from ..._missing import unimplemented

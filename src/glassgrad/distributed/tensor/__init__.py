@@ -1,6 +1,6 @@
 """glassgrad.distributed.tensor, laid out like torch.distributed.tensor: the names libraries import, no DTensor.
 
-glassgrad shards nothing: its data parallelism replicates whole tensors over MPI. Libraries (transformers)
+glassgrad shards nothing: its data parallelism replicates whole tensors on every rank. Libraries (transformers)
 import DTensor and the placements at module level and test `isinstance(t, DTensor)`, which is False for
 every glassgrad tensor; making a DTensor or distributing a tensor raises.
 """

@@ -1,5 +1,5 @@
-"""glassgrad.nn.parallel, laid out like torch.nn.parallel: DistributedDataParallel over MPI, and DataParallel as a
-CPU-only PyTorch has it."""
+"""glassgrad.nn.parallel, laid out like torch.nn.parallel: DistributedDataParallel (over TCP or MPI), and
+DataParallel as a CPU-only PyTorch has it."""
 
 from ..._missing import module_getattr as _module_getattr
 from .data_parallel import DataParallel

@@ -1,4 +1,4 @@
-"""DistributedDataParallel: one model per rank, gradients averaged over MPI while backward still runs.
+"""DistributedDataParallel: one model per rank, gradients averaged (over TCP or MPI) while backward still runs.
 
 Parameters are grouped into buckets, in the reverse of the module's order (roughly the order backward
 reaches them). Each parameter's post-accumulate-grad hook marks it ready; the moment a bucket's last
@@ -42,7 +42,7 @@ class _Bucket:
 
 
 class DistributedDataParallel(Module):
-    """torch.nn.parallel.DistributedDataParallel for CPU modules, over glassgrad.distributed (MPI)."""
+    """torch.nn.parallel.DistributedDataParallel for CPU modules, over glassgrad.distributed (TCP or MPI)."""
 
     def __init__(
         self,

@@ -1,4 +1,5 @@
-"""glassgrad.distributed under a real MPI launcher: 2 ranks, and 3 on this 2-core machine (oversubscribed).
+"""glassgrad.distributed on both transports: ranks started by a real MPI launcher (MPI), and ranks started by
+glassgrad.multiprocessing.spawn as PyTorch's DDP tutorial starts them (TCP); 2 ranks, and 3 on this 2-core machine.
 
 Each worker under workers/ checks itself against NumPy or a one-process run and exits non-zero on a failure.
 """
@@ -26,10 +27,21 @@ def mpiexec(ranks: int, *command: str, env: dict[str, str] | None = None, timeou
     )
 
 
+def spawned(ranks: int, worker: str) -> subprocess.CompletedProcess[str]:
+    """The worker in `ranks` processes started by glassgrad.multiprocessing.spawn, joined over TCP (env://)."""
+    return subprocess.run(
+        [sys.executable, str(WORKERS / "spawn_ranks.py"), worker, str(ranks)], capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+LAUNCHERS = {"mpi": lambda ranks, worker: mpiexec(ranks, sys.executable, worker), "tcp": spawned}
+
+
+@pytest.mark.parametrize("transport", list(LAUNCHERS))
 @pytest.mark.parametrize("ranks", [2, 3])
 @pytest.mark.parametrize("worker", ["collectives", "ddp", "objects"])
-def test_worker(worker: str, ranks: int) -> None:
-    result = mpiexec(ranks, sys.executable, str(WORKERS / f"{worker}.py"))
+def test_worker(worker: str, ranks: int, transport: str) -> None:
+    result = LAUNCHERS[transport](ranks, str(WORKERS / f"{worker}.py"))
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.count(f"of {ranks}:") == ranks
 
@@ -43,8 +55,9 @@ def test_a_torch_evaluation_gathering_objects_runs_unchanged(ranks: int) -> None
     assert result.stdout.count(f"of {ranks}: accuracy") == ranks and len(accuracies) == 1, result.stdout
 
 
-def test_a_mismatched_collective_is_reported_on_every_rank() -> None:
-    result = mpiexec(2, sys.executable, str(WORKERS / "mismatch.py"))
+@pytest.mark.parametrize("transport", list(LAUNCHERS))
+def test_a_mismatched_collective_is_reported_on_every_rank(transport: str) -> None:
+    result = LAUNCHERS[transport](2, str(WORKERS / "mismatch.py"))
     assert result.returncode == 0, result.stderr
     for rank in (0, 1):
         assert f"rank {rank}: glassgrad.distributed: the ranks called different collectives" in result.stdout

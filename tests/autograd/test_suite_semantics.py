@@ -894,3 +894,34 @@ def test_each_saved_python_number_has_a_version_of_its_own(oracle: SimpleNamespa
         return oracle.attempt(lambda: m.autograd.grad(quadrupled.sum(), x)), oracle.attempt(lambda: tripled.sum().backward())
 
     oracle.check(program)
+
+
+def test_every_node_is_a_node_without_node_in_its_mro(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        node_abc = m.autograd.graph.Node
+        seen = []
+
+        class Identity(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                seen.append(isinstance(ctx, node_abc))
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                seen.append(isinstance(ctx, node_abc))
+                return grad
+
+        x = m.ones(2, requires_grad=True)
+        nodes = [x.sin().grad_fn, x.sin().grad_fn.next_functions[0][0], Identity.apply(x).grad_fn]
+        Identity.apply(x).sum().backward()
+        classes = [m._C._functions.AccumulateGrad, m._C._functions.DelayedError, m.autograd.function.BackwardCFunction]
+        return [
+            [isinstance(n, node_abc) and node_abc not in type(n).mro() for n in nodes],
+            [issubclass(c, node_abc) and not isinstance(c, node_abc) for c in classes],
+            [isinstance(v, node_abc) for v in (None, 1, node_abc, x)],
+            issubclass(node_abc, node_abc),
+            seen,
+        ]
+
+    assert oracle.check(program)[0] == [True] * 3

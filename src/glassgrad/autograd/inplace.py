@@ -19,7 +19,7 @@ import numpy as np
 from .. import _sites as sites
 from ..tensor import Tensor
 from . import forward_ad, grad_mode, seams
-from .graph import Node, SavedTensor, edge_to, explain_freed
+from .graph import Node, NodeBase, SavedTensor, edge_to, explain_freed
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -416,7 +416,7 @@ def rebase_view(view: Tensor, node: Node) -> None:
     _carry_retained_grad(view)
 
 
-class CopySlices(Node):
+class CopySlices(NodeBase):
     """The base's node after an in-place op on one of its views."""
 
     __slots__ = ("fn", "view_chain")

@@ -925,3 +925,31 @@ def test_every_node_is_a_node_without_node_in_its_mro(oracle: SimpleNamespace) -
         ]
 
     assert oracle.check(program)[0] == [True] * 3
+
+
+def test_a_view_whose_base_changed_takes_its_grad_fn_by_as_strided_unless_view_replay_is_on(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        def written(replay: bool) -> list[Any]:
+            x = m.arange(6.0, requires_grad=True)
+            with m.autograd._force_original_view_tracking(replay):
+                flag = m.autograd.is_view_replay_enabled()
+                base = x.clone().view(2, 3)
+                row, col = base[1, 1:], base.t()
+                row.mul_(3)  # rebases row itself, and col through the base
+                node = row.grad_fn
+                geometry = [node.name()] if replay else [node._saved_size, node._saved_stride, node._saved_storage_offset]
+            ((row * row).sum() + (col * col).sum()).backward()
+            return [flag, node.name(), col.grad_fn.name(), geometry, x.grad]
+
+        z = m.ones(2, dtype=m.complex64, requires_grad=True).clone()
+        pairs = m.view_as_real(z)
+        pairs.mul_(2)  # a view of another dtype keeps its own view op
+        m._C._set_view_replay_enabled(True)
+        switched = m._C._is_view_replay_enabled()
+        m._C._set_view_replay_enabled(False)
+        return [
+            written(False), written(True), m.autograd.is_view_replay_enabled(), pairs.grad_fn.name(), switched,
+            oracle.attempt(lambda: m.autograd._force_original_view_tracking(1)),
+        ]
+
+    oracle.check(program)

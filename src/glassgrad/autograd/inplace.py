@@ -308,8 +308,7 @@ def _refresh_views(base: Tensor, changed: Tensor) -> None:
         if view is changed or view._version_counter is not changed._version_counter:
             continue
         try:
-            with grad_mode.enable_grad():
-                fresh = replay_view(base, view._view_chain)
+            fresh = _regenerated(base, view)
         except (IndexError, RuntimeError):
             continue  # the base's shape changed in place: that view is stale (rebase_view raises when it is written)
         if fresh.grad_fn is not None and _same_layout(fresh._data, view._data):
@@ -392,6 +391,19 @@ def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
     )
 
 
+def _regenerated(base: Tensor, view: Tensor) -> Tensor:
+    """The view taken again of its base's new history, for its new grad_fn. As PyTorch's: by as_strided from the
+    base (AsStridedBackward0), unless view replay is on or the view's dtype is not its base's (view_as_real,
+    view(dtype): PyTorch always keeps their view ops), where the view ops that made it are replayed."""
+    with grad_mode.enable_grad():
+        if not grad_mode.state.view_replay and view._data.dtype == base._data.dtype:
+            try:
+                return base.as_strided(view._data.shape, view.stride(), view.storage_offset())
+            except RuntimeError:  # memory whose storage glassgrad cannot see (a strided NumPy array it does not own)
+                pass
+        return replay_view(base, view._view_chain)
+
+
 def rebase_view(view: Tensor, node: Node) -> None:
     base = view._base
     assert base is not None
@@ -399,20 +411,19 @@ def rebase_view(view: Tensor, node: Node) -> None:
     copy_slices = CopySlices(base, view._view_chain, node)
     base._with_history(copy_slices, 0)
     _carry_retained_grad(base)
-    # glassgrad replays a view from its base's current shape (PyTorch from strides): once the base's metadata changed
-    # in place, the replay may pick other elements (or fail), and the gradient would be wrong.
-    reshaped = _reshaped_bases.get(id(base)) is base
-    try:
-        with grad_mode.enable_grad():
-            fresh: Tensor | None = replay_view(base, view._view_chain)
-    except (IndexError, RuntimeError):
-        if not reshaped:
-            raise
-        fresh = None
-    if reshaped and (fresh is None or not _same_layout(fresh._data, view._data)):
-        base.grad_fn, base._output_nr, base._requires_grad = previous
-        raise RuntimeError(STALE_VIEW_MESSAGE)
-    view._with_history(fresh.grad_fn, fresh._output_nr)  # type: ignore[union-attr]
+    # CopySlices replays the view from its base's current shape (PyTorch's takes it by strides): once the base's
+    # metadata changed in place, the replay may pick other elements (or fail), and the gradient would be wrong.
+    if _reshaped_bases.get(id(base)) is base:
+        try:
+            with grad_mode.enable_grad():
+                replayed: Tensor | None = replay_view(base, view._view_chain)
+        except (IndexError, RuntimeError):
+            replayed = None
+        if replayed is None or not _same_layout(replayed._data, view._data):
+            base.grad_fn, base._output_nr, base._requires_grad = previous
+            raise RuntimeError(STALE_VIEW_MESSAGE)
+    fresh = _regenerated(base, view)
+    view._with_history(fresh.grad_fn, fresh._output_nr)
     _carry_retained_grad(view)
 
 

@@ -88,9 +88,11 @@ def check_geometry(size: Sequence[int], stride: Sequence[int], offset: int, stor
 
 # -- as_strided ----------------------------------------------------------------------------------------
 def _as_strided_backward(grad: Tensor, self_geometry: tuple[Any, ...], size: tuple[int, ...], stride: tuple[int, ...],
-                         offset: int, storage_size: int) -> Tensor:
+                         storage_offset: int | None, storage_size: int) -> Tensor:
     """The output's gradient summed into storage, read back at the input's elements (PyTorch's as_strided_backward);
-    an input whose elements share memory (an expanded tensor) takes each location's gradient once, shared evenly."""
+    an input whose elements share memory (an expanded tensor) takes each location's gradient once, shared evenly.
+    `storage_offset` is the one the call gave (None: the input's own, the last of self_geometry), as PyTorch saves it."""
+    offset = self_geometry[2] if storage_offset is None else storage_offset
     read = positions(*self_geometry).reshape(-1)
     written = Tensor._wrap(positions(size, stride, offset).reshape(-1))
     storage = index_put(zeros(storage_size, dtype=grad.dtype), (written,), reshape(grad, -1), accumulate=True)
@@ -115,8 +117,8 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
     check_geometry(size, stride, offset, flat.size, flat.itemsize)
     out = strided_view(flat, size, stride, offset)
     result = AsStridedBackward0.record(
-        out, (input,), self_geometry=_geometry(input, own_offset), size=size, stride=stride, offset=offset,
-        storage_size=flat.size,
+        out, (input,), self_geometry=_geometry(input, own_offset), size=size, stride=stride,
+        storage_offset=None if storage_offset is None else offset, storage_size=flat.size,
     )
     return as_view(result, input, as_strided, size, stride, offset)  # the offset is the storage's: replays unchanged
 

@@ -953,3 +953,17 @@ def test_a_view_whose_base_changed_takes_its_grad_fn_by_as_strided_unless_view_r
         ]
 
     oracle.check(program)
+
+
+def test_deleting_what_a_tensor_cannot_be_without_raises(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.ones(2, requires_grad=True)
+        x.sum().backward()
+        del x.grad  # the one that may go
+        outcomes: list[Any] = [x.grad]
+        for name in ("data", "requires_grad", "_grad_fn", "_backward_hooks", "grad_fn", "no_such_attribute"):
+            outcomes.append(oracle.attempt(lambda name=name: delattr(x, name)))
+        outcomes.append(oracle.attempt(lambda: setattr(x, "data", None)))
+        return [*outcomes, x.requires_grad, x.data]
+
+    oracle.check(program)

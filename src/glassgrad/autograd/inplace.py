@@ -132,12 +132,15 @@ def check_inplace(t: Tensor) -> None:
 
 def has_internal_overlap(data: np.ndarray) -> bool:
     """Whether two elements of `data` may share a memory location: an expanded dim (stride 0), or strides that
-    interleave (unfold's overlapping windows, as_strided). Dims sorted by stride, each must step past the whole
-    extent of the smaller ones; arrays that fail this without overlapping are too odd to be worth telling apart."""
-    if not data.size:
-        return False
-    dims = sorted((abs(stride), n) for stride, n in zip(data.strides, data.shape, strict=True) if n > 1)
-    extent = data.itemsize
+    interleave (unfold's overlapping windows, as_strided)."""
+    return bool(data.size) and strides_overlap(data.shape, data.strides, data.itemsize)
+
+
+def strides_overlap(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int = 1) -> bool:
+    """Whether a geometry may put two elements at one location. Dims sorted by stride, each must step past the whole
+    extent of the smaller ones; geometries that fail this without overlapping are too odd to be worth telling apart."""
+    dims = sorted((abs(stride), n) for stride, n in zip(strides, shape, strict=True) if n > 1)
+    extent = itemsize
     for stride, n in dims:
         if stride < extent:
             return True
@@ -300,7 +303,7 @@ def _refresh_views(base: Tensor, changed: Tensor) -> None:
     """The base's other views now read values an in-place op wrote: each one's history becomes its view replayed
     from the base's new history, as PyTorch regenerates a view's grad_fn once its base's version moved on."""
     alive = []
-    for ref in base._views or ():
+    for ref in tuple(base._views or ()):  # a copy: each view taken again is tracked too, and needs no refresh itself
         view = ref()
         if view is None:
             continue

@@ -300,8 +300,9 @@ def track_view(base: Tensor, view: Tensor) -> None:
 
 
 def _refresh_views(base: Tensor, changed: Tensor) -> None:
-    """The base's other views now read values an in-place op wrote: each one's history becomes its view replayed
-    from the base's new history, as PyTorch regenerates a view's grad_fn once its base's version moved on."""
+    """The base's other views now read values an in-place op wrote: each one's history becomes the view taken again
+    of the base's new history (_regenerated), as PyTorch regenerates a view's grad_fn once its base's version moved
+    on."""
     alive = []
     for ref in tuple(base._views or ()):  # a copy: each view taken again is tracked too, and needs no refresh itself
         view = ref()

@@ -145,6 +145,16 @@ def wrap_array(array: Any) -> Tensor:
     return t
 
 
+# What `del t.<name>` raises, as PyTorch's
+_UNDELETABLE: dict[str, tuple[type[Exception], str]] = {
+    "data": (RuntimeError, "Deleting tensor data is not allowed. Delete tensor instead!"),
+    "requires_grad": (RuntimeError, "requires_grad must be a bool"),
+    "_grad_fn": (RuntimeError, "Deletion of _grad_fn not allowed. Detach tensor instead!"),
+    "_backward_hooks": (RuntimeError, "Deletion of _backwards_hooks not allowed!"),
+    "grad_fn": (AttributeError, "attribute 'grad_fn' of 'torch._C.TensorBase' objects is not writable"),
+}
+
+
 class Tensor(TensorBase):
     __slots__ = ()
 
@@ -520,6 +530,8 @@ class Tensor(TensorBase):
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
         if value.is_sparse:  # a dense tensor cannot become a sparse one in place
             raise RuntimeError(
                 "Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have incompatible tensor type."
@@ -527,6 +539,14 @@ class Tensor(TensorBase):
         if self._requires_grad and not _dtype.is_inexact(value._data.dtype):
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._data = value._data
+
+    def __delattr__(self, name: str) -> None:
+        """PyTorch's errors for deleting what a tensor cannot be without (a deleter on each would not stop `del` of
+        a slot, and a property in its place would slow every read)."""
+        refused = _UNDELETABLE.get(name)
+        if refused is not None:
+            raise refused[0](refused[1])
+        super().__delattr__(name)
 
     # -- conversion --------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:

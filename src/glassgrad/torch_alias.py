@@ -31,6 +31,20 @@ def _glassgrad_name(fullname: str) -> str:
     return "glassgrad" + fullname.removeprefix("torch")
 
 
+
+def _alias_loaded_submodules(package: str) -> None:
+    """Registers each glassgrad module under `package` that is loaded already under its torch name too.
+
+    The import system binds a package's attribute to a submodule when it loads that submodule, so a later
+    `import torch.autograd.gradcheck` would rebind torch.autograd.gradcheck (the function) to the module. In PyTorch
+    that module was loaded with its package, so the import finds it in sys.modules and binds nothing: as here now.
+    """
+    prefix = _glassgrad_name(package) + "."
+    for name, module in list(sys.modules.items()):
+        if name.startswith(prefix):
+            sys.modules.setdefault("torch" + name.removeprefix("glassgrad"), module)
+
+
 class TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds `torch[.x]` as the already importable `glassgrad[.x]`."""
 
@@ -57,6 +71,7 @@ class TorchAlias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         module = sys.modules[_glassgrad_name(spec.name)]
         self._specs[id(module)] = module.__spec__
+        _alias_loaded_submodules(spec.name)
         return module
 
     def exec_module(self, module: ModuleType) -> None:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import glassgrad as gg
-from glassgrad.autograd.graph import Node, SavedTensor
+from glassgrad.autograd.graph import NodeBase, SavedTensor
 
 
 @pytest.fixture
@@ -23,7 +23,7 @@ def no_gc() -> Iterator[None]:
         gc.enable()
 
 
-def graph_objects(root: gg.Tensor) -> list[weakref.ref[Node] | weakref.ref[SavedTensor]]:
+def graph_objects(root: gg.Tensor) -> list[weakref.ref[NodeBase] | weakref.ref[SavedTensor]]:
     """Weak references to every node and saved tensor behind `root`."""
     refs: list[weakref.ref] = []
     seen: set[int] = set()
@@ -80,7 +80,7 @@ def test_saved_output_is_not_a_cycle(no_gc: None) -> None:
 
 
 def live_nodes() -> int:
-    return sum(issubclass(type(o), Node) for o in gc.get_objects())  # isinstance would touch lazy torch attributes
+    return sum(issubclass(type(o), NodeBase) for o in gc.get_objects())  # isinstance would touch lazy torch attributes
 
 
 def resident_kib() -> int:

@@ -894,3 +894,76 @@ def test_each_saved_python_number_has_a_version_of_its_own(oracle: SimpleNamespa
         return oracle.attempt(lambda: m.autograd.grad(quadrupled.sum(), x)), oracle.attempt(lambda: tripled.sum().backward())
 
     oracle.check(program)
+
+
+def test_every_node_is_a_node_without_node_in_its_mro(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        node_abc = m.autograd.graph.Node
+        seen = []
+
+        class Identity(m.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                seen.append(isinstance(ctx, node_abc))
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx: Any, grad: Any) -> Any:
+                seen.append(isinstance(ctx, node_abc))
+                return grad
+
+        x = m.ones(2, requires_grad=True)
+        nodes = [x.sin().grad_fn, x.sin().grad_fn.next_functions[0][0], Identity.apply(x).grad_fn]
+        Identity.apply(x).sum().backward()
+        classes = [m._C._functions.AccumulateGrad, m._C._functions.DelayedError, m.autograd.function.BackwardCFunction]
+        return [
+            [isinstance(n, node_abc) and node_abc not in type(n).mro() for n in nodes],
+            [issubclass(c, node_abc) and not isinstance(c, node_abc) for c in classes],
+            [isinstance(v, node_abc) for v in (None, 1, node_abc, x)],
+            issubclass(node_abc, node_abc),
+            seen,
+        ]
+
+    assert oracle.check(program)[0] == [True] * 3
+
+
+def test_a_view_whose_base_changed_takes_its_grad_fn_by_as_strided_unless_view_replay_is_on(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        def written(replay: bool) -> list[Any]:
+            x = m.arange(6.0, requires_grad=True)
+            with m.autograd._force_original_view_tracking(replay):
+                flag = m.autograd.is_view_replay_enabled()
+                base = x.clone().view(2, 3)
+                row, col = base[1, 1:], base.t()
+                row.mul_(3)  # rebases row itself, and col through the base
+                node = row.grad_fn
+                geometry = [node.name()] if replay else [node._saved_size, node._saved_stride, node._saved_storage_offset]
+            ((row * row).sum() + (col * col).sum()).backward()
+            return [flag, node.name(), col.grad_fn.name(), geometry, x.grad]
+
+        z = m.ones(2, dtype=m.complex64, requires_grad=True).clone()
+        pairs = m.view_as_real(z)
+        pairs.mul_(2)  # a view of another dtype keeps its own view op
+        m._C._set_view_replay_enabled(True)
+        switched = m._C._is_view_replay_enabled()
+        m._C._set_view_replay_enabled(False)
+        return [
+            written(False), written(True), m.autograd.is_view_replay_enabled(), pairs.grad_fn.name(), switched,
+            oracle.attempt(lambda: m.autograd._force_original_view_tracking(1)),
+        ]
+
+    oracle.check(program)
+
+
+def test_deleting_what_a_tensor_cannot_be_without_raises(oracle: SimpleNamespace) -> None:
+    def program(m: ModuleType) -> Any:
+        x = m.ones(2, requires_grad=True)
+        x.sum().backward()
+        del x.grad  # the one that may go
+        outcomes: list[Any] = [x.grad]
+        for name in ("data", "requires_grad", "_grad_fn", "_backward_hooks", "grad_fn", "no_such_attribute"):
+            outcomes.append(oracle.attempt(lambda name=name: delattr(x, name)))
+        outcomes.append(oracle.attempt(lambda: setattr(x, "data", None)))
+        return [*outcomes, x.requires_grad, x.data]
+
+    oracle.check(program)

@@ -9,7 +9,8 @@ import weakref
 from .._missing import module_getattr as _module_getattr
 from ..autograd import engine
 from ..autograd.forward_ad import set_fwd_grad_enabled as _set_fwd_grad_enabled
-from ..autograd.grad_mode import _switch_grad, is_grad_enabled, is_multithreading_enabled
+from ..autograd.grad_mode import _set_view_replay_enabled, _switch_grad, is_grad_enabled, is_multithreading_enabled
+from ..autograd.grad_mode import is_view_replay_enabled as _is_view_replay_enabled
 from ..autograd.graph import AccumulateGrad, Node
 from ..ops.creation import Generator
 from ..tensor import Tensor
@@ -105,7 +106,8 @@ def _is_cached_tensor(tensor: Tensor) -> bool:
 __all__ = [
     "Generator", "_TensorMeta", "_WeakTensorRef", "_add_cached_tensor", "_autograd", "_current_autograd_node",
     "_current_graph_task_execution_order", "_current_graph_task_id", "_functions", "_is_cached_tensor", "_log_api_usage_once", "_nn", "_remove_cached_tensor",
-    "_set_cached_tensors_enabled", "_set_fwd_grad_enabled", "_set_grad_enabled", "_will_engine_execute_node",
+    "_is_view_replay_enabled", "_set_cached_tensors_enabled", "_set_fwd_grad_enabled", "_set_grad_enabled",
+    "_set_view_replay_enabled", "_will_engine_execute_node",
     "is_grad_enabled",
 ]
 __getattr__ = _module_getattr(__name__)  # a PyTorch name glassgrad lacks: say so, and where it was used

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd import grad_mode
-from ..autograd.graph import AccumulateGrad, Node
+from ..autograd.graph import AccumulateGrad, NodeBase
 from ..tensor import Tensor
 
 
-class _Aliasing(Node):
+class _Aliasing(NodeBase):
     """A node made by calling one of the classes below on tensors: each output aliases an input's data and flows
     its gradient to that input through this node."""
 
@@ -56,7 +56,7 @@ class UndefinedGradBackward(_Aliasing):
         return (None,) * self._count
 
 
-class DelayedError(Node):
+class DelayedError(NodeBase):
     """DelayedError(message, num_inputs)(*tensors): aliases of the tensors whose backward raises `message`."""
 
     def __init__(self, message: str, num_inputs: int) -> None:
@@ -67,7 +67,7 @@ class DelayedError(Node):
         return Error.wrap(inputs, self._message)
 
 
-class UndefinedGrad(Node):
+class UndefinedGrad(NodeBase):
     """UndefinedGrad()(*tensors): aliases of the tensors through which no gradient flows back (None)."""
 
     def __call__(self, *inputs: Tensor) -> Tensor | tuple[Tensor, ...]:

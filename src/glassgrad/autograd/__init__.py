@@ -20,6 +20,7 @@ from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, NestedIOFunction, once_differentiable
 from .grad_mode import (
+    _force_original_view_tracking,
     enable_grad,
     enforce_grad_layout_policy,
     inference_mode,

@@ -3,17 +3,17 @@
 cimport cython
 
 from glassgrad.tensor cimport TensorBase
-from glassgrad.autograd.graph cimport Node
+from glassgrad.autograd.graph cimport NodeBase
 cimport glassgrad._quiet as quiet
 
 cdef dict _anomaly_vars  # read per node
 
 
-@cython.locals(node=Node, child=Node, grad=TensorBase, i=cython.Py_ssize_t)
+@cython.locals(node=NodeBase, child=NodeBase, grad=TensorBase, i=cython.Py_ssize_t)
 cpdef _run(task, roots, root_grads, keep_graph, create_graph, capture, accumulate, freed_by)
 
 
-@cython.locals(node=Node)
+@cython.locals(node=NodeBase)
 cpdef dict _dependencies(list roots)
 
 

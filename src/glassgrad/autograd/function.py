@@ -12,7 +12,7 @@ import numpy as np
 
 from ..tensor import Tensor
 from . import forward_ad, grad_mode
-from .graph import FreedBy, Node, SavedTensor, edge_to, explain_freed, undefined_saved
+from .graph import FreedBy, Node, NodeBase, SavedTensor, edge_to, explain_freed, undefined_saved
 from .inplace import bump_version, check_inplace, mark_custom_function_view, rebase_view
 
 
@@ -49,13 +49,13 @@ class _Cleared(tuple):  # type: ignore[type-arg]
 _CLEARED = _Cleared()
 
 
-class BackwardCFunction(Node, FunctionCtx):
+class BackwardCFunction(NodeBase, FunctionCtx):
     """The node of one Function call; it is also the `ctx` the user's methods see."""
 
     _function: type[Function]
 
     def __init__(self, args: tuple[Any, ...]) -> None:
-        Node.__init__(self, tuple(a for a in args if isinstance(a, Tensor)))
+        NodeBase.__init__(self, tuple(a for a in args if isinstance(a, Tensor)))
         self.to_save: tuple[Tensor | None, ...] = ()
         self.saved_for_forward: tuple[Tensor | None, ...] | None = None  # while jvp runs: what saved_tensors gives
         self.dirty_tensors: tuple[Tensor, ...] = ()
@@ -102,7 +102,7 @@ class BackwardCFunction(Node, FunctionCtx):
         return [s for s in self._saved.get("saved_tensors", ()) if isinstance(s, SavedTensor)]
 
     def release(self, freed_by: FreedBy) -> None:
-        for saved in self.saved_tensors_list():  # kept as one tuple, which Node.release does not look into
+        for saved in self.saved_tensors_list():  # kept as one tuple, which NodeBase.release does not look into
             saved.release()
         super().release(freed_by)
 
@@ -411,7 +411,7 @@ def once_differentiable(backward: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-class Error(Node):
+class Error(NodeBase):
     """PyTorch's DelayedError node (its type is named Error): what a once_differentiable backward returned, made to
     require grad through it, so that differentiating it again raises. Its edges lead to new leaves, one per value."""
 

@@ -20,6 +20,7 @@ class _ModeState(threading.local):
         # and its gradients are NumPy arrays of the parameter's own layout.
         self.multithreading = True
         self.grad_layout_enforced = True
+        self.view_replay = False  # regenerate a view's grad_fn by replaying its view ops, not by as_strided
 
 
 state = _ModeState()
@@ -235,6 +236,16 @@ def is_multithreading_enabled() -> bool:
     return state.multithreading
 
 
+class _force_original_view_tracking(_EngineSwitch):
+    """Whether a view whose base changed in place gets its grad_fn by replaying the view ops that made it (True) or
+    by as_strided from its base (False, the default), as PyTorch's view replay switch."""
+
+    attribute, setter = "view_replay", "set_view_replay_enabled"
+
+
+def _set_view_replay_enabled(enabled: bool) -> None:
+    _force_original_view_tracking(enabled)
+
+
 def is_view_replay_enabled() -> bool:
-    """False: a view's forward is replayed only on the device backends PyTorch enables view replay for."""
-    return False
+    return state.view_replay

@@ -619,9 +619,11 @@ def get_analytical_jacobian(
 
 
 class _CallableModule(types.ModuleType):
-    """In PyTorch, torch.autograd.gradcheck names both this module and the function. Importing the module under a
-    second name (`from torch.autograd.gradcheck import GradcheckError` where torch is glassgrad's alias) rebinds the
-    package's attribute to the module, so the module calls the function, as the attribute must."""
+    """In PyTorch, torch.autograd.gradcheck names both this module and the function. An importer that aliases torch to
+    glassgrad module by module, as the acceptance shim that runs PyTorch's own tests does, loads this module a second
+    time under its torch name on `from torch.autograd.gradcheck import GradcheckError`, and the import system then
+    rebinds the package's attribute to the module; so the module calls the function, as the attribute must.
+    (glassgrad's own alias, torch_alias.py, registers loaded modules under their torch names and rebinds nothing.)"""
 
     def __call__(self, *args: Any, **kwargs: Any) -> bool:
         return gradcheck(*args, **kwargs)

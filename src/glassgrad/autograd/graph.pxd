@@ -12,7 +12,7 @@ cdef dict _steps_vars, _seams_vars, _anomaly_vars  # read by every new node
 cdef object _UNSAVED_WRAPPED_NUMBER  # read by every saved tensor
 
 
-cdef class Node:
+cdef class NodeBase:
     cdef object __weakref__
     cdef public object _freed_by, _hooks, _input_meta, _position, _pre_hooks, _retained_by, _retains_grad
     cdef public object _saved, _seq_nr, _step, _tensor_pre_hooks, next_functions
@@ -30,7 +30,7 @@ cdef _edge_to_input(TensorBase t, position)
 
 cdef _gradient_meta(TensorBase t)
 
-@cython.locals(node=Node, saved=SavedTensor, total=object)
+@cython.locals(node=NodeBase, saved=SavedTensor, total=object)
 cpdef live_saved_bytes(nodes)
 
 cpdef grad_accumulator(TensorBase leaf, position)
@@ -39,7 +39,7 @@ cpdef grad_accumulator(TensorBase leaf, position)
 cpdef wrapped_number(array)
 
 
-cdef class AccumulateGrad(Node):
+cdef class AccumulateGrad(NodeBase):
     cdef public object variable
 
 

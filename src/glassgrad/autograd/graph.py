@@ -10,6 +10,7 @@ tensor -> grad_fn -> saved output -> tensor is never a reference cycle.
 
 from __future__ import annotations
 
+import abc
 import functools
 import itertools
 import re
@@ -79,8 +80,11 @@ def add_hook(hooks: dict[int, Callable[..., Any]], hook: Callable[..., Any]) -> 
     return handle
 
 
-class Node:
-    """Base of every graph node (built-in op, custom Function, AccumulateGrad)."""
+class NodeBase:
+    """Base of every graph node (built-in op, custom Function, AccumulateGrad): their fields and the public Node API.
+
+    Not the public `Node` (below), which PyTorch's programs test with isinstance but find in no node's mro.
+    """
 
     __slots__ = (
         "__weakref__",
@@ -103,7 +107,7 @@ class Node:
         self._begin(inputs, sites.caller_position(self._made_inside) if position is None else position)
 
     def _begin(self, inputs: tuple[Tensor, ...], position: Position | None) -> None:
-        """A new node's fields. Built-in ops call it on `Node.__new__(cls)` (a class call and __init__'s arguments
+        """A new node's fields. Built-in ops call it on `NodeBase.__new__(cls)` (a class call and __init__'s arguments
         cost their hot path a tenth of a microsecond)."""
         self._seq_nr = next(_sequence)
         self._position = position
@@ -222,6 +226,33 @@ class Node:
         self._freed_by = freed_by
 
 
+
+class Node(abc.ABC):
+    """torch.autograd.graph.Node: what every graph node answers. As PyTorch's, an abstract class that every node
+    class is a subclass of by registration, not by inheritance, so isinstance and issubclass hold while no node's
+    mro names it."""
+
+    @abc.abstractmethod
+    def name(self) -> str: ...
+
+    @property
+    @abc.abstractmethod
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]: ...
+
+    @property
+    @abc.abstractmethod
+    def metadata(self) -> dict[str, Any]: ...
+
+    @abc.abstractmethod
+    def register_hook(self, fn: Callable[..., Any]) -> RemovableHandle: ...
+
+    @abc.abstractmethod
+    def register_prehook(self, fn: Callable[..., Any]) -> RemovableHandle: ...
+
+
+Node.register(NodeBase)
+
+
 _MISSING = object()
 _NO_EDGE = (None, 0)
 _NO_META = (None, None)
@@ -243,7 +274,7 @@ def saved_attributes(names: Iterable[str]) -> dict[str, property]:
     """PyTorch's grad_fn._saved_<name> for each name a node class may save (the value, unpacked), and
     grad_fn._raw_saved_<name> (a saved tensor's SavedTensor object itself, whose hooks can be set).
 
-    Properties on the node class rather than a __getattr__ on Node: a compiled Node with __getattr__ would send
+    Properties on the node class rather than a __getattr__ on NodeBase: a compiled NodeBase with __getattr__ would send
     every attribute read of its Python subclasses through a slow hook.
     """
     attributes = {}
@@ -366,7 +397,7 @@ def grad_accumulator(leaf: Tensor, position: Position | None) -> AccumulateGrad:
     return node
 
 
-class AccumulateGrad(Node):
+class AccumulateGrad(NodeBase):
     """Sink for a leaf that requires grad: sums every incoming gradient into `.grad`."""
 
     __slots__ = ("variable",)
@@ -524,7 +555,7 @@ class SavedTensor:
 
     def _capture(self, name: str, tensor: Tensor, is_output: bool) -> None:
         """Keep what backward needs of `tensor` (packed by the innermost saved_tensors_hooks, if any). Built-in ops
-        call it on `SavedTensor.__new__(SavedTensor)`, as they do Node._begin."""
+        call it on `SavedTensor.__new__(SavedTensor)`, as they do NodeBase._begin."""
         if tensor._is_inference:
             raise RuntimeError(
                 "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "

@@ -19,7 +19,7 @@ import numpy as np
 from .. import _sites as sites
 from ..tensor import Tensor
 from . import forward_ad, grad_mode, seams
-from .graph import Node, SavedTensor, edge_to, explain_freed
+from .graph import Node, NodeBase, SavedTensor, edge_to, explain_freed
 
 LEAF_MESSAGE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_MESSAGE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -132,12 +132,15 @@ def check_inplace(t: Tensor) -> None:
 
 def has_internal_overlap(data: np.ndarray) -> bool:
     """Whether two elements of `data` may share a memory location: an expanded dim (stride 0), or strides that
-    interleave (unfold's overlapping windows, as_strided). Dims sorted by stride, each must step past the whole
-    extent of the smaller ones; arrays that fail this without overlapping are too odd to be worth telling apart."""
-    if not data.size:
-        return False
-    dims = sorted((abs(stride), n) for stride, n in zip(data.strides, data.shape, strict=True) if n > 1)
-    extent = data.itemsize
+    interleave (unfold's overlapping windows, as_strided)."""
+    return bool(data.size) and strides_overlap(data.shape, data.strides, data.itemsize)
+
+
+def strides_overlap(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int = 1) -> bool:
+    """Whether a geometry may put two elements at one location. Dims sorted by stride, each must step past the whole
+    extent of the smaller ones; geometries that fail this without overlapping are too odd to be worth telling apart."""
+    dims = sorted((abs(stride), n) for stride, n in zip(strides, shape, strict=True) if n > 1)
+    extent = itemsize
     for stride, n in dims:
         if stride < extent:
             return True
@@ -297,10 +300,11 @@ def track_view(base: Tensor, view: Tensor) -> None:
 
 
 def _refresh_views(base: Tensor, changed: Tensor) -> None:
-    """The base's other views now read values an in-place op wrote: each one's history becomes its view replayed
-    from the base's new history, as PyTorch regenerates a view's grad_fn once its base's version moved on."""
+    """The base's other views now read values an in-place op wrote: each one's history becomes the view taken again
+    of the base's new history (_regenerated), as PyTorch regenerates a view's grad_fn once its base's version moved
+    on."""
     alive = []
-    for ref in base._views or ():
+    for ref in tuple(base._views or ()):  # a copy: each view taken again is tracked too, and needs no refresh itself
         view = ref()
         if view is None:
             continue
@@ -308,8 +312,7 @@ def _refresh_views(base: Tensor, changed: Tensor) -> None:
         if view is changed or view._version_counter is not changed._version_counter:
             continue
         try:
-            with grad_mode.enable_grad():
-                fresh = replay_view(base, view._view_chain)
+            fresh = _regenerated(base, view)
         except (IndexError, RuntimeError):
             continue  # the base's shape changed in place: that view is stale (rebase_view raises when it is written)
         if fresh.grad_fn is not None and _same_layout(fresh._data, view._data):
@@ -392,6 +395,19 @@ def _same_layout(a: np.ndarray, b: np.ndarray) -> bool:
     )
 
 
+def _regenerated(base: Tensor, view: Tensor) -> Tensor:
+    """The view taken again of its base's new history, for its new grad_fn. As PyTorch's: by as_strided from the
+    base (AsStridedBackward0), unless view replay is on or the view's dtype is not its base's (view_as_real,
+    view(dtype): PyTorch always keeps their view ops), where the view ops that made it are replayed."""
+    with grad_mode.enable_grad():
+        if not grad_mode.state.view_replay and view._data.dtype == base._data.dtype:
+            try:
+                return base.as_strided(view._data.shape, view.stride(), view.storage_offset())
+            except RuntimeError:  # memory whose storage glassgrad cannot see (a strided NumPy array it does not own)
+                pass
+        return replay_view(base, view._view_chain)
+
+
 def rebase_view(view: Tensor, node: Node) -> None:
     base = view._base
     assert base is not None
@@ -399,24 +415,23 @@ def rebase_view(view: Tensor, node: Node) -> None:
     copy_slices = CopySlices(base, view._view_chain, node)
     base._with_history(copy_slices, 0)
     _carry_retained_grad(base)
-    # glassgrad replays a view from its base's current shape (PyTorch from strides): once the base's metadata changed
-    # in place, the replay may pick other elements (or fail), and the gradient would be wrong.
-    reshaped = _reshaped_bases.get(id(base)) is base
-    try:
-        with grad_mode.enable_grad():
-            fresh: Tensor | None = replay_view(base, view._view_chain)
-    except (IndexError, RuntimeError):
-        if not reshaped:
-            raise
-        fresh = None
-    if reshaped and (fresh is None or not _same_layout(fresh._data, view._data)):
-        base.grad_fn, base._output_nr, base._requires_grad = previous
-        raise RuntimeError(STALE_VIEW_MESSAGE)
-    view._with_history(fresh.grad_fn, fresh._output_nr)  # type: ignore[union-attr]
+    # CopySlices replays the view from its base's current shape (PyTorch's takes it by strides): once the base's
+    # metadata changed in place, the replay may pick other elements (or fail), and the gradient would be wrong.
+    if _reshaped_bases.get(id(base)) is base:
+        try:
+            with grad_mode.enable_grad():
+                replayed: Tensor | None = replay_view(base, view._view_chain)
+        except (IndexError, RuntimeError):
+            replayed = None
+        if replayed is None or not _same_layout(replayed._data, view._data):
+            base.grad_fn, base._output_nr, base._requires_grad = previous
+            raise RuntimeError(STALE_VIEW_MESSAGE)
+    fresh = _regenerated(base, view)
+    view._with_history(fresh.grad_fn, fresh._output_nr)
     _carry_retained_grad(view)
 
 
-class CopySlices(Node):
+class CopySlices(NodeBase):
     """The base's node after an in-place op on one of its views."""
 
     __slots__ = ("fn", "view_chain")

@@ -87,10 +87,10 @@ def inspect(tensor: Tensor) -> GraphReport:
 
 
 def _all_nodes() -> list[Node]:
-    from ..autograd.graph import Node
+    from ..autograd.graph import NodeBase
 
     # hasattr: a node whose constructor raised is garbage that has not been collected yet
-    return [obj for obj in gc.get_objects() if issubclass(type(obj), Node) and hasattr(obj, "_saved")]
+    return [obj for obj in gc.get_objects() if issubclass(type(obj), NodeBase) and hasattr(obj, "_saved")]
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
-from ..autograd.inplace import has_internal_overlap
+from ..autograd.inplace import has_internal_overlap, strides_overlap
 from ..storage import untyped_storage
 from ..tensor import Size, Tensor
 from .creation import _finish, _float_or, _size, zeros
@@ -53,10 +53,9 @@ def positions(shape: Sequence[int], stride: Sequence[int], offset: int) -> np.nd
 def strided_view(flat: np.ndarray, shape: tuple[int, ...], stride: tuple[int, ...], offset: int) -> np.ndarray:
     """The view of `flat` with this geometry (in elements); read-only where its elements may overlap."""
     itemsize = flat.itemsize
-    return _guarded(np.lib.stride_tricks.as_strided(
-        flat[offset:] if offset < flat.size else flat[:0], shape, tuple(s * itemsize for s in stride),
-        writeable=flat.flags.writeable,
-    ))
+    start = min(offset, flat.size) * itemsize  # an empty view may start past the end (PyTorch checks no bounds then)
+    # np.ndarray over the buffer: a tenth of np.lib.stride_tricks.as_strided's cost, and flat's writeability
+    return _guarded(np.ndarray(shape, flat.dtype, flat, start, tuple(s * itemsize for s in stride)))
 
 
 def _guarded(view: np.ndarray) -> np.ndarray:
@@ -88,16 +87,21 @@ def check_geometry(size: Sequence[int], stride: Sequence[int], offset: int, stor
 
 # -- as_strided ----------------------------------------------------------------------------------------
 def _as_strided_backward(grad: Tensor, self_geometry: tuple[Any, ...], size: tuple[int, ...], stride: tuple[int, ...],
-                         offset: int, storage_size: int) -> Tensor:
+                         storage_offset: int | None, storage_size: int) -> Tensor:
     """The output's gradient summed into storage, read back at the input's elements (PyTorch's as_strided_backward);
-    an input whose elements share memory (an expanded tensor) takes each location's gradient once, shared evenly."""
+    an input whose elements share memory (an expanded tensor) takes each location's gradient once, shared evenly.
+    `storage_offset` is the one the call gave (None: the input's own, the last of self_geometry), as PyTorch saves it."""
+    offset = self_geometry[2] if storage_offset is None else storage_offset
     read = positions(*self_geometry).reshape(-1)
     written = Tensor._wrap(positions(size, stride, offset).reshape(-1))
-    storage = index_put(zeros(storage_size, dtype=grad.dtype), (written,), reshape(grad, -1), accumulate=True)
+    # Accumulating (np.add.at) is many times slower than writing: only an overlapping output needs it.
+    storage = index_put(zeros(storage_size, dtype=grad.dtype), (written,), reshape(grad, -1),
+                        accumulate=strides_overlap(size, stride))
     g = getitem(storage, Tensor._wrap(read))
-    counts = np.bincount(read, minlength=storage_size)[read]
-    if (counts > 1).any():
-        g = g / Tensor._wrap(counts.astype(grad._data.dtype))
+    if strides_overlap(self_geometry[0], self_geometry[1]):
+        counts = np.bincount(read, minlength=storage_size)[read]
+        if (counts > 1).any():
+            g = g / Tensor._wrap(counts.astype(grad._data.dtype))
     return reshape(g, self_geometry[0])
 
 
@@ -115,8 +119,8 @@ def as_strided(input: Tensor, size: Sequence[int], stride: Sequence[int], storag
     check_geometry(size, stride, offset, flat.size, flat.itemsize)
     out = strided_view(flat, size, stride, offset)
     result = AsStridedBackward0.record(
-        out, (input,), self_geometry=_geometry(input, own_offset), size=size, stride=stride, offset=offset,
-        storage_size=flat.size,
+        out, (input,), self_geometry=_geometry(input, own_offset), size=size, stride=stride,
+        storage_offset=None if storage_offset is None else offset, storage_size=flat.size,
     )
     return as_view(result, input, as_strided, size, stride, offset)  # the offset is the storage's: replays unchanged
 

@@ -4,7 +4,7 @@ cimport cython
 
 from glassgrad.tensor cimport TensorBase, wrap_array
 cimport glassgrad._sites as sites
-from glassgrad.autograd.graph cimport Node, SavedTensor
+from glassgrad.autograd.graph cimport NodeBase, SavedTensor
 from glassgrad.autograd.forward_ad cimport _ForwardState
 from glassgrad.autograd.grad_mode cimport _Usage
 
@@ -24,7 +24,7 @@ cdef class Derivative:
     @cython.locals(t=TensorBase, entry=Derivative)
     cdef _join_graph(self, result, inputs, attrs, bint is_complex)
 
-    @cython.locals(node=Node, node_class=type, result=TensorBase, first=TensorBase, second=TensorBase)
+    @cython.locals(node=NodeBase, node_class=type, result=TensorBase, first=TensorBase, second=TensorBase)
     cpdef _record_node(self, result, inputs, attrs)
 
 
@@ -32,10 +32,10 @@ cdef class Derivative:
 cdef _save(name, tensor, is_output)
 
 
-cdef class OpNode(Node):
+cdef class OpNode(NodeBase):
     @cython.locals(derivative=Derivative, i=cython.Py_ssize_t)
     cpdef apply(self, grad_outputs, needed=*)
 
 
 @cython.locals(saved_tensor=SavedTensor)
-cdef _unpacked(value, Node node)
+cdef _unpacked(value, NodeBase node)

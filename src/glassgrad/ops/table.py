@@ -44,7 +44,7 @@ from ..autograd.forward_ad import computing_tangents, set_tangent, tangent_of
 from ..autograd.forward_ad import state as forward_state
 from ..autograd.grad_mode import state as mode_state  # read by every op: one lookup fewer than grad_mode.state
 from ..autograd.grad_mode import usage as mode_usage
-from ..autograd.graph import Node, SavedTensor, saved_attributes
+from ..autograd.graph import Node, NodeBase, SavedTensor, saved_attributes
 from ..tensor import Tensor, wrap_array
 
 Formula = Callable[..., Any]
@@ -247,7 +247,7 @@ _RECORDING_FRAMES = 1  # Derivative._record, the frame above _record_node, is ou
 _ONLY_INPUT = (True,)
 
 
-class OpNode(Node):
+class OpNode(NodeBase):
     """A node of a built-in op; its class is made per table entry (`MulBackward0`)."""
 
     __slots__ = ()

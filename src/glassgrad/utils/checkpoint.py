@@ -26,7 +26,7 @@ from .._aten import OpOverload, OpOverloadPacket, aten
 from ..autograd import engine, grad_mode
 from ..autograd.engine import backward
 from ..autograd.function import Function
-from ..autograd.graph import Node, SavedTensor, saved_tensors_hooks
+from ..autograd.graph import NodeBase, SavedTensor, saved_tensors_hooks
 from ..ops.creation import default_generator
 from ..tensor import Tensor
 from ._python_dispatch import TorchDispatchMode
@@ -118,7 +118,7 @@ class _VersionWrapper:
         return value.detach()._with_history(_Kept(), 0) if self.requires_grad else value
 
 
-class _Kept(Node):
+class _Kept(NodeBase):
     """The node of a kept output in a recomputation: nothing before it is recomputed, so no gradient goes further."""
 
     def apply(self, grad_outputs: list[Tensor | None], needed: Any = None) -> tuple[Tensor | None, ...]:

@@ -94,6 +94,14 @@ def test_a_non_leaf_that_requires_grad_is_refused_as_pytorchs() -> None:
     assert messages[0] == messages[1]
 
 
+def test_the_pickler_of_multiprocessing_sends_tensors_and_storages_as_references(engine: Any) -> None:
+    base = engine.arange(4.0)
+    view, untyped = ForkingPickler.loads(ForkingPickler.dumps((base[1:], base.untyped_storage())))
+    view.fill_(7.0)
+    assert base.tolist() == [0.0, 7.0, 7.0, 7.0] and view.storage_offset() == 1
+    assert untyped.is_shared() and untyped.nbytes() == 16 and untyped.data_ptr() == base.untyped_storage().data_ptr()
+
+
 IN_PLACE_UPDATES = {
     "data.add_": lambda p, g: p.data.add_(g, alpha=-0.1),
     "copy_": lambda p, g: p.copy_(p - g),
@@ -225,3 +233,4 @@ def test_hogwild_trainers_spawned_by_glassgrad_run_train_the_parents_model() -> 
     # PyTorch 2.13 prints the same for this program run with `python hogwild.py`
     assert result["round_trip"] == [[10.0, 20.0, 30.0, 40.0], [0.0, 10.0, 20.0, 30.0, 40.0], "Tensor", 1, True, True]
     assert set(os.listdir("/dev/shm")) <= shm_before
+

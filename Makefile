@@ -47,8 +47,9 @@ demo-distributed: $(VENV)/.installed-distributed
 # interpreter) on the tests of what the core compiles: every derivative-table entry's gradcheck and forward-mode
 # check, autograd, functorch transforms, diagnostics (creation sites walk frames), operators, views and in-place
 # ops, optimizers and ReLU (the NumPy routes of the compiled loops), tensors in shared memory (share_memory_ lives in
-# the compiled tensor), and the switch itself. About 2 minutes; the whole suite twice would take 12. The diagnostics' tests of the doctor on real PyTorch (its side effects on real
-# libraries, the Jupyter kernel) run no glassgrad op, so they run once, on the compiled pass.
+# the compiled tensor), and the switch itself. About 2 minutes; the whole suite twice would take 12. The
+# diagnostics' tests of the doctor on real PyTorch (its side effects on real libraries, the Jupyter kernel) run no
+# glassgrad op, so they run once, on the compiled pass.
 PURE_PATH_TESTS := tests/test_native.py tests/autograd tests/func tests/diagnostics tests/optim \
 	--ignore=tests/diagnostics/test_doctor_side_effects.py --ignore=tests/diagnostics/test_ipython.py \
 	tests/ops/test_core_ops.py tests/ops/test_operators.py tests/ops/test_subscript.py tests/ops/test_inplace_extra.py \

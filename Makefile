@@ -46,13 +46,15 @@ demo-distributed: $(VENV)/.installed-distributed
 # The whole suite on the compiled core, then the pure-Python path (GLASSGRAD_PURE=1, the same sources run by the
 # interpreter) on the tests of what the core compiles: every derivative-table entry's gradcheck and forward-mode
 # check, autograd, functorch transforms, diagnostics (creation sites walk frames), operators, views and in-place
-# ops, optimizers and ReLU (the NumPy routes of the compiled loops), and the switch itself. About 2 minutes; the
-# whole suite twice would take 12. The diagnostics' tests of the doctor on real PyTorch (its side effects on real
-# libraries, the Jupyter kernel) run no glassgrad op, so they run once, on the compiled pass.
+# ops, optimizers and ReLU (the NumPy routes of the compiled loops), tensors in shared memory (share_memory_ lives in
+# the compiled tensor), and the switch itself. About 2 minutes; the whole suite twice would take 12. The
+# diagnostics' tests of the doctor on real PyTorch (its side effects on real libraries, the Jupyter kernel) run no
+# glassgrad op, so they run once, on the compiled pass.
 PURE_PATH_TESTS := tests/test_native.py tests/autograd tests/func tests/diagnostics tests/optim \
 	--ignore=tests/diagnostics/test_doctor_side_effects.py --ignore=tests/diagnostics/test_ipython.py \
 	tests/ops/test_core_ops.py tests/ops/test_operators.py tests/ops/test_subscript.py tests/ops/test_inplace_extra.py \
-	tests/ops/test_strided_extra.py tests/ops/test_loops.py tests/nn/test_layers.py tests/libraries/test_low_precision_dtypes.py
+	tests/ops/test_strided_extra.py tests/ops/test_loops.py tests/nn/test_layers.py tests/libraries/test_low_precision_dtypes.py \
+	tests/libraries/test_shared_memory.py
 PURE_PATH_OP_CHECKS := test_gradcheck or test_forward_mode
 
 # pytest-xdist runs each pass in this many processes: CI has 2 cores and one pytest process keeps only one of them

@@ -19,7 +19,7 @@ from . import _native
 
 # isort: split
 from . import _dtype as _dtype_module
-from . import _sites, autograd, diagnostics, fft, linalg, nn, optim, serialization, special, utils
+from . import _sites, autograd, diagnostics, fft, linalg, multiprocessing, nn, optim, serialization, special, utils
 from ._device import AcceleratorError, Event, OutOfMemoryError, Stream, get_default_device, set_default_device
 from ._dtype import (
     bool_ as bool,
@@ -196,10 +196,11 @@ def unload_ipython_extension(ipython: object) -> None:
 _compiled, _sites.frames_elided = _native.compiled_imports()
 
 # PyTorch's namespaces for devices, compilers and multi-process training, answering as its CPU-only build does;
-# imported on first use, so that `import glassgrad` stays light.
+# imported on first use, so that `import glassgrad` stays light. multiprocessing is imported above, as `import torch`
+# does: from the start, tensors sent to other processes go as shared memory.
 _LAZY_MODULES = (
     "_C", "_VF", "_dynamo", "_vmap_internals", "accelerator", "amp", "ao", "backends", "compiler", "cpu", "cuda", "distributed",
-    "distributions", "export", "func", "fx", "hub", "jit", "library", "masked", "mps", "mtia", "multiprocessing", "nested",
+    "distributions", "export", "func", "fx", "hub", "jit", "library", "masked", "mps", "mtia", "nested",
     "onnx", "overrides", "package", "profiler", "quantization", "quasirandom", "random", "return_types", "signal", "storage",
     "types", "version", "xpu",
 )

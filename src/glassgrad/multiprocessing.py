@@ -1,9 +1,14 @@
-"""torch.multiprocessing: the standard library's multiprocessing, plus PyTorch's spawn and sharing strategies.
+"""torch.multiprocessing: the standard library's multiprocessing, plus PyTorch's spawn, sharing strategies and tensor
+sharing.
 
-As in PyTorch, every name of `multiprocessing` is here (Process, Queue, get_context, ...). glassgrad's
-tensors pickle as NumPy arrays, so a tensor sent through a Queue arrives as a copy (PyTorch moves its storage
-into shared memory instead); the sharing strategies are recorded and reported, and change nothing else.
-`spawn` and `start_processes` run fn(i, *args) in nprocs processes and raise in the parent what a child raised.
+As in PyTorch, every name of `multiprocessing` is here (Process, Queue, get_context, ...), and importing this module
+(which `import glassgrad` does, as `import torch` does) teaches multiprocessing's pickler to send a tensor as a
+reference to shared memory: a tensor passed to a spawned Process or put on a Queue or Pipe is moved into shared memory
+in the sender and rebuilt over the same memory in the receiver, so writes on either side are seen by the other
+(Hogwild training). The memory's file descriptor travels as multiprocessing sends descriptors, so the sender must
+still be running when the receiver unpickles, as with PyTorch's default strategy; both strategy names send it so.
+Plain pickle and glassgrad.save still write the values. `spawn` and `start_processes` run fn(i, *args) in nprocs
+processes and raise in the parent what a child raised.
 """
 
 from __future__ import annotations
@@ -14,7 +19,14 @@ import sys
 import traceback
 from collections.abc import Callable
 from multiprocessing import *  # noqa: F403
+from multiprocessing.reduction import DupFd, ForkingPickler
 from typing import Any
+
+import numpy as np
+
+from . import storage
+from .nn.parameter import Parameter
+from .tensor import Tensor
 
 __all__ = ["set_sharing_strategy", "get_sharing_strategy", "get_all_sharing_strategies", *multiprocessing.__all__]
 
@@ -120,8 +132,54 @@ class ProcessContext:
 SpawnContext = ProcessContext  # PyTorch's older name for it
 
 
+# -- sending tensors as shared memory -------------------------------------------------------------------------------
+def _reduce_block(block: storage.SharedBlock) -> tuple[Any, ...]:
+    return _rebuild_block, (DupFd(block.fd), len(block))
+
+
+def _rebuild_block(descriptor: Any, nbytes: int) -> storage.SharedBlock:
+    return storage.SharedBlock.attach(descriptor.detach(), nbytes)
+
+
+def _reduce_tensor(tensor: Tensor) -> tuple[Any, ...]:
+    if tensor.requires_grad and not tensor.is_leaf:
+        raise RuntimeError(
+            "Cowardly refusing to serialize non-leaf tensor which requires_grad, since autograd does not support "
+            "crossing process boundaries.  If you just want to transfer the data, call detach() on the tensor before "
+            "serializing (e.g., putting it on the queue)."
+        )
+    array = tensor._data
+    place = storage.shared_place(tensor)
+    return _rebuild_tensor, (type(tensor), place, array.shape, array.dtype, array.strides, tensor.requires_grad)
+
+
+def _rebuild_tensor(
+    cls: type, place: tuple[Any, ...], shape: tuple[int, ...], dtype: np.dtype, strides: tuple[int, ...], requires_grad: bool
+) -> Tensor:
+    # Only what a new leaf has: PyTorch sends neither .grad nor hooks
+    tensor = Tensor._wrap(storage.rebuild_array(*place, shape, dtype, strides))
+    if cls is Parameter:
+        return Parameter(tensor, requires_grad)
+    tensor.requires_grad = requires_grad
+    return tensor
+
+
+def _reduce_storage(untyped: storage.UntypedStorage) -> tuple[Any, ...]:
+    block, offset, nbytes, _ = storage.shared_place(untyped)
+    return _rebuild_storage, (block, offset, nbytes)
+
+
+def _rebuild_storage(block: storage.SharedBlock, offset: int, nbytes: int) -> storage.UntypedStorage:
+    return storage.UntypedStorage._of(storage.rebuild_array(block, offset, nbytes, 0, (nbytes,), np.uint8, (1,)))
+
+
 def init_reductions() -> None:
-    """PyTorch registers how its tensors pickle into shared memory; glassgrad's pickle as plain arrays."""
+    """Register how tensors, parameters and storages pickle for another process (as shared memory); plain pickle is
+    untouched."""
+    ForkingPickler.register(storage.SharedBlock, _reduce_block)
+    ForkingPickler.register(storage.UntypedStorage, _reduce_storage)
+    for cls in (Tensor, Parameter):
+        ForkingPickler.register(cls, _reduce_tensor)
 
 
 def start_processes(
@@ -154,3 +212,6 @@ def spawn(
     start_method: str = "spawn",
 ) -> ProcessContext | None:
     return start_processes(fn, args, nprocs, join, daemon, start_method)
+
+
+init_reductions()

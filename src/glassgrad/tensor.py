@@ -347,12 +347,21 @@ class Tensor(TensorBase):
     def get_device(self) -> int:
         return -1  # PyTorch's answer for a CPU tensor
 
-    # A dense CPU tensor in private memory, as PyTorch answers for one: glassgrad has no other kind.
+    # A dense CPU tensor, never pinned, as PyTorch answers for one: glassgrad has no other kind.
     def is_pinned(self, device: Any = None) -> bool:
         return False
 
     def is_shared(self) -> bool:
-        return False
+        from .storage import is_shared
+
+        return is_shared(self._data)
+
+    def share_memory_(self) -> Tensor:
+        """Move this tensor's storage into memory that other processes can map, in place (its views follow)."""
+        from .storage import share_memory
+
+        share_memory([self])
+        return self
 
     def is_distributed(self) -> bool:
         return False

@@ -10,6 +10,7 @@ from typing import Any
 from ... import _device, _dtype
 from ...autograd import grad_mode
 from ...autograd.graph import RemovableHandle, add_hook
+from ...storage import share_memory
 from ...tensor import Tensor, device
 from ..parameter import Buffer, Parameter, UninitializedBuffer, is_lazy
 from ._backward_hooks import BackwardHook
@@ -435,7 +436,14 @@ class Module:
         return self._apply(lambda t: t.cuda(device))  # fails as Tensor.cuda does, unless the module holds no tensors
 
     def share_memory(self) -> Module:
-        return self  # NumPy arrays live in this process; there is nothing to move
+        """Move every parameter, its existing .grad, and every buffer into shared memory, in place (Hogwild)."""
+        params = list(self.parameters())
+        tensors = [*params, *(p._grad for p in params if p._grad is not None), *self.buffers()]
+        for t in tensors:
+            if is_lazy(t):
+                t.share_memory_()  # refuses, as in PyTorch
+        share_memory(tensors)  # one block and at most one search for views, where a tensor at a time would repeat it
+        return self
 
     # -- state_dict ------------------------------------------------------------------------------
     def _save_to_state_dict(self, destination: dict[str, Any], prefix: str, keep_vars: bool) -> None:

@@ -128,7 +128,7 @@ def test_elastic_launch_runs_a_function_in_each_rank_and_returns_what_each_retur
     )
     assert result.returncode == 0, result.stderr
     every = [(r, "glassgrad") for r in range(3)]
-    assert result.stdout == f"{ {0: (every, 0), 1: (every, 10), 2: (every, 20)} }\n"
+    assert result.stdout == f"{ {0: (every, [0]), 1: (every, [10]), 2: (every, [20])} }\n"
 
 
 def test_a_rank_that_dies_makes_the_others_raise_instead_of_hanging() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import socket
 import uuid
 from collections.abc import Callable
@@ -69,12 +70,14 @@ def launch_agent(config: LaunchConfig, entrypoint: Callable[..., Any] | str | No
     glassgrad_mp.start_processes(
         _rank, args=(environment, entrypoint, args, results), nprocs=config.nproc_per_node, start_method=config.start_method
     )
-    return dict(sorted(results.get() for _ in range(config.nproc_per_node)))
+    return dict(sorted(pickle.loads(results.get()) for _ in range(config.nproc_per_node)))
 
 
 def _rank(local_rank: int, environment: dict[str, str], entrypoint: Callable[..., Any], args: list[Any], results: Any) -> None:
     os.environ.update(environment, RANK=str(local_rank), LOCAL_RANK=str(local_rank))
-    results.put((local_rank, entrypoint(*args)))
+    # Plain pickle writes a tensor's bytes: multiprocessing's pickler would send a shared-memory handle that dies
+    # with this process, which exits before the parent reads the queue.
+    results.put(pickle.dumps((local_rank, entrypoint(*args))))
 
 
 def _free_port() -> int:

@@ -1,7 +1,7 @@
 """ops/_loops.pyx gives its NumPy routes' results bit for bit: ReLU, the backward kernels of tanh, sigmoid and
-ReLU, and the tiled transposing copy (with a bias row) that a small-batch linear layer's product ends with. The
-layers against PyTorch are tests/nn/test_product_orientation.py's and the op tables'; here each loop meets its
-NumPy route on awkward values and shapes.
+threshold at 0 (ReLU's, on any input), and the tiled transposing copy (with a bias row) that a small-batch linear
+layer's product ends with. The layers against PyTorch are tests/nn/test_product_orientation.py's and the op tables';
+here each loop meets its NumPy route on awkward values and shapes.
 """
 
 from __future__ import annotations
@@ -47,18 +47,16 @@ def test_relu_loop_is_numpys_maximum_with_zero(dtype: type, shape: tuple[int, ..
 @needs_the_loops
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("name", ["tanh", "sigmoid", "relu"])
+@pytest.mark.parametrize("name", ["tanh", "sigmoid", "threshold"])
 @pytest.mark.parametrize("nan_gradient", [False, True])
 def test_backward_loop_is_its_numpy_route(
     name: str, dtype: type, shape: tuple[int, ...], nan_gradient: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     kernel = getattr(elementwise, f"_{name}_backward_kernel")
     grad = awkward(shape, dtype, 1)
-    if not nan_gradient:  # ReLU's route zeroes dead units again only when some product is NaN: both cases
+    if not nan_gradient:  # threshold's route zeroes dead units again only when some product is NaN: both cases
         grad = np.nan_to_num(grad, nan=0.5, posinf=2.0, neginf=-2.0)
-    result = awkward(shape, dtype, 2)
-    if name == "relu":  # a ReLU output: zeros (dead units), positives and NaN
-        result = np.maximum(result.dtype.type(0), result)
+    result = awkward(shape, dtype, 2)  # for threshold at 0: dead units below and at 0 (both signs), NaN is live
     by_loop, by_numpy = np.empty_like(result), np.empty_like(result)
     with np.errstate(all="ignore"):  # as the kernels run in backward: PyTorch computes NaN without a warning
         kernel(grad, result, by_loop)

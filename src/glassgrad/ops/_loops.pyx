@@ -2,7 +2,7 @@
 """Loops for steps of a layer that NumPy takes slowly, for float32 and float64 arrays.
 
 - relu: NumPy's maximum against 0 runs at a third of the memory's speed on a 64x256 batch.
-- tanh_backward, sigmoid_backward, threshold_backward (ReLU's): NumPy's routes make three or four passes over
+- tanh_backward, sigmoid_backward, threshold_backward at 0 (ReLU's): NumPy's routes make three or four passes over
   the gradient, and on 16 values each pass costs a call's half microsecond.
 - transposed: ops/linalg.matrix_product computes a small-batch x @ W.T as W @ x.T, whose result must then be
   copied transposed (and, in a linear layer, have the bias added): NumPy's strided copy is twice as slow as a copy
@@ -48,15 +48,15 @@ cdef void _elementwise(Loop loop, const real* grad, const real* result, real* ou
             y = result[i]
             out[i] = (one - y) * y * grad[i]
     else:
-        # The NumPy route's product with the mask of live units (result != 0): a dead unit passes grad * 0, -0.0 for
-        # a negative gradient; and where any product is NaN, every dead unit gets 0 after all.
+        # The NumPy route's product with the mask of live units (not result <= 0, so NaN is live): a dead unit passes
+        # grad * 0, -0.0 for a negative gradient; and where any product is NaN, every dead unit gets 0 after all.
         for i in range(size):
-            value = grad[i] * <real>(result[i] != zero)
+            value = grad[i] * <real>(not (result[i] <= zero))
             nan_count += value != value
             out[i] = value
         if nan_count:
             for i in range(size):
-                if result[i] == zero:
+                if result[i] <= zero:
                     out[i] = zero
 
 
@@ -126,7 +126,8 @@ def sigmoid_backward(grad, result, out) -> bool:
 
 
 def threshold_backward(grad, result, out) -> bool:
-    """out = grad where the ReLU result is not 0, as the NumPy route computes it, if the loop takes these arrays."""
+    """out = grad where `result` is not <= 0 (threshold_backward at 0, ReLU's), as the NumPy route computes it, if the
+    loop takes these arrays."""
     return _run(THRESHOLD_BACKWARD, grad, result, out)
 
 

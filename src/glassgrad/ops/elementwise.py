@@ -526,14 +526,10 @@ def _sigmoid_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray) -> N
     np.multiply(out, g, out)
 
 
-def _relu_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, threshold: float = 0) -> None:
-    # threshold_backward at 0 of a ReLU output (relu_backward's threshold, passed on as the other kernels' attributes)
-    if _loops is not None and _loops.threshold_backward(g, y, out):
+def _threshold_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, threshold: float = 0) -> None:
+    # The loop's threshold is 0: ReLU's backward and its double backward (ThresholdBackwardBackward0), W5's path
+    if threshold == 0 and _loops is not None and _loops.threshold_backward(g, y, out):
         return
-    _threshold_backward_kernel(g, y, out, threshold)
-
-
-def _threshold_backward_kernel(g: np.ndarray, y: np.ndarray, out: np.ndarray, threshold: float) -> None:
     dead = np.less_equal(y, threshold)  # a nan in y passes the gradient on, as PyTorch's kernel does
     np.multiply(g, np.logical_not(dead), out)  # a product is several times faster than np.where or copyto's where=
     if np.isnan(out).any():  # but nan * 0 stays nan, where PyTorch passes nothing through a dead unit
@@ -545,7 +541,7 @@ _RELU_THRESHOLD = {"threshold": 0}
 
 def relu_backward(grad_output: Tensor, output: Tensor) -> Tensor:
     """grad_output, zeroed where the ReLU result `output` is <= 0, into one buffer: threshold_backward at 0."""
-    return _fused_backward_with(ThresholdBackwardBackward0, _relu_backward_kernel, grad_output, output, _RELU_THRESHOLD)
+    return _fused_backward_with(ThresholdBackwardBackward0, _threshold_backward_kernel, grad_output, output, _RELU_THRESHOLD)
 
 
 def threshold_backward(grad_output: Tensor, self: Tensor, threshold: float) -> Tensor:

@@ -97,7 +97,7 @@ def matrix_product(a: np.ndarray, b: np.ndarray, bias: np.ndarray | None = None)
 def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """np.matmul, except that bfloat16 and float8 operands are multiplied in float32 and the result rounded once,
     as PyTorch's CPU does (ml_dtypes' matmul would hand back float32)."""
-    if _dtype.is_low_precision(a.dtype):
+    if a.dtype is not _F32 and _dtype.is_low_precision(a.dtype):  # the default dtype pays a test, not a call
         return np.matmul(_dtype.widened(a), _dtype.widened(b)).astype(a.dtype)
     return np.matmul(a, b)
 

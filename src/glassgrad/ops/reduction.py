@@ -89,14 +89,17 @@ ProdBackward1 = derivative(
 def _sum_dtype(input: Tensor, dtype: Any) -> np.dtype:
     if dtype is not None:
         return _dtype.to_dtype(dtype).np
-    if _dtype.is_inexact(input._data.dtype):
-        return input._data.dtype
+    data_dtype = input._data.dtype
+    if data_dtype.kind == "f" or _dtype.is_inexact(data_dtype):  # a float sum pays a test, not the predicate's call
+        return data_dtype
     return np.dtype(np.int64)
 
 
 def _accumulator(out_dtype: np.dtype) -> np.dtype:
     """The dtype a sum adds in: float32 for bfloat16 and float8, rounded once at the end, as PyTorch's CPU sums
     (ml_dtypes' own add would round after every element)."""
+    if out_dtype is _F32:  # the default dtype pays a test, not the predicate's call
+        return out_dtype
     return _F32 if _dtype.is_low_precision(out_dtype) else out_dtype
 
 

@@ -29,7 +29,7 @@ from . import diagnostics
 from .diagnostics.inspect import GraphReport, SiteBytes
 from .diagnostics.torch_glass import watch_torch
 from .diagnostics.views import NATIVE, GraphView
-from .distributed.distributed_c10d import mpi_launched_rank as mpi_rank
+from .distributed.distributed_c10d import launched_rank
 
 ENGINES = ("glassgrad", "torch")
 
@@ -142,7 +142,7 @@ class Report:
     live: list[SiteBytes] = field(default_factory=list)
     graph: GraphReport | None = None
     graph_name: str | None = None
-    rank: tuple[int, int] | None = field(default_factory=mpi_rank)  # (rank, world size) under MPI
+    rank: tuple[int, int] | None = field(default_factory=launched_rank)  # (rank, world size) under MPI or torchrun
 
     @property
     def where(self) -> str:

@@ -7,6 +7,7 @@ The collectives themselves are checked on both transports by test_collectives.py
 from __future__ import annotations
 
 import datetime
+import json
 import os
 import re
 import socket
@@ -46,6 +47,16 @@ def ranks_from_environment(world: int, *command: str, env: dict[str, str] | None
         out, err = process.communicate(timeout=120)  # a rank that hangs fails the test instead of the suite
         results.append(subprocess.CompletedProcess(process.args, process.returncode, out, err))
     return results
+
+
+def test_the_doctor_reports_each_rank_that_torchrun_started(tmp_path: Path) -> None:
+    report = str(tmp_path / "r.json")
+    results = ranks_from_environment(2, "-m", "glassgrad", "doctor", "--engine", "glassgrad", "--json", report, str(WORKERS / "rank_leak.py"))
+    assert all(result.returncode == 0 for result in results), [result.stderr for result in results]
+    reports = [json.loads((tmp_path / f"r.rank{rank}.json").read_text()) for rank in (0, 1)]
+    assert [(r["rank"], r["world_size"]) for r in reports] == [(0, 2), (1, 2)]
+    assert reports[0]["warnings"] == [] and len(reports[1]["warnings"]) == 1
+    assert "warning (rank 1 of 2)" in results[1].stderr
 
 
 def test_a_torch_evaluation_started_like_torchrun_runs_unchanged() -> None:

@@ -56,7 +56,16 @@ class ReduceOp:
 
 def mpi_launched_rank() -> tuple[int, int] | None:
     """(rank, world size) when an MPI launcher (MPICH's or Open MPI's) started this process."""
-    for rank, size in _MPI_LAUNCHED:
+    return _rank_from_environment(_MPI_LAUNCHED)
+
+
+def launched_rank() -> tuple[int, int] | None:
+    """(rank, world size) when a launcher started this process as one rank: MPI's, or torchrun's RANK/WORLD_SIZE."""
+    return _rank_from_environment((*_MPI_LAUNCHED, ("RANK", "WORLD_SIZE")))
+
+
+def _rank_from_environment(names: tuple[tuple[str, str], ...]) -> tuple[int, int] | None:
+    for rank, size in names:
         if rank in os.environ and size in os.environ:
             return int(os.environ[rank]), int(os.environ[size])
     return None

@@ -4,7 +4,7 @@ import torch
 import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel
 
-dist.init_process_group("mpi")
+dist.init_process_group("gloo")
 torch.manual_seed(0)
 model = DistributedDataParallel(torch.nn.Linear(4, 2))
 optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
